@@ -1,0 +1,25 @@
+# ctadesk: `make run` opens the app on a sample table, `make test` runs the tests.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip -q
+	$(PY) -m pip install -q -e ".[gui,files,test]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m ctadesk gui sample_data/cox_20x20.jj
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests
+
+bench: $(STAMP)
+	$(PY) benchmarks/cta.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,1 @@
+"""The engine: pure numpy/scipy/solvers, no Qt and no file formats."""

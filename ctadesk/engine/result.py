@@ -1,0 +1,104 @@
+"""The one result type every CTA method returns, and the options every method takes."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ctadesk.engine.verify import Verification
+
+
+class Status(str, enum.Enum):
+    """How a solve ended.  A result is a protected table only when it carries
+    values that passed verification (see CTAResult.protected)."""
+
+    OPTIMAL = "optimal"            # proven optimal for the method's model
+    FEASIBLE = "feasible"          # a protected table, optimality not proven
+    INFEASIBLE = "infeasible"      # the model has no solution
+    TIME_LIMIT = "time_limit"      # stopped by the time limit (values: best table so far, if any)
+    CANCELLED = "cancelled"        # stopped by the user (values: best table so far, if any)
+    NOT_PROTECTED = "not_protected"  # a table came back but failed verification
+    ERROR = "error"                # the solver failed
+
+
+@dataclasses.dataclass(frozen=True)
+class Progress:
+    """A progress report during a solve (MILP incumbent/bound, IPM iterate)."""
+
+    seconds: float
+    objective: float = math.nan
+    bound: float = math.nan
+    gap: float = math.nan
+    message: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class SolveOptions:
+    """Options common to every method.
+
+    time_limit  seconds (inf: none)      gap    relative MIP gap to stop at
+    threads     solver threads (None: solver default)
+    on_log      called with each solver log line (from the solver thread)
+    on_progress called with Progress reports (from the solver thread)
+    stop        set it from any thread to cancel the solve promptly
+    start_senses senses (s,) handed to the MILP as a start
+    huber_delta  delta of the pseudo-Huber function (thesis (5.14))
+    """
+
+    time_limit: float = math.inf
+    gap: float = 1e-4
+    threads: int | None = None
+    on_log: Callable[[str], None] | None = None
+    on_progress: Callable[[Progress], None] | None = None
+    stop: threading.Event | None = None
+    start_senses: np.ndarray | None = None
+    huber_delta: float = 1e-3
+
+    def cancelled(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+
+@dataclasses.dataclass(frozen=True)
+class CTAResult:
+    """What a CTA method returns.
+
+    values      adjusted cell values (n,), or None when no table was found
+    senses      sense of each sensitive cell (+1 up / -1 down), or None
+    objective   weighted L1 distance sum w_i |x_i - a_i| (for every method)
+    model_objective the method's own objective (e.g. sum w x^2 for L2)
+    bound       best proven lower bound on the method's objective, gap relative
+    verification what the verifier found (None only when values is None)
+    """
+
+    method: str
+    status: Status
+    message: str = ""
+    values: np.ndarray | None = None
+    senses: np.ndarray | None = None
+    objective: float = math.nan
+    model_objective: float = math.nan
+    bound: float | None = None
+    gap: float | None = None
+    log: str = ""
+    timings: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    verification: Verification | None = None
+    info: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def verified(self) -> bool:
+        """True when a table came back and passed every check."""
+        return self.values is not None and self.verification is not None and self.verification.ok
+
+    @property
+    def protected(self) -> bool:
+        """True when this result is a protected table that may be released."""
+        return self.verified and self.status in (Status.OPTIMAL, Status.FEASIBLE, Status.CANCELLED, Status.TIME_LIMIT)
+
+    def replace(self, **changes: Any) -> CTAResult:
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,1 @@
+"""File formats: readers and writers shared by the GUI and the CLI."""
