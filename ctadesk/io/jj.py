@@ -56,20 +56,18 @@ def _read_cells(lines: list[tuple[int, str]], n: int, path: str):
     """The n cell lines as arrays; a fast vectorised path, and a line-by-line one for messages."""
     if len(lines) < n:
         raise JJFormatError(f"{path}: the file ends after {len(lines)} of its {n} cell lines")
-    tokens = np.array(" ".join(text for _, text in lines).split())
-    if tokens.size == 9 * n:
-        table = tokens.reshape(n, 9)
-        try:
-            index = table[:, 0].astype(np.int64)
-            numbers = table[:, [1, 2, 4, 5, 6, 7, 8]].astype(float)
-        except ValueError:
-            index = None
-        status = np.char.lower(table[:, 3])
-        if (index is not None and np.array_equal(np.sort(index), np.arange(n))
-                and np.all(np.isin(status, STATUSES))):
+    texts = [text for _, text in lines[:n]]
+    try:
+        numbers = np.loadtxt(texts, usecols=(0, 1, 2, 4, 5, 6, 7, 8), ndmin=2)
+        status = np.char.lower(np.loadtxt(texts, usecols=3, dtype="U1", ndmin=1))
+    except ValueError:
+        numbers = None
+    if numbers is not None:
+        index = numbers[:, 0].astype(np.int64)
+        if np.array_equal(np.sort(index), np.arange(n)) and np.all(np.isin(status, STATUSES)):
             order = np.argsort(index)
-            values, costs, lower, upper, lpl, upl, spl = numbers[order].T
-            return values, costs, status[order].astype("<U1"), lower, upper, lpl, upl, spl
+            values, costs, lower, upper, lpl, upl, spl = numbers[order, 1:].T
+            return values, costs, status[order], lower, upper, lpl, upl, spl
     values, costs, lower, upper, lpl, upl, spl = (np.zeros(n) for _ in range(7))
     statuses = np.empty(n, dtype="<U1")
     seen = np.zeros(n, bool)
