@@ -42,10 +42,22 @@ def test_sol_file_holds_adjusted_values(tmp_path):
     assert adjusted[0] != 10 and adjusted[-1] == 136
 
 
-def test_unit_weights_override_file_costs(tmp_path):
+def test_inverse_weights_make_the_objective_relative(tmp_path):
     out = tmp_path / "out.json"
     assert main(["solve", str(SAMPLES / "thesis_3x4.jj"), "--method", "lp", "--weights", "inverse",
                  "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    original = read_jj(SAMPLES / "thesis_3x4.jj").problem.values
+    relative = np.abs(np.array(result["values"]) - original) / np.maximum(original, 1)
+    assert result["objective"] == pytest.approx(relative.sum(), rel=1e-6)
+    assert result["objective"] < 5
+
+
+def test_weights_file_with_wrong_length_is_reported(tmp_path, capsys):
+    weights = tmp_path / "w.txt"
+    weights.write_text("1 2 3")
+    assert main(["solve", str(SAMPLES / "thesis_3x4.jj"), "--method", "lp", "--weights", str(weights)]) == 2
+    assert "3 weights for 20 cells" in capsys.readouterr().err
 
 
 def test_missing_file_gives_one_line_and_nonzero_exit(tmp_path, capsys):
