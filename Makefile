@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test bench installer clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,5 +21,9 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/cta.py
 
+installer: $(STAMP)
+	$(PY) -m pip install -q pyinstaller
+	$(VENV)/bin/pyinstaller --noconfirm --distpath dist --workpath build installer/ctadesk.spec
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info
