@@ -1,0 +1,176 @@
+"""Shared highspy plumbing: bulk model build, log, progress, cancel, status.
+
+Every solve gets a fresh ``Highs`` (the interrupt flag is sticky), the model
+is passed in one ``passModel`` call from column-compressed arrays, the log goes
+to ``options.on_log`` and into the result, and one function subscribed to the
+three interrupt callbacks writes ``stop.is_set()`` every time it is polled
+(SOLVERS.md, "highspy in a GUI worker").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import highspy
+import numpy as np
+
+from ctadesk.engine.result import Progress, SolveOptions, Status
+
+#: seconds between two throttled progress reports
+PROGRESS_INTERVAL = 0.25
+
+_STATUS = {
+    highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
+    highspy.HighsModelStatus.kInfeasible: Status.INFEASIBLE,
+    highspy.HighsModelStatus.kUnboundedOrInfeasible: Status.INFEASIBLE,
+    highspy.HighsModelStatus.kTimeLimit: Status.TIME_LIMIT,
+    highspy.HighsModelStatus.kIterationLimit: Status.TIME_LIMIT,
+    highspy.HighsModelStatus.kSolutionLimit: Status.FEASIBLE,
+    highspy.HighsModelStatus.kInterrupt: Status.CANCELLED,
+    highspy.HighsModelStatus.kHighsInterrupt: Status.CANCELLED,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class ColumnMatrix:
+    """A sparse constraint matrix in the column-compressed arrays HiGHS takes."""
+
+    n_rows: int
+    start: np.ndarray   # (n_cols + 1,) int32
+    index: np.ndarray   # (nnz,) int32
+    value: np.ndarray   # (nnz,) float64
+
+    @property
+    def n_cols(self) -> int:
+        return self.start.size - 1
+
+
+@dataclasses.dataclass
+class HighsOutcome:
+    """What a HiGHS run left behind, in ctadesk's terms."""
+
+    status: Status
+    model_status: str
+    values: np.ndarray | None
+    objective: float
+    bound: float | None
+    gap: float | None
+    log: str
+    seconds: float
+    highs: highspy.Highs
+
+
+def build_lp(cost: np.ndarray, col_lower: np.ndarray, col_upper: np.ndarray, matrix: ColumnMatrix,
+             row_lower: np.ndarray, row_upper: np.ndarray,
+             integer_columns: np.ndarray | None = None) -> highspy.HighsLp:
+    """A minimisation ``HighsLp`` filled in bulk (no per-row Python calls)."""
+    lp = highspy.HighsLp()
+    lp.num_col_ = matrix.n_cols
+    lp.num_row_ = matrix.n_rows
+    lp.col_cost_ = np.ascontiguousarray(cost, dtype=np.float64)
+    lp.col_lower_ = np.ascontiguousarray(col_lower, dtype=np.float64)
+    lp.col_upper_ = np.ascontiguousarray(col_upper, dtype=np.float64)
+    lp.row_lower_ = np.ascontiguousarray(row_lower, dtype=np.float64)
+    lp.row_upper_ = np.ascontiguousarray(row_upper, dtype=np.float64)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = matrix.n_cols
+    lp.a_matrix_.num_row_ = matrix.n_rows
+    lp.a_matrix_.start_ = np.ascontiguousarray(matrix.start, dtype=np.int32)
+    lp.a_matrix_.index_ = np.ascontiguousarray(matrix.index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.ascontiguousarray(matrix.value, dtype=np.float64)
+    if integer_columns is not None and integer_columns.size:
+        integrality = np.full(matrix.n_cols, highspy.HighsVarType.kContinuous)
+        integrality[integer_columns] = highspy.HighsVarType.kInteger
+        lp.integrality_ = integrality.tolist()
+    return lp
+
+
+def solve_lp_model(lp: highspy.HighsLp, options: SolveOptions, settings: dict[str, object],
+                   start: tuple[np.ndarray, np.ndarray] | None = None) -> HighsOutcome:
+    """Run HiGHS on ``lp`` with ctadesk's options; ``settings`` are extra HiGHS options.
+
+    ``start`` = (column indices, values) is a partial MIP start that HiGHS completes.
+    """
+    h = highspy.Highs()
+    log_lines: list[str] = []
+    h.setOptionValue("output_flag", True)
+    h.setOptionValue("log_to_console", False)
+    h.setOptionValue("time_limit", float(options.time_limit))
+    if options.threads is not None:
+        h.setOptionValue("threads", int(options.threads))
+    for name, value in settings.items():
+        h.setOptionValue(name, value)
+    _subscribe(h, options, log_lines)
+    if h.passModel(lp) == highspy.HighsStatus.kError:
+        return HighsOutcome(Status.ERROR, "model rejected", None, math.nan, None, None,
+                            "".join(log_lines), 0.0, h)
+    if start is not None:
+        index, value = start
+        h.setSolution(int(index.size), np.asarray(index, np.int32), np.asarray(value, np.float64))
+    began = time.perf_counter()
+    run_status = h.run()
+    seconds = time.perf_counter() - began
+    model_status = h.getModelStatus()
+    info = h.getInfo()
+    status = _STATUS.get(model_status, Status.ERROR)
+    if run_status == highspy.HighsStatus.kError and status is not Status.INFEASIBLE:
+        status = Status.ERROR
+    has_solution = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
+    if status is Status.OPTIMAL:
+        has_solution = True
+    values = np.array(h.getSolution().col_value) if has_solution and status is not Status.INFEASIBLE else None
+    is_mip = lp.integrality_ is not None and len(lp.integrality_) > 0
+    bound = float(info.mip_dual_bound) if is_mip else None
+    gap = float(info.mip_gap) if is_mip and values is not None else None
+    objective = float(info.objective_function_value) if values is not None else math.nan
+    return HighsOutcome(status, h.modelStatusToString(model_status), values, objective, bound, gap,
+                        "".join(log_lines), seconds, h)
+
+
+def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) -> None:
+    stop = options.stop
+    on_log = options.on_log
+    on_progress = options.on_progress
+    last_report = [-math.inf]
+
+    def interrupt(event) -> None:
+        event.interrupt(stop is not None and stop.is_set())
+        if on_progress is None or event.callback_type == highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt:
+            return
+        data = event.data_out
+        now = float(data.running_time)
+        if now - last_report[0] < PROGRESS_INTERVAL:
+            return
+        last_report[0] = now
+        if event.callback_type == highspy.cb.HighsCallbackType.kCallbackMipInterrupt:
+            on_progress(Progress(now, float(data.mip_primal_bound), float(data.mip_dual_bound),
+                                 float(data.mip_gap)))
+        else:
+            on_progress(Progress(now, message=f"interior point iteration {data.ipm_iteration_count}"))
+
+    def improving(event) -> None:
+        data = event.data_out
+        on_progress(Progress(float(data.running_time), float(data.objective_function_value),
+                             float(data.mip_dual_bound), float(data.mip_gap), "new incumbent"))
+
+    def log(event) -> None:
+        log_lines.append(event.message)
+        if on_log is not None:
+            on_log(event.message.rstrip("\n"))
+
+    h.cbLogging.subscribe(log)
+    h.cbSimplexInterrupt.subscribe(interrupt)
+    h.cbIpmInterrupt.subscribe(interrupt)
+    h.cbMipInterrupt.subscribe(interrupt)
+    if on_progress is not None:
+        h.cbMipImprovingSolution.subscribe(improving)
+
+
+def irreducible_conflict(h: highspy.Highs) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and columns of an irreducible infeasible subset of the last (infeasible) LP."""
+    status, iis = h.getIis()
+    if status == highspy.HighsStatus.kError or not iis.valid_:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.asarray(iis.row_index_, np.int64), np.asarray(iis.col_index_, np.int64)

@@ -1,0 +1,147 @@
+"""Fixed-sense L1 CTA as an LP: Petrenko (2017) model (5.10) with bounds (5.12), paper 003.
+
+Columns are the deviations [z+ (n), z- (n)] with x = a + z+ - z-; rows are
+A (z+ - z-) = b - A a.  A sensitive cell going up has upl <= z+ and z- = 0,
+one going down has z+ = 0 and lpl <= z-.  Solved by HiGHS's interior point
+method (SOLVERS.md: the fastest on 2-D and 3-D tables).  The matrix and the
+bounds are separate functions so heuristics can re-solve with other senses
+cheaply.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
+from ctadesk.engine.result import CTAResult, SolveOptions, Status
+from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.solvers._finish import finish
+from ctadesk.engine.solvers._highs import ColumnMatrix, HighsOutcome, build_lp, irreducible_conflict, solve_lp_model
+
+METHOD = "lp"
+#: HiGHS settings of the fixed-sense LP: IPM without crossover (SOLVERS.md: 17 s instead of 26 s at 1 M cells)
+IPM_SETTINGS: dict[str, object] = {"solver": "ipm", "run_crossover": "off"}
+#: how many cells and relations an infeasibility message names
+CONFLICT_NAMES = 6
+
+
+def l1_matrix(problem: CTAProblem) -> ColumnMatrix:
+    """[A, -A] in column-compressed form: the rows of (5.10) over columns [z+, z-]."""
+    csc = problem.relations.tocsc()
+    csc.sort_indices()
+    nnz = csc.indptr[-1]
+    start = np.concatenate([csc.indptr, csc.indptr[1:] + nnz]).astype(np.int32)
+    index = np.concatenate([csc.indices, csc.indices]).astype(np.int32)
+    value = np.concatenate([csc.data, -csc.data])
+    return ColumnMatrix(problem.n_relations, start, index, value)
+
+
+def deviation_bounds(problem: CTAProblem) -> tuple[np.ndarray, np.ndarray]:
+    """l_z = l - a <= 0 and u_z = u - a >= 0 of every cell (paper 000, (2c))."""
+    return problem.lower - problem.values, problem.upper - problem.values
+
+
+def l1_column_bounds(problem: CTAProblem, senses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds (5.12) of the columns [z+, z-] for senses (s,) of +1/-1."""
+    n = problem.n_cells
+    lower_z, upper_z = deviation_bounds(problem)
+    col_lower = np.zeros(2 * n)
+    col_upper = np.concatenate([upper_z, -lower_z])
+    cells = problem.sensitive
+    up = senses == SENSE_UP
+    down = senses == SENSE_DOWN
+    col_lower[cells[up]] = _within_capacity(problem.upper_protection[up], upper_z[cells[up]],
+                                            problem.values[cells[up]])
+    col_upper[n + cells[up]] = 0.0
+    col_upper[cells[down]] = 0.0
+    col_lower[n + cells[down]] = _within_capacity(problem.lower_protection[down], -lower_z[cells[down]],
+                                                  problem.values[cells[down]])
+    return col_lower, col_upper
+
+
+def _within_capacity(level: np.ndarray, capacity: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """A protection level cut to the capacity where it exceeds it only by rounding
+    (the tolerance CTAProblem accepts a safe value with)."""
+    rounding = level <= capacity + BOUND_RTOL * np.maximum(1.0, np.abs(values))
+    return np.where(rounding, np.minimum(level, capacity), level)
+
+
+def fixed_senses(problem: CTAProblem, senses: np.ndarray | None) -> tuple[np.ndarray, str]:
+    """The senses a fixed-sense method uses, and where they came from.
+
+    Given senses win; without them, the problem's own senses completed by the
+    ordering heuristic.
+    """
+    if senses is not None:
+        senses = np.asarray(senses, dtype=np.int8).reshape(-1)
+        if senses.shape != (problem.n_sensitive,) or np.any(senses == SENSE_FREE) or \
+                np.any(np.abs(senses) != 1):
+            raise ValueError(f"senses must hold +1 or -1 for each of the {problem.n_sensitive} sensitive cells")
+        return senses, "given"
+    if np.all(problem.effective_senses != SENSE_FREE):
+        return problem.effective_senses, "problem"
+    return ordering_senses(problem), "ordering heuristic"
+
+
+def solve_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
+             senses: np.ndarray | None = None, matrix: ColumnMatrix | None = None) -> CTAResult:
+    """Fixed-sense L1 CTA, model (5.10): the closest table in weighted L1 for the given senses.
+
+    senses  (s,) +1/-1; default: the problem's senses, free ones by the ordering heuristic
+    matrix  l1_matrix(problem), passed in by callers that solve many times
+    """
+    started = time.perf_counter()
+    senses, origin = fixed_senses(problem, senses)
+    if matrix is None:
+        matrix = l1_matrix(problem)
+    col_lower, col_upper = l1_column_bounds(problem, senses)
+    n = problem.n_cells
+    beyond = np.flatnonzero(col_lower > col_upper)
+    if beyond.size:
+        message = "no table with the senses chosen fits the bounds: " + ", ".join(
+            _describe_cell(problem, int(i), senses) for i in beyond[:CONFLICT_NAMES] % n
+        ) + " cannot reach its safe value"
+        return finish(problem, METHOD, Status.INFEASIBLE, None, started=started,
+                      build_seconds=time.perf_counter() - started, solve_seconds=0.0, senses=senses,
+                      message=message, info={"senses_from": origin})
+    rhs = problem.deviation_rhs
+    lp = build_lp(np.concatenate([problem.weights, problem.weights]), col_lower, col_upper,
+                  matrix, rhs, rhs)
+    build_seconds = time.perf_counter() - started
+    outcome = solve_lp_model(lp, options, IPM_SETTINGS)
+    values = None
+    if outcome.values is not None:
+        values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:], problem.lower, problem.upper)
+    message = ""
+    if outcome.status is Status.INFEASIBLE:
+        message = infeasibility_message(problem, outcome, senses)
+    elif outcome.status is Status.ERROR:
+        message = f"HiGHS failed: {outcome.model_status}"
+    return finish(problem, METHOD, outcome.status, values, started=started, build_seconds=build_seconds,
+                  solve_seconds=outcome.seconds, senses=senses, message=message,
+                  model_objective=outcome.objective, log=outcome.log,
+                  info={"senses_from": origin, "highs_status": outcome.model_status})
+
+
+def infeasibility_message(problem: CTAProblem, outcome: HighsOutcome, senses: np.ndarray | None) -> str:
+    """Name the relations and cells of a small conflict (HiGHS's IIS) for the user."""
+    rows, cols = irreducible_conflict(outcome.highs)
+    cells = np.unique(cols % problem.n_cells)
+    fixed = "with the senses chosen " if senses is not None else ""
+    text = f"no table {fixed}satisfies the relations, bounds and protection levels"
+    if rows.size or cells.size:
+        named = [problem.describe_relation(int(r)) for r in rows[:CONFLICT_NAMES]]
+        named += [_describe_cell(problem, int(i), senses) for i in cells[:CONFLICT_NAMES]]
+        more = max(0, rows.size - CONFLICT_NAMES) + max(0, cells.size - CONFLICT_NAMES)
+        text += "; conflict among " + ", ".join(named) + (f" and {more} more" if more else "")
+    return text
+
+
+def _describe_cell(problem: CTAProblem, i: int, senses: np.ndarray | None) -> str:
+    name = problem.describe_cell(i)
+    k = int(np.searchsorted(problem.sensitive, i))
+    if senses is not None and k < problem.n_sensitive and problem.sensitive[k] == i:
+        return f"{name} (sensitive, {'up' if senses[k] == SENSE_UP else 'down'})"
+    return name

@@ -1,0 +1,193 @@
+"""Exact weighted-L1 CTA as a MILP: Castro & González (2011) model (2a)-(2e), paper 000.
+
+Columns [z+ (n), z- (n), y (f)] with x = a + z+ - z- and one binary y per
+sensitive cell whose sense is free (given or bound-forced senses just fix
+bounds as in the LP).  For a free cell, (2e) reads
+
+    upl_i y_i <= z+_i <= U_i y_i,    lpl_i (1 - y_i) <= z-_i <= L_i (1 - y_i)
+
+with big-M values U_i, L_i tightened from the table by bound propagation over
+the relations (never raw attacker bounds: a huge M lets an "integral" y of
+1e-7 switch a protection level on).  Senses are read from the sign of
+x - a, and a table that misses verification by a hair is re-solved as the
+fixed-sense LP with those senses.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
+from ctadesk.engine.result import CTAResult, SolveOptions, Status
+from ctadesk.engine.solvers._finish import finish, senses_of
+from ctadesk.engine.solvers._highs import ColumnMatrix, build_lp, solve_lp_model
+from ctadesk.engine.solvers.lp import deviation_bounds, l1_column_bounds, solve_lp
+
+METHOD = "milp"
+#: rounds of bound propagation over the relations
+PROPAGATION_ROUNDS = 3
+#: relative slack added to a derived bound so rounding never cuts off a solution
+BOUND_SLACK = 1e-9
+
+
+def propagated_deviation_bounds(problem: CTAProblem, rounds: int = PROPAGATION_ROUNDS) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds l_z <= z <= u_z implied by l - a <= z <= u - a and A z = b - A a.
+
+    Each relation c_r . z = d_r bounds every one of its cells by d_r minus the
+    extreme activity of the others (one pass of LP presolve's bound
+    propagation, vectorised over all entries), repeated ``rounds`` times.
+    """
+    lower, upper = deviation_bounds(problem)
+    coo = problem.relations.tocoo()
+    rows, cols, coef = coo.row, coo.col, coo.data
+    d = problem.deviation_rhs[rows]
+    m = problem.n_relations
+    positive = coef > 0
+    for _ in range(rounds):
+        low_part = np.where(positive, coef * lower[cols], coef * upper[cols])
+        high_part = np.where(positive, coef * upper[cols], coef * lower[cols])
+        rest_low = _activity_of_others(rows, low_part, m, -np.inf)
+        rest_high = _activity_of_others(rows, high_part, m, np.inf)
+        with np.errstate(invalid="ignore", over="ignore"):
+            z_high = np.where(positive, (d - rest_low) / coef, (d - rest_high) / coef)
+            z_low = np.where(positive, (d - rest_high) / coef, (d - rest_low) / coef)
+            z_high = z_high + BOUND_SLACK * np.maximum(1.0, np.abs(z_high))
+            z_low = z_low - BOUND_SLACK * np.maximum(1.0, np.abs(z_low))
+        new_upper, new_lower = upper.copy(), lower.copy()
+        np.minimum.at(new_upper, cols, np.where(np.isnan(z_high), np.inf, z_high))
+        np.maximum.at(new_lower, cols, np.where(np.isnan(z_low), -np.inf, z_low))
+        if np.array_equal(new_upper, upper) and np.array_equal(new_lower, lower):
+            break
+        upper, lower = new_upper, new_lower
+    return lower, upper
+
+
+def _activity_of_others(rows: np.ndarray, part: np.ndarray, m: int, infinity: float) -> np.ndarray:
+    """Per entry: the sum of the other entries' parts in its row (``infinity`` if one is infinite)."""
+    infinite = ~np.isfinite(part)
+    finite_part = np.where(infinite, 0.0, part)
+    finite_sum = np.bincount(rows, weights=finite_part, minlength=m)
+    inf_count = np.bincount(rows, weights=infinite, minlength=m)
+    others_infinite = inf_count[rows] - infinite > 0
+    return np.where(others_infinite, infinity, finite_sum[rows] - finite_part)
+
+
+def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> tuple[np.ndarray, np.ndarray, str]:
+    """Finite U (up) and L (down) for the free sensitive cells ``free`` (positions in sensitive).
+
+    From bound propagation; where that leaves a bound infinite, from the
+    objective F of a fixed-sense LP (no optimal table moves cell i by more
+    than F / w_i), and failing that a generous multiple of the table's size.
+    """
+    lower, upper = propagated_deviation_bounds(problem)
+    cells = problem.sensitive[free]
+    up_m, down_m = upper[cells], -lower[cells]
+    origin = "propagation"
+    if np.isfinite(up_m).all() and np.isfinite(down_m).all():
+        return up_m, down_m, origin
+    reference = solve_lp(problem, options.__class__(time_limit=options.time_limit, stop=options.stop))
+    weights = problem.weights[cells]
+    if reference.verified:
+        with np.errstate(divide="ignore"):
+            by_objective = np.where(weights > 0, reference.objective / weights, np.inf)
+        up_m, down_m = np.minimum(up_m, by_objective), np.minimum(down_m, by_objective)
+        origin = "propagation and a fixed-sense LP"
+    generous = 10.0 * (np.abs(problem.values).sum() + problem.upper_protection.sum()
+                       + problem.lower_protection.sum() + 1.0)
+    if not (np.isfinite(up_m).all() and np.isfinite(down_m).all()):
+        origin += f"; {generous:g} where the table gives no bound"
+    return np.where(np.isfinite(up_m), up_m, generous), np.where(np.isfinite(down_m), down_m, generous), origin
+
+
+def milp_model(problem: CTAProblem, options: SolveOptions):
+    """The HighsLp of (2a)-(2e), the positions of the free sensitive cells, and how M was found."""
+    n = problem.n_cells
+    senses = problem.effective_senses
+    free = np.flatnonzero(senses == SENSE_FREE)
+    f = free.size
+    col_lower, col_upper = l1_column_bounds(problem, senses)
+    up_m, down_m, m_origin = big_m(problem, free, options) if f else (np.zeros(0), np.zeros(0), "")
+    cells = problem.sensitive[free]
+    col_lower[cells] = 0.0
+    col_lower[n + cells] = 0.0
+    col_upper[cells] = np.minimum(col_upper[cells], up_m)
+    col_upper[n + cells] = np.minimum(col_upper[n + cells], down_m)
+    upl, lpl = problem.upper_protection[free], problem.lower_protection[free]
+    # M below the protection level only says that sense is impossible; the relations still say so
+    up_m, down_m = np.maximum(col_upper[cells], upl), np.maximum(col_upper[n + cells], lpl)
+    A = sp.csr_array(problem.relations)
+    k = np.arange(f)
+    # rows of (2e): z+ - U y <= 0, z+ - upl y >= 0, z- + L y <= L, z- + lpl y >= lpl
+    link_rows = np.concatenate([k, f + k, 2 * f + k, 3 * f + k, k, f + k, 2 * f + k, 3 * f + k])
+    link_cols = np.concatenate([cells, cells, n + cells, n + cells, 2 * n + k, 2 * n + k, 2 * n + k, 2 * n + k])
+    link_vals = np.concatenate([np.ones(2 * f), np.ones(2 * f), -up_m, -upl, down_m, lpl])
+    links = sp.csr_array((link_vals, (link_rows, link_cols)), shape=(4 * f, 2 * n + f))
+    relations = sp.hstack([A, -A, sp.csr_array((problem.n_relations, f))])
+    matrix = sp.vstack([relations, links], format="csc")
+    matrix.sort_indices()
+    rhs = problem.deviation_rhs
+    inf = np.inf
+    row_lower = np.concatenate([rhs, np.full(f, -inf), np.zeros(f), np.full(f, -inf), lpl])
+    row_upper = np.concatenate([rhs, np.zeros(f), np.full(f, inf), down_m, np.full(f, inf)])
+    cost = np.concatenate([problem.weights, problem.weights, np.zeros(f)])
+    columns = ColumnMatrix(matrix.shape[0], matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32),
+                           matrix.data)
+    lp = build_lp(cost, np.concatenate([col_lower, np.zeros(f)]), np.concatenate([col_upper, np.ones(f)]),
+                  columns, row_lower, row_upper, integer_columns=2 * n + k)
+    return lp, free, m_origin
+
+
+def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> CTAResult:
+    """Exact weighted-L1 CTA (paper 000, model (2)) with HiGHS.
+
+    Honours options.time_limit, gap (relative MIP gap), stop (returns the
+    incumbent, if any, with status CANCELLED), start_senses (a MIP start) and
+    reports the best bound and gap.
+    """
+    started = time.perf_counter()
+    n = problem.n_cells
+    lp, free, m_origin = milp_model(problem, options)
+    start = None
+    if options.start_senses is not None and free.size:
+        start_senses = np.asarray(options.start_senses).reshape(-1)[free]
+        start = (2 * n + np.arange(free.size), (start_senses == SENSE_UP).astype(float))
+    build_seconds = time.perf_counter() - started
+    outcome = solve_lp_model(lp, options, {"mip_rel_gap": float(options.gap)}, start=start)
+    info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m_origin}
+    bound, gap = outcome.bound, outcome.gap
+    if not free.size and outcome.status is Status.OPTIMAL:  # every sense fixed: an LP, solved exactly
+        bound, gap = outcome.objective, 0.0
+    values = None
+    if outcome.values is not None:
+        values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:2 * n],
+                         problem.lower, problem.upper)
+    message = ""
+    if outcome.status is Status.INFEASIBLE:
+        message = "no table satisfies the relations, bounds and protection levels, whatever the senses"
+    elif outcome.status is Status.ERROR:
+        message = f"HiGHS failed: {outcome.model_status}"
+    result = finish(problem, METHOD, outcome.status, values, started=started, build_seconds=build_seconds,
+                    solve_seconds=outcome.seconds, message=message, model_objective=outcome.objective,
+                    bound=bound, gap=gap, log=outcome.log, info=info)
+    if result.status is Status.NOT_PROTECTED:
+        result = _polish(problem, options, result, outcome.status, started)
+    return result
+
+
+def _polish(problem: CTAProblem, options: SolveOptions, result: CTAResult, status: Status,
+            started: float) -> CTAResult:
+    """Re-solve the fixed-sense LP with the senses of a table that missed verification by a hair."""
+    polished = solve_lp(problem, options, senses=senses_of(problem, result.values))
+    if not polished.verified:
+        return result
+    timings = dict(result.timings)
+    timings["solve"] += polished.timings["solve"]
+    timings["total"] = time.perf_counter() - started
+    gap = None if result.bound is None else max(0.0, polished.objective - result.bound) / max(polished.objective, 1e-12)
+    return polished.replace(method=METHOD, status=status, bound=result.bound, gap=gap,
+                            log=result.log + polished.log, timings=timings,
+                            info={**result.info, "polished_by_lp": True},
+                            message=polished.message)

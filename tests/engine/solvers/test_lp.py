@@ -1,0 +1,71 @@
+import numpy as np
+import pytest
+
+from ctadesk.engine.generate import cox_table
+from ctadesk.engine.result import SolveOptions, Status
+from ctadesk.engine.senses import ordering_senses
+from ctadesk.engine.solvers import solve
+from ctadesk.engine.solvers.lp import l1_column_bounds, l1_matrix, solve_lp
+
+from .conftest import locked_problem
+
+
+def test_thesis_example_l1_optimum_is_20(thesis):
+    result = solve(thesis, "lp")
+    assert result.status is Status.OPTIMAL and result.verified
+    assert result.objective == pytest.approx(20, abs=1e-6)
+    assert result.values[0] >= 13 - 1e-9 and result.values[13] >= 18 - 1e-9
+    assert list(result.senses) == [1, 1]
+
+
+@pytest.mark.parametrize("shape", [(6, 7), (4, 5, 3)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ordering_senses_give_a_verified_table_on_cox_tables(shape, seed):
+    _, problem = cox_table(shape, seed)
+    result = solve_lp(problem)
+    assert result.protected, result.message
+    assert result.info["senses_from"] == "ordering heuristic"
+    np.testing.assert_array_equal(result.senses, ordering_senses(problem))
+
+
+def test_given_senses_are_honoured():
+    _, problem = cox_table((6, 7), 3)
+    senses = -ordering_senses(problem)
+    result = solve_lp(problem, senses=senses)
+    assert result.protected
+    moved = result.values[problem.sensitive] - problem.values[problem.sensitive]
+    assert np.all(np.sign(moved) == senses)
+
+
+def test_column_bounds_follow_thesis_5_12(thesis):
+    lower, upper = l1_column_bounds(thesis, np.array([1, -1]))
+    n = thesis.n_cells
+    assert (lower[0], upper[n]) == (3, 0)            # (1,1) up: z+ >= upl, z- = 0
+    assert (upper[13], lower[n + 13]) == (0, 0)      # (3,4) down with lpl 0: z+ = 0
+    assert upper[1] == np.inf and upper[n + 1] == 15  # a free cell may fall to 0
+    assert l1_matrix(thesis).n_cols == 2 * n
+
+
+def test_infeasible_senses_give_infeasible_status_and_no_table():
+    result = solve_lp(locked_problem(), senses=np.array([1, 1]))
+    assert result.status is Status.INFEASIBLE and result.values is None
+    assert not result.protected
+    assert "no table" in result.message and "R=1" in result.message
+
+
+def test_a_stop_set_before_the_solve_cancels_it():
+    import threading
+    stop = threading.Event()
+    stop.set()
+    _, problem = cox_table((30, 30), 0)
+    result = solve_lp(problem, SolveOptions(stop=stop))
+    assert result.status in (Status.CANCELLED, Status.OPTIMAL)
+    assert result.status is Status.CANCELLED or result.verified
+
+
+def test_log_lines_reach_the_callback_and_the_result(thesis):
+    lines = []
+    result = solve_lp(thesis, SolveOptions(on_log=lines.append))
+    assert any("HiGHS" in line for line in lines)
+    assert "Model status" in result.log
+    assert set(result.timings) == {"build", "solve", "verify", "total"}

@@ -1,0 +1,100 @@
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from ctadesk.engine.generate import cox_table
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import SolveOptions, Status
+from ctadesk.engine.senses import ordering_senses
+from ctadesk.engine.solvers import solve
+from ctadesk.engine.solvers.lp import solve_lp
+from ctadesk.engine.solvers.milp import propagated_deviation_bounds, solve_milp
+
+from .conftest import locked_problem, thesis_problem
+
+
+def test_thesis_example_with_free_senses_is_at_most_20():
+    problem = thesis_problem(senses=None, lower_protection=[3, 5])
+    result = solve(problem, "milp")
+    assert result.status is Status.OPTIMAL and result.verified
+    assert result.objective <= 20 + 1e-6
+    assert result.bound == pytest.approx(result.objective, rel=1e-4)
+
+
+def test_thesis_example_with_fixed_senses_is_20(thesis):
+    result = solve_milp(thesis)
+    assert result.verified and result.objective == pytest.approx(20, abs=1e-6)
+    assert result.info["binaries"] == 0
+
+
+@pytest.mark.parametrize("shape", [(6, 7), (4, 5, 3)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_milp_is_verified_and_never_worse_than_the_fixed_sense_lp(shape, seed):
+    _, problem = cox_table(shape, seed)
+    milp = solve_milp(problem)
+    lp = solve_lp(problem)
+    assert milp.status is Status.OPTIMAL and milp.verified, milp.message
+    assert milp.objective <= lp.objective + 1e-6
+    assert milp.bound <= milp.objective + 1e-6 and milp.gap <= 1e-4
+
+
+def test_senses_are_read_from_the_table():
+    _, problem = cox_table((6, 7), 2)
+    result = solve_milp(problem)
+    moved = result.values[problem.sensitive] - problem.values[problem.sensitive]
+    np.testing.assert_array_equal(result.senses, np.sign(moved))
+
+
+def test_big_m_comes_from_the_table_not_from_infinite_bounds(thesis):
+    assert thesis.upper[0] == np.inf
+    lower, upper = propagated_deviation_bounds(thesis)
+    # cell (1,1) can grow at most by what the rest of its row or column can give up
+    assert upper[0] == pytest.approx(min(15 + 11 + 9, 8 + 10), rel=1e-6)
+    assert lower[0] == pytest.approx(-10, rel=1e-6)
+
+
+def test_unbounded_cells_still_get_a_finite_big_m():
+    structure_problem = thesis_problem(senses=None, lower_protection=[3, 5], lower=None)
+    result = solve_milp(structure_problem)
+    assert result.verified and result.objective <= 20 + 1e-6
+    assert "LP" in result.info["big_m_from"]
+
+
+def test_mip_start_from_given_senses_is_used():
+    _, problem = cox_table((10, 10), 0)
+    result = solve_milp(problem, SolveOptions(start_senses=ordering_senses(problem)))
+    assert "MIP start solution is feasible" in result.log
+    assert result.verified
+
+
+def test_time_limit_returns_the_incumbent_with_bound_and_gap():
+    _, problem = cox_table((25, 25), 0)
+    result = solve_milp(problem, SolveOptions(time_limit=1.0))
+    assert result.status is Status.TIME_LIMIT and result.protected
+    assert 0 < result.bound < result.objective and result.gap > 1e-4
+
+
+def test_stop_from_another_thread_returns_promptly_with_the_incumbent():
+    _, problem = cox_table((25, 25), 0)
+    stop = threading.Event()
+    progress = []
+    threading.Timer(0.5, stop.set).start()
+    began = time.perf_counter()
+    result = solve_milp(problem, SolveOptions(stop=stop, on_progress=progress.append))
+    assert time.perf_counter() - began < 2.5
+    assert result.status is Status.CANCELLED and result.protected
+    assert any(np.isfinite(p.bound) and np.isfinite(p.objective) for p in progress)
+
+
+def test_infeasible_problem_gives_infeasible_status_and_no_table():
+    result = solve_milp(locked_problem())
+    assert result.status is Status.INFEASIBLE and result.values is None and not result.protected
+    assert "no table" in result.message
+
+
+def test_unknown_method_is_a_clear_error(thesis):
+    from ctadesk.engine.errors import SolverError
+    with pytest.raises(SolverError, match="unknown method 'simplex'"):
+        solve(thesis, "simplex")
