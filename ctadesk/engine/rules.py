@@ -1,0 +1,279 @@
+"""Primary safety rules, protection levels, and the CTA problem they define.
+
+Rules (paper 003 Table 3.1; Hundepool et al. 2012 §4.2): a cell is unsafe when
+* minimum frequency: 0 < n_records < n (with sampling weights: the sum of the
+  weights < n, as tau-argus does);
+* (n,k)-dominance: x_1 + ... + x_n > (k/100) X;
+* p%-rule: X - x_1 - x_2 < (p/100) x_1;
+* (p,q)-rule: X - x_1 - x_2 < (p/q) x_1;
+* zero cells (optional): contributors but X = 0;
+* request rule (optional): a contributor that asked for protection (request
+  code 1 or 2) has a contribution above p_1% (resp. p_2%) of X;
+* manual: cells the user names;
+and the same frequency/dominance/p%/(p,q) rules at holding level, where the
+contributions of one holding are summed first.  Concentration rules apply to
+cells with X > 0 (tau-argus divides by X); they see the weighted contributions
+of ctadesk.engine.tabulated when the table has sampling weights.
+
+Upper protection levels (paper 003 Table 3.2): (n,k): (100/k)(x_1+...+x_n) - X;
+p%: (p/100) x_1 - (X - x_1 - x_2); (p,q): (p/q) x_1 - (X - x_1 - x_2).  A cell
+flagged by several rules gets the largest level.  Frequency, request and manual
+cells get their safety range (a percentage of |X|); zero cells get the zero
+safety range above and nothing below (as in tau-argus).  Lower levels equal upper
+ones unless ``lower_ratio`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Sequence
+
+import numpy as np
+
+from ctadesk.engine.errors import ProblemError
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.tabulated import CellStatistics
+from ctadesk.engine.weights import inverse_weights, unit_weights
+
+
+class Rule(enum.IntFlag):
+    """Which rule(s) flagged a cell; a cell's status is a combination of these."""
+
+    FREQUENCY = 1
+    DOMINANCE = 2
+    P_PERCENT = 4
+    PQ = 8
+    ZERO = 16
+    REQUEST = 32
+    MANUAL = 64
+    HOLDING_FREQUENCY = 128
+    HOLDING_DOMINANCE = 256
+    HOLDING_P_PERCENT = 512
+    HOLDING_PQ = 1024
+
+
+RULE_NAMES = {
+    Rule.FREQUENCY: "frequency", Rule.DOMINANCE: "dominance", Rule.P_PERCENT: "p%",
+    Rule.PQ: "pq", Rule.ZERO: "zero", Rule.REQUEST: "request", Rule.MANUAL: "manual",
+    Rule.HOLDING_FREQUENCY: "holding frequency", Rule.HOLDING_DOMINANCE: "holding dominance",
+    Rule.HOLDING_P_PERCENT: "holding p%", Rule.HOLDING_PQ: "holding pq",
+}
+
+
+def _pairs(name: str, value: Sequence) -> tuple[tuple[float, float], ...]:
+    pairs = tuple((float(a), float(b)) for a, b in value)
+    if len(pairs) > 2:
+        raise ProblemError(f"at most two {name} rules at once, got {len(pairs)}")
+    return pairs
+
+
+@dataclasses.dataclass(frozen=True)
+class SafetyRules:
+    """An office's primary safety rules (all off by default).
+
+    min_frequency            cell unsafe when 0 < contributors < this (0: off)
+    frequency_safety_range   protection of frequency-unsafe cells, % of |X|
+    dominance                up to two (n, k) pairs, k in percent
+    p_percent                up to two p values (percent)
+    pq                       up to two (p, q) pairs
+    holding_*                the same rules on holding-level contributions
+    zero_unsafe              cells with contributors and X = 0 are unsafe
+    zero_safety_range        their upper protection (absolute; lower is 0)
+    request_percent          (p1, p2): request rule for request codes 1 and 2 (None: off)
+    request_safety_range     protection of request-unsafe cells, % of |X|
+    manual_safety_range      protection of manually unsafe cells, % of |X|
+    apply_weights            use sampling weights in the rules when the table has them
+    lower_ratio              lower protection = lower_ratio * upper (1: symmetric)
+    """
+
+    min_frequency: int = 0
+    frequency_safety_range: float = 0.0
+    dominance: tuple[tuple[float, float], ...] = ()
+    p_percent: tuple[float, ...] = ()
+    pq: tuple[tuple[float, float], ...] = ()
+    holding_min_frequency: int = 0
+    holding_frequency_safety_range: float = 0.0
+    holding_dominance: tuple[tuple[float, float], ...] = ()
+    holding_p_percent: tuple[float, ...] = ()
+    holding_pq: tuple[tuple[float, float], ...] = ()
+    zero_unsafe: bool = False
+    zero_safety_range: float = 0.0
+    request_percent: tuple[float, float] | None = None
+    request_safety_range: float = 0.0
+    manual_safety_range: float = 0.0
+    apply_weights: bool = True
+    lower_ratio: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("dominance", "pq", "holding_dominance", "holding_pq"):
+            object.__setattr__(self, name, _pairs(name, getattr(self, name)))
+        for name in ("p_percent", "holding_p_percent"):
+            values = tuple(float(p) for p in getattr(self, name))
+            if len(values) > 2:
+                raise ProblemError(f"at most two {name} rules at once, got {len(values)}")
+            if any(p <= 0 for p in values):
+                raise ProblemError(f"{name}: p must be > 0")
+            object.__setattr__(self, name, values)
+        for n, k in self.dominance + self.holding_dominance:
+            if n < 1 or n != int(n) or not 0 < k <= 100:
+                raise ProblemError(f"dominance rule ({n:g}, {k:g}): n must be a whole number >= 1 and 0 < k <= 100")
+        for p, q in self.pq + self.holding_pq:
+            if not 0 < p < q <= 100:
+                raise ProblemError(f"(p,q)-rule ({p:g}, {q:g}): need 0 < p < q <= 100")
+        for name in ("frequency_safety_range", "holding_frequency_safety_range", "zero_safety_range",
+                     "request_safety_range", "manual_safety_range", "lower_ratio"):
+            if getattr(self, name) < 0:
+                raise ProblemError(f"{name} must be >= 0")
+
+    def contributions_needed(self, holding: bool = False) -> int:
+        """How many largest contributions per cell the rules read (the k of tabulate)."""
+        dominance = self.holding_dominance if holding else self.dominance
+        needs = [int(n) for n, _ in dominance]
+        if (self.holding_p_percent or self.holding_pq) if holding else (self.p_percent or self.pq):
+            needs.append(2)
+        return max(needs, default=0)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class RuleResult:
+    """Per cell: the rules that flagged it (Rule bits, 0 = safe) and its protection levels."""
+
+    flags: np.ndarray
+    upper_protection: np.ndarray
+    lower_protection: np.ndarray
+    empty: np.ndarray
+
+    @property
+    def sensitive(self) -> np.ndarray:
+        return np.flatnonzero(self.flags != 0)
+
+    def rule_names(self, i: int) -> list[str]:
+        flags = Rule(int(self.flags[i]))
+        return [name for rule, name in RULE_NAMES.items() if rule in flags]
+
+    def status(self, i: int) -> str:
+        """'empty', 'safe' or the rules that flagged the cell, e.g. 'unsafe: dominance, p%'."""
+        if self.flags[i]:
+            return "unsafe: " + ", ".join(self.rule_names(i))
+        return "empty" if self.empty[i] else "safe"
+
+
+def _concentration(stats: CellStatistics, rules: SafetyRules, holding: bool,
+                   flags: np.ndarray, upper: np.ndarray) -> None:
+    """Dominance, p% and (p,q) rules (Tables 3.1-3.2), in place."""
+    weighted = rules.apply_weights and not holding
+    total = stats.total(weighted)
+    positive = total > 0
+    dominance = rules.holding_dominance if holding else rules.dominance
+    percents = rules.holding_p_percent if holding else rules.p_percent
+    pqs = rules.holding_pq if holding else rules.pq
+    bits = ((Rule.HOLDING_DOMINANCE, Rule.HOLDING_P_PERCENT, Rule.HOLDING_PQ) if holding
+            else (Rule.DOMINANCE, Rule.P_PERCENT, Rule.PQ))
+    for n, k in dominance:
+        largest = stats.largest_sum(int(n), weighted, holding)
+        level = (100.0 / k) * largest - total
+        _flag(flags, upper, positive & (largest > (k / 100.0) * total), bits[0], level)
+    if percents or pqs:
+        x1 = stats.largest(1, weighted, holding)
+        remainder = total - stats.largest_sum(2, weighted, holding)
+        for ratio, bit in [(p / 100.0, bits[1]) for p in percents] + [(p / q, bits[2]) for p, q in pqs]:
+            _flag(flags, upper, positive & (remainder < ratio * x1), bit, ratio * x1 - remainder)
+
+
+def _flag(flags: np.ndarray, upper: np.ndarray, unsafe: np.ndarray, bit: Rule, level) -> None:
+    flags[unsafe] |= int(bit)
+    upper[unsafe] = np.maximum(upper[unsafe], np.broadcast_to(level, upper.shape)[unsafe])
+
+
+def apply_rules(stats: CellStatistics, rules: SafetyRules,
+                manual: Sequence[int] | np.ndarray = ()) -> RuleResult:
+    """Flag every cell of ``stats`` by ``rules`` and give it protection levels.
+
+    ``manual`` lists cells the user declares unsafe.  Empty cells (no
+    contributors) are never flagged except manually.
+    """
+    n = stats.n_cells
+    flags = np.zeros(n, np.int64)
+    upper = np.zeros(n)
+    lower_exempt = np.zeros(n, bool)
+    empty = stats.freq == 0
+    weighted = rules.apply_weights and stats.has_weights
+    total = stats.total(weighted)
+    magnitude = np.abs(total)
+
+    _concentration(stats, rules, False, flags, upper)
+    if rules.min_frequency > 0:
+        frequency = stats.frequency(weighted)
+        _flag(flags, upper, ~empty & (frequency < rules.min_frequency), Rule.FREQUENCY,
+              magnitude * rules.frequency_safety_range / 100.0)
+    if stats.has_holdings:
+        _concentration(stats, rules, True, flags, upper)
+        if rules.holding_min_frequency > 0:
+            unsafe = (stats.holding_freq > 0) & (stats.holding_freq < rules.holding_min_frequency)
+            _flag(flags, upper, unsafe, Rule.HOLDING_FREQUENCY,
+                  magnitude * rules.holding_frequency_safety_range / 100.0)
+    elif rules.contributions_needed(holding=True) or rules.holding_min_frequency:
+        raise ProblemError("holding rules are set but the table has no holdings")
+    if rules.request_percent is not None:
+        if stats.request_top is None:
+            raise ProblemError("the request rule is set but the table has no request flags")
+        shares = np.asarray(rules.request_percent, float) / 100.0
+        over = np.nan_to_num(stats.request_top, nan=-np.inf) > shares[None, :] * total[:, None]
+        _flag(flags, upper, ~empty & (total > 0) & over.any(axis=1), Rule.REQUEST,
+              magnitude * rules.request_safety_range / 100.0)
+    if rules.zero_unsafe:
+        zero = ~empty & (total == 0)
+        _flag(flags, upper, zero, Rule.ZERO, rules.zero_safety_range)
+        lower_exempt |= zero
+    manual = np.asarray(manual, dtype=np.int64).reshape(-1)
+    if manual.size:
+        outside = manual[(manual < 0) | (manual >= n)]
+        if outside.size:
+            raise ProblemError(f"manually unsafe cell {int(outside[0])} does not exist (cells 0..{n - 1})")
+        chosen = np.zeros(n, bool)
+        chosen[manual] = True
+        _flag(flags, upper, chosen, Rule.MANUAL, magnitude * rules.manual_safety_range / 100.0)
+        lower_exempt &= ~chosen
+    lower = np.where(lower_exempt, 0.0, rules.lower_ratio * upper)
+    for array in (flags, upper, lower, empty):
+        array.flags.writeable = False
+    return RuleResult(flags=flags, upper_protection=upper, lower_protection=lower, empty=empty)
+
+
+def to_problem(structure: TableStructure, stats: CellStatistics, result: RuleResult,
+               rules: SafetyRules | None = None, nonnegative: bool | None = None,
+               weights: str = "unit", fix_empty: bool = True) -> CTAProblem:
+    """The CTA problem (paper 000 model (1)) of a table and its rule results.
+
+    Values are the published totals (weighted when the rules used weights);
+    relations are the table's additivity relations; sensitive cells carry their
+    protection levels.  ``nonnegative`` (default: when no cell is negative)
+    bounds every cell below by 0; ``weights`` is "unit" or "inverse"
+    (ctadesk.engine.weights); empty cells stay 0 when ``fix_empty``.
+    """
+    if structure.n_cells != stats.n_cells:
+        raise ProblemError(f"the table has {structure.n_cells} cells but the statistics {stats.n_cells}")
+    weighted = rules is None or rules.apply_weights
+    values = stats.total(weighted)
+    if nonnegative is None:
+        nonnegative = bool(np.all(values >= 0))
+    weight_functions = {"unit": unit_weights, "inverse": inverse_weights}
+    if weights not in weight_functions:
+        raise ProblemError(f"unknown cell weights '{weights}' (use {', '.join(weight_functions)})")
+    sensitive = result.sensitive
+    fixed = result.empty.copy() if fix_empty else np.zeros(stats.n_cells, bool)
+    fixed[sensitive] = False
+    return CTAProblem(
+        values=values,
+        relations=structure.relations(),
+        lower=0.0 if nonnegative else None,
+        weights=weight_functions[weights](values),
+        sensitive=sensitive,
+        lower_protection=result.lower_protection[sensitive],
+        upper_protection=result.upper_protection[sensitive],
+        fixed=fixed,
+        cell_label=structure.cell_label,
+        relation_label=structure.relation_label,
+    )
