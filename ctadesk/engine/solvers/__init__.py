@@ -14,12 +14,16 @@ from collections.abc import Callable
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
+from ctadesk.engine.solvers.conic import solve_huber, solve_l2, solve_soc
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import solve_milp
 
 METHODS: dict[str, Callable[[CTAProblem, SolveOptions], CTAResult]] = {
     "milp": solve_milp,
     "lp": solve_lp,
+    "l2": solve_l2,
+    "soc": solve_soc,
+    "huber": solve_huber,
 }
 
 
@@ -32,4 +36,4 @@ def solve(problem: CTAProblem, method: str = "milp", options: SolveOptions = Sol
     return function(problem, options)
 
 
-__all__ = ["METHODS", "solve", "solve_lp", "solve_milp"]
+__all__ = ["METHODS", "solve", "solve_huber", "solve_l2", "solve_lp", "solve_milp", "solve_soc"]

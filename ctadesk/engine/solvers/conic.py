@@ -1,0 +1,174 @@
+"""Fixed-sense CTA with clarabel: L2 (5.8), SOC L1 (5.18) and pseudo-Huber (5.17), paper 003.
+
+All three share the feasible set of (5.5): A z = b - A a and l <= z <= u with
+the fixed-sense bounds (5.6)-(5.7) on deviations z = x - a.  Cells that may
+not move are taken out of the model.  clarabel's interior-point answer can sit
+a hair inside a bound, so it is clipped to the bounds before verification.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import clarabel
+import numpy as np
+import scipy.sparse as sp
+
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
+from ctadesk.engine.solvers._finish import finish
+from ctadesk.engine.solvers._highs import PROGRESS_INTERVAL
+from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, solve_lp
+
+#: clarabel's accuracy: tighter than its 1e-8 defaults so answers verify at rtol 1e-6
+TOLERANCE = 1e-9
+
+_STATUS = {
+    "Solved": Status.OPTIMAL,
+    "AlmostSolved": Status.FEASIBLE,
+    "InsufficientProgress": Status.FEASIBLE,
+    "MaxIterations": Status.FEASIBLE,
+    "PrimalInfeasible": Status.INFEASIBLE,
+    "AlmostPrimalInfeasible": Status.INFEASIBLE,
+    "MaxTime": Status.TIME_LIMIT,
+    "CallbackTerminated": Status.CANCELLED,
+}
+#: statuses whose iterate is handed to the verifier as a table
+_WITH_TABLE = {Status.OPTIMAL, Status.FEASIBLE}
+
+
+def deviation_box(problem: CTAProblem, senses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds (5.6)-(5.7) on z = x - a for senses (s,) of +1/-1."""
+    n = problem.n_cells
+    col_lower, col_upper = l1_column_bounds(problem, senses)
+    return col_lower[:n] - col_upper[n:], col_upper[:n] - col_lower[n:]
+
+
+def solve_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
+             senses: np.ndarray | None = None) -> CTAResult:
+    """Fixed-sense L2 CTA, model (5.8): min sum w_i z_i^2."""
+    return _solve_conic(problem, options, senses, "l2", _l2_model)
+
+
+def solve_soc(problem: CTAProblem, options: SolveOptions = SolveOptions(),
+              senses: np.ndarray | None = None) -> CTAResult:
+    """Fixed-sense L1 CTA as a second-order cone program, model (5.18): min sum w_i t_i, t_i >= |z_i|."""
+    return _solve_conic(problem, options, senses, "soc", _cone_model(0.0))
+
+
+def solve_huber(problem: CTAProblem, options: SolveOptions = SolveOptions(),
+                senses: np.ndarray | None = None) -> CTAResult:
+    """Fixed-sense pseudo-Huber CTA, model (5.17): min sum w_i (t_i - delta), t_i >= sqrt(z_i^2 + delta^2)."""
+    return _solve_conic(problem, options, senses, "huber", _cone_model(options.huber_delta))
+
+
+# A model builder takes (weights (k,), feasible-set rows A_f (csc, k columns), b_f, cones_f)
+# and returns (P, q, A, b, cones, objective of z).
+_Builder = Callable[..., tuple]
+
+
+def _l2_model(weights, feasible, rhs, cones):
+    k = weights.size
+    P = sp.diags_array(2.0 * weights, format="csc")
+    return P, np.zeros(k), feasible, rhs, cones, lambda z: float(weights @ z**2)
+
+
+def _cone_model(delta: float) -> _Builder:
+    """(5.17) for delta > 0, (5.18) for delta = 0: columns [z, t], one cone (t_i, z_i[, delta]) per cell."""
+    def build(weights, feasible, rhs, cones):
+        k = weights.size
+        size = 3 if delta > 0 else 2
+        cell = np.arange(k)
+        rows = np.concatenate([size * cell, size * cell + 1])
+        cols = np.concatenate([k + cell, cell])
+        cone_rows = sp.csc_array((-np.ones(2 * k), (rows, cols)), shape=(size * k, 2 * k))
+        cone_rhs = np.zeros(size * k)
+        if delta > 0:
+            cone_rhs[2::3] = delta
+        A = sp.vstack([sp.hstack([feasible, sp.csc_array((feasible.shape[0], k))]), cone_rows], format="csc")
+        P = sp.csc_array((2 * k, 2 * k))
+        q = np.concatenate([np.zeros(k), weights])
+        all_cones = cones + [clarabel.SecondOrderConeT(size)] * k
+        objective = lambda z: float(weights @ (np.sqrt(z**2 + delta**2) - delta))  # noqa: E731
+        return P, q, A, np.concatenate([rhs, cone_rhs]), all_cones, objective
+    return build
+
+
+def _solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray | None, method: str,
+                 builder: _Builder) -> CTAResult:
+    started = time.perf_counter()
+    senses, origin = fixed_senses(problem, senses)
+    lower, upper = deviation_box(problem, senses)
+    if np.any(lower > upper):
+        return solve_lp(problem, options, senses=senses).replace(method=method)
+    movable = np.flatnonzero(lower < upper)
+    z = np.where(lower == upper, lower, 0.0)  # cells that may not move sit at their only value
+    A = problem.relations.tocsc()
+    rhs = problem.deviation_rhs - A @ z
+    A_moving = sp.csc_array(A[:, movable])
+    k = movable.size
+    has_upper = np.flatnonzero(np.isfinite(upper[movable]))
+    has_lower = np.flatnonzero(np.isfinite(lower[movable]))
+    box = sp.vstack([sp.csc_array((np.ones(has_upper.size), (np.arange(has_upper.size), has_upper)),
+                                  shape=(has_upper.size, k)),
+                     sp.csc_array((-np.ones(has_lower.size), (np.arange(has_lower.size), has_lower)),
+                                  shape=(has_lower.size, k))], format="csc")
+    feasible = sp.vstack([A_moving, box], format="csc")
+    feasible_rhs = np.concatenate([rhs, upper[movable][has_upper], -lower[movable][has_lower]])
+    cones = [clarabel.ZeroConeT(A_moving.shape[0]), clarabel.NonnegativeConeT(box.shape[0])]
+    P, q, A_all, b_all, cones, model_objective = builder(problem.weights[movable], feasible, feasible_rhs, cones)
+    settings = clarabel.DefaultSettings()
+    settings.verbose = True
+    settings.time_limit = float(options.time_limit)
+    settings.tol_feas = settings.tol_gap_abs = settings.tol_gap_rel = TOLERANCE
+    if options.threads is not None:
+        settings.max_threads = int(options.threads)
+    solver = clarabel.DefaultSolver(sp.csc_matrix(sp.triu(P, format="csc")), q, sp.csc_matrix(A_all),
+                                    b_all, cones, settings)
+    solver.print_to_buffer()
+    solver.set_termination_callback(_callback(options, time.perf_counter()))
+    build_seconds = time.perf_counter() - started
+    began = time.perf_counter()
+    solution = solver.solve()
+    solve_seconds = time.perf_counter() - began
+    log = solver.get_print_buffer()
+    if options.on_log is not None:
+        for line in log.splitlines():
+            options.on_log(line)
+    status = _STATUS.get(str(solution.status), Status.ERROR)
+    values = None
+    objective = math.nan
+    message = ""
+    if status in _WITH_TABLE:
+        z[movable] = np.asarray(solution.x)[:k]
+        z = np.clip(z, lower, upper)
+        values = problem.values + z
+        objective = model_objective(z[movable])
+    elif status is Status.INFEASIBLE:
+        message = solve_lp(problem, SolveOptions(time_limit=options.time_limit, stop=options.stop),
+                           senses=senses).message or "no table with the senses chosen satisfies the relations and bounds"
+    elif status is Status.ERROR:
+        message = f"clarabel failed: {solution.status}"
+    return finish(problem, method, status, values, started=started, build_seconds=build_seconds,
+                  solve_seconds=solve_seconds, senses=senses, message=message, model_objective=objective,
+                  log=log, info={"senses_from": origin, "clarabel_status": str(solution.status),
+                                 "iterations": int(solution.iterations)})
+
+
+def _callback(options: SolveOptions, started: float) -> Callable[[object], bool]:
+    """clarabel's termination callback: True stops the solve; reports throttled progress."""
+    stop = options.stop
+    on_progress = options.on_progress
+    last_report = [-math.inf]
+
+    def callback(info) -> bool:
+        if on_progress is not None:
+            now = time.perf_counter() - started
+            if now - last_report[0] >= PROGRESS_INTERVAL:
+                last_report[0] = now
+                on_progress(Progress(now, float(info.cost_primal), float(info.cost_dual), float(info.gap_rel),
+                                     f"interior point iteration {info.iterations}"))
+        return stop is not None and stop.is_set()
+    return callback
