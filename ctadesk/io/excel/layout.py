@@ -164,7 +164,7 @@ def _first_data_column(grid: SheetGrid, number, filled) -> int | None:
     for c in range(grid.n_columns):
         numbers = sum((real if has_real else number)[r][c] for r in range(grid.n_rows))
         cells = sum(filled[r][c] for r in range(grid.n_rows))
-        if numbers >= 2 and numbers * 2 > cells:
+        if numbers >= 2 and numbers * 2 >= cells:
             return c
     return None
 
