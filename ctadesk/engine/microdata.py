@@ -30,10 +30,10 @@ from ctadesk.engine.tabulated import CellStatistics
 REQUEST_CODES = (1, 2)
 
 
-def _records_message(rows: np.ndarray, limit: int = 5) -> str:
-    shown = ", ".join(str(int(r) + 1) for r in rows[:limit])
+def _records_message(rows: np.ndarray, first: int = 1, word: str = "record", limit: int = 5) -> str:
+    shown = ", ".join(str(int(r) + first) for r in rows[:limit])
     more = f" and {rows.size - limit} more" if rows.size > limit else ""
-    return f"record{'s' if rows.size > 1 else ''} {shown}{more}"
+    return f"{word}{'s' if rows.size > 1 else ''} {shown}{more}"
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -106,12 +106,15 @@ class Microdata:
     @classmethod
     def from_code_columns(cls, structure: TableStructure, code_columns: Sequence[Sequence[str]],
                           response, weight=None, holding: Sequence | None = None,
-                          request=None, missing: Mapping[str, Sequence[str]] | None = None) -> Microdata:
+                          request=None, missing: Mapping[str, Sequence[str]] | None = None,
+                          first_record: int = 1, record_word: str = "record") -> Microdata:
         """Microdata from code *strings*, one column per dimension (in table order).
 
         Codes are matched exactly against the dimension's leaf codes; a missing
         code (empty, or listed in ``missing`` for that dimension) or a code the
-        hierarchy does not know raises ProblemError naming the records (1-based).
+        hierarchy does not know raises ProblemError naming the records, numbered
+        from ``first_record`` and called ``record_word`` (a file reader passes
+        2 and "line" for a CSV with a header line).
         Holdings may be any labels; empty labels mean "no holding".
         """
         missing = missing or {}
@@ -125,11 +128,16 @@ class Microdata:
             per_record = mapped[inverse]
             gone = np.flatnonzero(per_record == -2)
             if gone.size:
-                raise ProblemError(f"{dimension.name}: missing code in {_records_message(gone)}")
+                raise ProblemError(f"{dimension.name}: missing code in "
+                                   f"{_records_message(gone, first_record, record_word)}")
             unknown = np.flatnonzero(per_record == -1)
             if unknown.size:
                 raise ProblemError(f"{dimension.name}: code '{labels[unknown[0]]}' is not in the hierarchy "
-                                   f"({_records_message(unknown)})")
+                                   f"({_records_message(unknown, first_record, record_word)})")
+            not_leaf = np.flatnonzero(~dimension.is_leaf[per_record])
+            if not_leaf.size:
+                raise ProblemError(f"{dimension.name}: code '{labels[not_leaf[0]]}' has sub-codes, records must "
+                                   f"carry a most detailed code ({_records_message(not_leaf, first_record, record_word)})")
             positions.append(per_record)
         holding_ids = None
         if holding is not None:

@@ -1,0 +1,180 @@
+"""Microdata files (one record per respondent) read into ``Microdata``.
+
+CSV and xlsx here; every reader ends in ``microdata_from_columns``, which takes
+plain column arrays, so readers of other formats (SPSS, Stata, SAS) reuse it.
+Errors name the file, the line (or row) and the column at fault.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ctadesk.engine.errors import ProblemError
+from ctadesk.engine.microdata import Microdata
+from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.io.errors import FileFormatError
+from ctadesk.io.hierarchy import digit_levels, flat_dimension
+from ctadesk.io.numbers import parse_number
+
+
+@dataclasses.dataclass(frozen=True)
+class MicrodataSpec:
+    """Which columns make the table.
+
+    spanning        names of the spanning (categorical) variables, in table order
+    response        the numeric response variable
+    weight, holding, request   optional column names
+    request_codes   the two values of ``request`` that ask for protection (tau-argus <REQUEST> "1" "2")
+    hierarchies     per spanning variable: a Dimension (e.g. from an .hrc file) or
+                    digit widths (<HIERLEVELS> 3 1 1); others are flat over the codes seen
+    missing         per spanning variable, codes that mean "missing"
+    decimal_comma   numbers are written 12,5
+    """
+
+    spanning: tuple[str, ...]
+    response: str
+    weight: str | None = None
+    holding: str | None = None
+    request: str | None = None
+    request_codes: tuple[str, str] = ("1", "2")
+    hierarchies: Mapping[str, Dimension | Sequence[int]] = dataclasses.field(default_factory=dict)
+    missing: Mapping[str, Sequence[str]] = dataclasses.field(default_factory=dict)
+    decimal_comma: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "spanning", tuple(self.spanning))
+        if not self.spanning:
+            raise ProblemError("a table needs at least one spanning variable")
+
+    @property
+    def columns(self) -> list[str]:
+        return [c for c in (*self.spanning, self.response, self.weight, self.holding, self.request) if c]
+
+
+def _code_text(value: object) -> str:
+    """A cell as a code: integral numbers without '.0', None as ''."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _numbers(column: Sequence, name: str, path, first_row: int, decimal_comma: bool) -> np.ndarray:
+    """A numeric column; the first entry that is not a number is reported with its row."""
+    if not decimal_comma:
+        try:
+            values = np.asarray(column, dtype=float)
+            if np.all(np.isfinite(values)):
+                return values
+        except (ValueError, TypeError):
+            pass
+    values = np.empty(len(column))
+    for r, value in enumerate(column):
+        number = parse_number(value, decimal_comma)
+        if number is None or not np.isfinite(number):
+            raise FileFormatError(f"column '{name}': {'an empty cell' if value in (None, '') else repr(value)} "
+                                  f"is not a number", file=path, row=r + first_row)
+        values[r] = number
+    return values
+
+
+def microdata_from_columns(columns: Mapping[str, Sequence], spec: MicrodataSpec, source: str | Path | None = None,
+                           first_row: int = 2, row_word: str = "line") -> Microdata:
+    """Microdata from column arrays keyed by variable name (codes as text, numbers as
+    numbers or text).  Record r is reported as ``row_word`` r + first_row."""
+    absent = [name for name in spec.columns if name not in columns]
+    if absent:
+        raise FileFormatError(f"no column named '{absent[0]}' (columns: {', '.join(map(str, columns))})", file=source)
+    code_columns = [[_code_text(v) for v in columns[name]] for name in spec.spanning]
+    dimensions = []
+    for name, codes in zip(spec.spanning, code_columns):
+        hierarchy = spec.hierarchies.get(name)
+        seen = set(codes) - set(spec.missing.get(name, ())) - {""}
+        try:
+            if isinstance(hierarchy, Dimension):
+                dimension = hierarchy
+            elif hierarchy is not None:
+                dimension = digit_levels(name, seen, hierarchy)
+            else:
+                dimension = flat_dimension(name, seen)
+        except ProblemError as error:
+            raise FileFormatError(str(error), file=source) from None
+        dimensions.append(dataclasses.replace(dimension, name=name) if dimension.name != name else dimension)
+    structure = TableStructure(tuple(dimensions))
+
+    def number_column(name: str | None) -> np.ndarray | None:
+        if name is None:
+            return None
+        return _numbers(columns[name], name, source, first_row, spec.decimal_comma)
+
+    response = number_column(spec.response)
+    request = None
+    if spec.request:
+        labels = [_code_text(v) for v in columns[spec.request]]
+        request = np.select([np.asarray(labels) == spec.request_codes[0], np.asarray(labels) == spec.request_codes[1]],
+                            [1, 2], 0).astype(np.int8)
+    holding = [_code_text(v) for v in columns[spec.holding]] if spec.holding else None
+    try:
+        return Microdata.from_code_columns(structure, code_columns, response, weight=number_column(spec.weight),
+                                           holding=holding, request=request, missing=spec.missing,
+                                           first_record=first_row, record_word=row_word)
+    except ProblemError as error:
+        raise FileFormatError(str(error), file=source) from None
+
+
+def read_csv_microdata(path: str | Path, spec: MicrodataSpec, delimiter: str | None = None,
+                       encoding: str = "utf-8-sig") -> Microdata:
+    """A CSV file with a header line naming the variables; the delimiter (',', ';',
+    tab) is sniffed unless given.  Codes are kept as written, spaces included."""
+    with open(path, encoding=encoding, newline="") as handle:
+        sample = handle.read(65536)
+        handle.seek(0)
+        if delimiter is None:
+            first = sample.splitlines()[0] if sample else ""
+            delimiter = max([",", ";", "\t", "|"], key=first.count)
+        rows = list(csv.reader(handle, delimiter=delimiter))
+    if not rows:
+        raise FileFormatError("the file is empty", file=path)
+    header = [h.strip() for h in rows[0]]
+    body = rows[1:]
+    short = next((i for i, row in enumerate(body) if len(row) != len(header) and any(row)), None)
+    if short is not None:
+        raise FileFormatError(f"{len(body[short])} fields, the header has {len(header)}", file=path, row=short + 2)
+    body = [row for row in body if any(row)]
+    columns = {name: [row[i] for row in body] for i, name in enumerate(header)}
+    return microdata_from_columns(columns, spec, source=path, first_row=2, row_word="line")
+
+
+def read_xlsx_microdata(path: str | Path, spec: MicrodataSpec, sheet: str | None = None) -> Microdata:
+    """The first (or the named) sheet of an xlsx workbook; row 1 names the variables."""
+    import openpyxl
+
+    workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        if sheet is not None and sheet not in workbook.sheetnames:
+            raise FileFormatError(f"no sheet named '{sheet}' (sheets: {', '.join(workbook.sheetnames)})", file=path)
+        worksheet = workbook[sheet] if sheet is not None else workbook.worksheets[0]
+        rows = [row for row in worksheet.iter_rows(values_only=True)]
+    finally:
+        workbook.close()
+    while rows and all(v is None for v in rows[-1]):
+        rows.pop()
+    if not rows:
+        raise FileFormatError("the sheet is empty", file=path, sheet=worksheet.title)
+    header = [_code_text(h).strip() for h in rows[0]]
+    columns = {name: [row[i] if i < len(row) else None for row in rows[1:]] for i, name in enumerate(header) if name}
+    return microdata_from_columns(columns, spec, source=path, first_row=2, row_word="row")
+
+
+def read_microdata(path: str | Path, spec: MicrodataSpec, **options) -> Microdata:
+    """CSV or xlsx by file extension."""
+    suffix = Path(path).suffix.lower()
+    if suffix in (".xlsx", ".xlsm"):
+        return read_xlsx_microdata(path, spec, **options)
+    return read_csv_microdata(path, spec, **options)
