@@ -1,0 +1,350 @@
+"""tau-argus tabular input: `.tab` data with its `.rda` metadata, `.cdl` labels,
+and writing a `.tab` back with adjusted values (format: shared/formats/TAUARGUS.md).
+
+A `.tab` line is one cell: the codes of the spanning variables (the `<TOTCODE>`
+for a total), then the other variables in the order the `.rda` lists them:
+response value, `<FREQUENCY>`, `<SHADOW>`, `<COSTVAR>`, `<MAXSCORE>` top
+contributions (largest first), `<STATUS>` (S safe, U unsafe, P protected, E
+empty; renamed by `<SAFE>` `<UNSAFE>` `<PROTECT>`), `<LOWERPL>` and `<UPPERPL>`.
+Decimal commas are read.  Hierarchies come from `<HIERCODELIST>` .hrc files
+(ctadesk.io.hierarchy.read_hrc).  Relations the values break are reported;
+`make_additive` recomputes totals from the inner cells when the user asks.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import shlex
+from pathlib import Path
+
+import numpy as np
+
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension, TableStructure
+from ctadesk.engine.tabulated import CellStatistics
+from ctadesk.io.errors import FileFormatError
+from ctadesk.io.hierarchy import read_hrc
+from ctadesk.io.numbers import parse_number
+
+STATUS_SAFE, STATUS_UNSAFE, STATUS_PROTECTED, STATUS_EMPTY = "S", "U", "P", "E"
+
+
+@dataclasses.dataclass
+class RdaVariable:
+    """One variable of an .rda file with its options (`<KEYWORD>` -> its arguments)."""
+
+    name: str
+    position: tuple[str, ...] = ()  # start, width, missing codes (fixed-column microdata)
+    options: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+
+    def has(self, keyword: str) -> bool:
+        return keyword in self.options
+
+    def option(self, keyword: str, default: str | None = None) -> str | None:
+        values = self.options.get(keyword)
+        return values[0] if values else default
+
+
+@dataclasses.dataclass
+class RdaMetadata:
+    """An .rda file: the separator (None: fixed columns) and the variables in order."""
+
+    path: Path
+    separator: str | None
+    variables: list[RdaVariable]
+    options: dict[str, list[str]]
+
+    @property
+    def spanning(self) -> list[RdaVariable]:
+        return [v for v in self.variables if v.has("RECODEABLE")]
+
+    def status_codes(self) -> dict[str, str]:
+        """File status code -> S/U/P/E."""
+        names = {STATUS_SAFE: "SAFE", STATUS_UNSAFE: "UNSAFE", STATUS_PROTECTED: "PROTECT"}
+        codes = {code: code for code in (STATUS_SAFE, STATUS_UNSAFE, STATUS_PROTECTED, STATUS_EMPTY)}
+        for status, keyword in names.items():
+            for variable in self.variables:
+                if variable.has(keyword):
+                    codes[variable.option(keyword)] = status
+            if keyword in self.options:
+                codes[self.options[keyword][0]] = status
+        return codes
+
+
+def read_rda(path: str | Path) -> RdaMetadata:
+    """Parse an .rda: variables start in column 1, their `<OPTION> args` lines are indented."""
+    path = Path(path)
+    variables: list[RdaVariable] = []
+    options: dict[str, list[str]] = {}
+    separator = None
+    for row, line in enumerate(_lines(path), start=1):
+        if not line.strip() or line.lstrip().startswith("//"):
+            continue
+        try:
+            tokens = shlex.split(line, posix=True)
+        except ValueError as error:
+            raise FileFormatError(f"cannot read this line ({error})", file=path, row=row) from None
+        if not line[0].isspace() and not line.startswith("<"):
+            variables.append(RdaVariable(tokens[0], tuple(tokens[1:])))
+            continue
+        keyword = None
+        for token in tokens:
+            if token.startswith("<") and token.endswith(">"):
+                keyword = token[1:-1].upper()
+                target = variables[-1].options if variables else options
+                target.setdefault(keyword, [])
+            elif keyword is None:
+                raise FileFormatError(f"'{token}' is not an option like <NUMERIC>", file=path, row=row)
+            else:
+                (variables[-1].options if variables else options)[keyword].append(token)
+        if "SEPARATOR" in options and separator is None:
+            separator = options["SEPARATOR"][0] if options["SEPARATOR"] else None
+    return RdaMetadata(path, separator, variables, options)
+
+
+def read_cdl(path: str | Path) -> dict[str, str]:
+    """A codelist: `code,label` per line -> {code: label} (codes keep their leading spaces)."""
+    labels = {}
+    for row, line in enumerate(_lines(Path(path)), start=1):
+        if not line.strip():
+            continue
+        code, sep, label = line.partition(",")
+        if not sep:
+            raise FileFormatError("expected 'code,label'", file=path, row=row)
+        labels[code.rstrip()] = label.strip().strip('"')
+    return labels
+
+
+@dataclasses.dataclass(frozen=True)
+class NonAdditiveRelation:
+    """A relation the file's values break: total minus the sum of its parts."""
+
+    relation: int
+    label: str
+    difference: float
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class TauArgusTable:
+    """A table read from a .tab file (all arrays per cell, C order of structure).
+
+    statistics   values, frequencies and top contributions (for the safety rules)
+    status       S safe, U unsafe, P protected, E empty
+    lines        the .tab line (1-based) of each cell, 0 if the file did not list it
+    labels       per dimension, code -> label from its .cdl codelist
+    """
+
+    path: Path
+    metadata: RdaMetadata
+    structure: TableStructure
+    statistics: CellStatistics
+    shadow: np.ndarray | None
+    cost: np.ndarray | None
+    status: np.ndarray
+    lower_protection: np.ndarray | None
+    upper_protection: np.ndarray | None
+    lines: np.ndarray
+    labels: tuple[dict[str, str], ...]
+    messages: tuple[str, ...] = ()
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.statistics.values
+
+    def non_additive(self, rtol: float = 1e-9) -> list[NonAdditiveRelation]:
+        """Relations whose total differs from the sum of its parts, largest difference first."""
+        residual = self.structure.relations() @ self.values
+        scale = rtol * np.maximum(1.0, np.abs(self.values).max(initial=0))
+        broken = np.flatnonzero(np.abs(residual) > scale)
+        broken = broken[np.argsort(-np.abs(residual[broken]), kind="stable")]
+        return [NonAdditiveRelation(int(r), self.structure.relation_label(int(r)), float(-residual[r]))
+                for r in broken]
+
+    def make_additive(self) -> tuple[TauArgusTable, np.ndarray]:
+        """The table with every total and subtotal recomputed from the inner cells,
+        and the indices of the cells that changed."""
+        inner = self.values.reshape(self.structure.shape)
+        values = self.structure.aggregate(inner)
+        changed = np.flatnonzero(np.abs(values - self.values) > 1e-9 * np.maximum(1, np.abs(self.values)))
+        statistics = dataclasses.replace(self.statistics, values=values)
+        note = f"made additive: {changed.size} total(s) recomputed from their parts"
+        return dataclasses.replace(self, statistics=statistics, messages=(*self.messages, note)), changed
+
+    def problem(self, use_cost: bool = True) -> CTAProblem:
+        """The CTA problem the file describes: unsafe cells sensitive with the file's protection
+        levels, protected and empty cells fixed, costs as weights; values >= 0 stay >= 0."""
+        sensitive = np.flatnonzero(self.status == STATUS_UNSAFE)
+        fixed = np.isin(self.status, (STATUS_PROTECTED, STATUS_EMPTY))
+        lower = np.zeros(self.values.size) if np.all(self.values >= 0) else None
+        zeros = np.zeros(sensitive.size)
+        return CTAProblem(
+            self.values, self.structure.relations(), lower=lower,
+            weights=self.cost if use_cost and self.cost is not None else None,
+            sensitive=sensitive, fixed=fixed,
+            lower_protection=zeros if self.lower_protection is None else self.lower_protection[sensitive],
+            upper_protection=zeros if self.upper_protection is None else self.upper_protection[sensitive],
+            cell_label=self.structure.cell_label, relation_label=self.structure.relation_label)
+
+
+def read_tab(path: str | Path, rda: str | Path | None = None) -> TauArgusTable:
+    """Read a .tab file with its .rda (default: the same name with .rda)."""
+    path = Path(path)
+    metadata = read_rda(rda if rda is not None else path.with_suffix(".rda"))
+    spanning = metadata.spanning
+    if not spanning:
+        raise FileFormatError("the metadata lists no spanning variable (<RECODEABLE>)", file=metadata.path)
+    others = [v for v in metadata.variables if not v.has("RECODEABLE")]
+    records = _records(path, metadata.separator or ";")
+    n_fields = len(spanning) + len(others)
+    for row, fields in records:
+        if len(fields) != n_fields:
+            raise FileFormatError(f"{len(fields)} fields, the metadata describes {n_fields} "
+                                  f"({', '.join(v.name for v in metadata.variables)})", file=path, row=row)
+    decimal_comma = (metadata.separator != ","
+                     and any("," in f for _, fields in records for f in fields[len(spanning):]))
+    messages: list[str] = []
+    dimensions, labels = [], []
+    for d, variable in enumerate(spanning):
+        codes = [fields[d] for _, fields in records]
+        dimension, note = _dimension(variable, codes, metadata.path.parent)
+        dimensions.append(dimension)
+        messages += note
+        labels.append(_codelist(variable, metadata.path.parent))
+    structure = TableStructure(tuple(dimensions))
+    positions = [{code: k for k, code in enumerate(dim.codes)} for dim in dimensions]
+    n = structure.n_cells
+    columns = {v.name: np.zeros(n) for v in others}
+    status = np.full(n, STATUS_EMPTY, dtype="<U1")
+    lines = np.zeros(n, np.int64)
+    status_codes = metadata.status_codes()
+    for row, fields in records:
+        index = []
+        for d, code in enumerate(fields[:len(spanning)]):
+            k = positions[d].get(code, positions[d].get(code.strip()))
+            if k is None:
+                raise FileFormatError(f"code '{code}' of {spanning[d].name} is not in its hierarchy",
+                                      file=path, row=row)
+            index.append(k)
+        i = int(np.ravel_multi_index(index, structure.shape))
+        if lines[i]:
+            raise FileFormatError(f"the cell {structure.cell_label(i)} is listed again (first on line "
+                                  f"{lines[i]})", file=path, row=row)
+        lines[i] = row
+        for variable, text in zip(others, fields[len(spanning):]):
+            if variable.has("STATUS"):
+                if text.strip() not in status_codes:
+                    raise FileFormatError(f"status '{text}' is not one of {', '.join(status_codes)}",
+                                          file=path, row=row)
+                status[i] = status_codes[text.strip()]
+                continue
+            number = parse_number(text, decimal_comma) if text.strip() else 0.0
+            if number is None:
+                raise FileFormatError(f"{variable.name} '{text}' is not a number", file=path, row=row)
+            columns[variable.name][i] = number
+    missing = int((lines == 0).sum())
+    if missing:
+        messages.append(f"{missing} cell(s) not in the file were taken as empty (0)")
+
+    def column(keyword: str) -> np.ndarray | None:
+        found = [v.name for v in others if v.has(keyword)]
+        return columns[found[0]] if found else None
+
+    response = [v.name for v in others if v.has("NUMERIC") and len(v.options) <= 2
+                and not any(v.has(k) for k in ("SHADOW", "COSTVAR", "LOWERPL", "UPPERPL"))]
+    if not response:
+        raise FileFormatError("the metadata lists no response variable (<NUMERIC>)", file=metadata.path)
+    frequency = column("FREQUENCY")
+    top = np.column_stack([columns[v.name] for v in others if v.has("MAXSCORE")] or [np.zeros((n, 0))])
+    if not any(v.has("STATUS") for v in others):
+        status[lines > 0] = STATUS_SAFE
+    statistics = CellStatistics(columns[response[0]], np.zeros(n, np.int64) if frequency is None
+                                else frequency.astype(np.int64), top)
+    return TauArgusTable(path, metadata, structure, statistics, column("SHADOW"), column("COSTVAR"), status,
+                         column("LOWERPL"), column("UPPERPL"), lines, tuple(labels), tuple(messages))
+
+
+def write_tab(path: str | Path, table: TauArgusTable, values: np.ndarray) -> Path:
+    """Write `table`'s .tab again with `values` as its response values (and shadow values),
+    every other field as it was, in the file's own separator and decimal mark."""
+    path = Path(path)
+    values = np.asarray(values, float)
+    if values.shape != table.values.shape:
+        raise FileFormatError(f"{values.size} values for a table of {table.values.size} cells", file=path)
+    metadata = table.metadata
+    spanning = metadata.spanning
+    others = [v for v in metadata.variables if not v.has("RECODEABLE")]
+    separator = metadata.separator or ";"
+    records = dict(_records(table.path, separator))
+    decimal_comma = separator != "," and any("," in f for fields in records.values()
+                                             for f in fields[len(spanning):])
+    replace = {k for k, v in enumerate(others) if v.has("SHADOW")
+               or (v.has("NUMERIC") and len(v.options) <= 2
+                   and not any(v.has(x) for x in ("COSTVAR", "LOWERPL", "UPPERPL")))}
+    out = []
+    for i in np.argsort(np.where(table.lines > 0, table.lines, np.iinfo(np.int64).max), kind="stable"):
+        if not table.lines[i]:
+            continue
+        fields = list(records[int(table.lines[i])])
+        for k in replace:
+            decimals = int(others[k].option("DECIMALS", "2") or 2)
+            text = f"{values[i]:.{decimals}f}"
+            fields[len(spanning) + k] = text.replace(".", ",") if decimal_comma else text
+        codes = [f'"{code}"' for code in fields[:len(spanning)]]
+        out.append(separator.join(codes + fields[len(spanning):]))
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------ helpers
+def _lines(path: Path) -> list[str]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FileFormatError("file not found", file=path) from None
+    try:
+        return raw.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError:
+        return raw.decode("latin-1").splitlines()
+
+
+def _records(path: Path, separator: str) -> list[tuple[int, list[str]]]:
+    reader = csv.reader(_lines(path), delimiter=separator, quotechar='"')
+    return [(row, fields) for row, fields in enumerate(reader, start=1) if fields and any(f.strip() for f in fields)]
+
+
+def _find(directory: Path, name: str) -> Path:
+    """A file named in an .rda, found case-insensitively next to it (tau-argus ran on Windows)."""
+    candidate = directory / name
+    if candidate.exists():
+        return candidate
+    for other in directory.iterdir():
+        if other.name.lower() == Path(name).name.lower():
+            return other
+    raise FileFormatError(f"the file '{name}' the metadata refers to is missing", file=directory / name)
+
+
+def _dimension(variable: RdaVariable, codes: list[str], directory: Path) -> tuple[Dimension, list[str]]:
+    total = variable.option("TOTCODE", DEFAULT_TOTAL)
+    seen = list(dict.fromkeys(code for code in codes if code != total))
+    if variable.has("HIERARCHICAL") and variable.option("HIERCODELIST"):
+        hierarchy = read_hrc(_find(directory, variable.option("HIERCODELIST")), variable.name,
+                             lead=variable.option("HIERLEADSTRING", "@"), total=total)
+        known = set(hierarchy.codes) | {c.strip() for c in hierarchy.codes}
+        extra = [code for code in seen if code not in known and code.strip() not in known]
+        if not extra:
+            return hierarchy, []
+        root = int(np.flatnonzero(hierarchy.parents < 0)[0])
+        dimension = Dimension(variable.name, hierarchy.codes + tuple(extra),
+                              np.r_[hierarchy.parents, np.full(len(extra), root)])
+        return dimension, [f"{variable.name}: code(s) {', '.join(repr(c) for c in extra)} are not in "
+                           f"{variable.option('HIERCODELIST')}; placed directly under {total}"]
+    return Dimension.flat(variable.name, seen, total=total, total_first=bool(codes) and codes[0] == total), []
+
+
+def _codelist(variable: RdaVariable, directory: Path) -> dict[str, str]:
+    name = variable.option("CODELIST")
+    if not name:
+        return {}
+    labels = read_cdl(_find(directory, name))
+    return {**labels, **{code.strip(): label for code, label in labels.items()}}

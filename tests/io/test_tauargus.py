@@ -1,0 +1,115 @@
+"""Reading tau-argus .tab/.rda/.cdl files (shared/formats/tauargus-examples) and writing a .tab back."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ctadesk.engine.solvers import solve
+from ctadesk.io.errors import FileFormatError
+from ctadesk.io.tauargus import read_cdl, read_rda, read_tab, write_tab
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "formats" / "tauargus-examples"
+if not EXAMPLES.exists():
+    EXAMPLES = Path("/work/shared/formats/tauargus-examples")
+PP = EXAMPLES / "pp.tab"
+
+
+def cell(table, size: str, region: str) -> int:
+    size_dim, region_dim = table.structure.dimensions
+    return int(np.ravel_multi_index((size_dim.index(size), region_dim.index(region)), table.structure.shape))
+
+
+def test_pp_rda_lists_spanning_variables_and_the_separator():
+    metadata = read_rda(EXAMPLES / "pp.rda")
+    assert metadata.separator == ";"
+    assert [v.name for v in metadata.spanning] == ["Size", "Region"]
+    assert [v.name for v in metadata.variables][2:] == [
+        "Var2", "FreqVar", "Var2_Shadow", "Var2_Cost", "Top1", "Top2", "StatusVar", "LowerProtLevel",
+        "UpperProtLevel"]
+    region = metadata.spanning[1]
+    assert region.option("HIERCODELIST") == "region2.hrc" and region.option("HIERLEADSTRING") == "@"
+
+
+def test_fixed_column_microdata_rda_keeps_positions_and_options():
+    metadata = read_rda(EXAMPLES / "Tau_TestW.rda")
+    assert metadata.separator is None
+    industry = next(v for v in metadata.variables if v.name == "IndustryCode")
+    assert industry.position == ("4", "5", "99999")
+    assert industry.options["HIERLEVELS"] == ["3", "1", "1", "0", "0"]
+    assert next(v for v in metadata.variables if v.name == "Request").options["REQUEST"] == ["1", "2"]
+
+
+def test_pp_tab_reads_hierarchy_values_with_decimal_comma_and_statistics():
+    table = read_tab(PP)
+    size, region = table.structure.dimensions
+    assert table.structure.shape == (9, 18)
+    assert size.codes[:3] == ("Total", " 2", " 4")
+    nr = region.index("Nr")
+    assert [region.codes[k] for k in np.flatnonzero(region.parents == nr)] == [" 1", " 2", " 3"]
+    i = cell(table, "Total", "Total")
+    assert table.values[i] == 16847646.84 and table.statistics.freq[i] == 42723
+    assert table.statistics.top[i].tolist() == [175677.0, 141482.0]
+    j = cell(table, " 9", " 4")
+    assert table.status[j] == "U" and table.upper_protection[j] == 1288.15
+    assert (table.status == "U").sum() == 9
+    assert table.labels[1][" 1"] == "Groningen" and table.labels[1]["Zd"] == "South"
+
+
+def test_codes_missing_from_the_hierarchy_are_reported_and_placed_under_the_total():
+    table = read_tab(PP)
+    assert any("'99'" in message and "region2.hrc" in message for message in table.messages)
+    region = table.structure.dimensions[1]
+    assert region.parents[region.index("99")] == region.index("Total")
+
+
+def test_pp_tab_non_additive_relations_are_reported_with_their_difference():
+    broken = read_tab(PP).non_additive()
+    labels = {relation.label: relation.difference for relation in broken}
+    assert labels["Region=Total = sum of its parts at Size= 4"] == pytest.approx(1.0)  # 25 vs 24
+    assert len(broken) == 3
+
+
+def test_pp_tab_made_additive_on_request_recomputes_the_totals():
+    table = read_tab(PP)
+    additive, changed = table.make_additive()
+    assert additive.non_additive() == []
+    assert additive.values[cell(table, " 4", "Total")] == 24.0
+    assert cell(table, " 4", "Total") in changed and len(changed) == 4
+    assert table.values[cell(table, " 4", "Total")] == 25.0  # the original is left alone
+
+
+def test_pp_problem_protects_the_unsafe_cells_and_writes_back_a_tab(tmp_path):
+    table, _ = read_tab(PP).make_additive()
+    problem = table.problem()
+    assert problem.n_sensitive == 9
+    result = solve(problem, "milp")  # empty cells are fixed; the LP's sense heuristic finds no table here
+    assert result.protected
+    written = write_tab(tmp_path / "adjusted.tab", table, result.values)
+    shutil.copy(EXAMPLES / "pp.rda", tmp_path / "adjusted.rda")
+    shutil.copy(EXAMPLES / "region2.hrc", tmp_path)
+    shutil.copy(EXAMPLES / "region.cdl", tmp_path)
+    again = read_tab(written)
+    np.testing.assert_allclose(again.values, result.values, atol=0.005)
+    np.testing.assert_array_equal(again.status, table.status)
+    np.testing.assert_array_equal(again.statistics.top, table.statistics.top)
+    first = written.read_text().splitlines()[0]
+    assert first.startswith('"Total";"Total";') and first.endswith(";S;0,01;0,01")
+
+
+def test_codelist_keeps_codes_and_labels():
+    labels = read_cdl(EXAMPLES / "region.cdl")
+    assert labels[" 1"] == "Groningen" and labels["12"] == "Limburg" and len(labels) == 16
+
+
+def test_a_line_with_the_wrong_number_of_fields_names_the_line(tmp_path):
+    for name in ("pp.rda", "region2.hrc", "region.cdl"):
+        shutil.copy(EXAMPLES / name, tmp_path)
+    lines = PP.read_text().splitlines()
+    lines[4] = lines[4].rsplit(";", 1)[0]
+    (tmp_path / "pp.tab").write_text("\n".join(lines))
+    with pytest.raises(FileFormatError, match="pp.tab, line 5: 10 fields, the metadata describes 11"):
+        read_tab(tmp_path / "pp.tab")
