@@ -1,0 +1,232 @@
+"""Tables in CSV files: long format (one line per cell: codes, then the value) and
+wide format (row labels down the left, column labels across the top, as a sheet).
+
+The delimiter (`;` `,` tab `|`) and a decimal comma are detected unless given.
+Wide files go through the same layout detection as Excel sheets
+(ctadesk.io.excel), so indented or multi-column row labels and several header
+lines make hierarchies there too.  Written label text that starts with
+=, +, - or @ is prefixed with an apostrophe so spreadsheets never run it.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension, TableStructure
+from ctadesk.io.errors import FileFormatError
+from ctadesk.io.excel.layout import DetectedLayout, detect_layout
+from ctadesk.io.excel.table import ExcelTable, build_table
+from ctadesk.io.excel.workbook import SheetGrid
+from ctadesk.io.numbers import parse_number, uses_decimal_comma
+
+DELIMITERS = (";", ",", "\t", "|")
+MAX_BYTES = 512 * 1024 * 1024
+_FORMULA_STARTS = ("=", "+", "-", "@")
+
+
+@dataclasses.dataclass(frozen=True)
+class CsvDialect:
+    delimiter: str
+    decimal_comma: bool
+
+
+def _text(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise FileFormatError("file not found", file=path) from None
+    if size > MAX_BYTES:
+        raise FileFormatError(f"the file is {size / 2**20:.0f} MB, more than the {MAX_BYTES / 2**20:.0f} MB "
+                              "ctadesk reads", file=path)
+    raw = path.read_bytes()
+    if b"\x00" in raw[:4096]:
+        raise FileFormatError("this is not a text (CSV) file", file=path)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
+def detect_dialect(text: str, delimiter: str | None = None, decimal_comma: bool | None = None) -> CsvDialect:
+    """The delimiter that splits the first lines into the same number (> 1) of fields
+    most often, and whether numbers use a decimal comma."""
+    lines = [line for line in text.splitlines()[:50] if line.strip()]
+    if delimiter is None:
+        best = (0, 0)
+        for candidate in DELIMITERS:
+            counts = [len(row) for row in csv.reader(lines, delimiter=candidate)]
+            common = max(set(counts), key=counts.count) if counts else 1
+            score = (counts.count(common), common) if common > 1 else (0, 0)
+            if score > best:
+                best, delimiter = score, candidate
+        delimiter = delimiter or ","
+    if decimal_comma is None:
+        fields = [f for row in csv.reader(lines, delimiter=delimiter) for f in row]
+        decimal_comma = delimiter != "," and uses_decimal_comma(fields)
+    return CsvDialect(delimiter, decimal_comma)
+
+
+def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tuple[list[list[str]], CsvDialect]:
+    text = _text(path)
+    dialect = detect_dialect(text, delimiter, decimal_comma)
+    rows = list(csv.reader(text.splitlines(), delimiter=dialect.delimiter))
+    return rows, dialect
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class LongTable:
+    """A table read from a long CSV: structure, values (C order) and the line of each cell (0: absent)."""
+
+    path: Path
+    structure: TableStructure
+    values: np.ndarray
+    lines: np.ndarray
+    dialect: CsvDialect
+    messages: tuple[str, ...] = ()
+
+
+def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, value: str | None = None,
+                  hierarchies: Mapping[str, Dimension] | None = None, total: str = DEFAULT_TOTAL,
+                  delimiter: str | None = None, decimal_comma: bool | None = None) -> LongTable:
+    """A long-format table: a header line, then one line per cell.
+
+    dimensions   code columns (default: every column left of the value column)
+    value        the value column (default: the last column)
+    hierarchies  a Dimension per code column that has one (else flat, total `total`
+                 when it occurs, codes in order of appearance)
+    Cells the file does not list are 0 and reported.
+    """
+    path = Path(path)
+    rows, dialect = _rows(path, delimiter, decimal_comma)
+    if len(rows) < 2:
+        raise FileFormatError("expected a header line and at least one line of cells", file=path)
+    header = [h.strip() for h in rows[0]]
+    value = value or header[-1]
+    if value not in header:
+        raise FileFormatError(f"no column '{value}' (columns: {', '.join(header)})", file=path, row=1)
+    value_at = header.index(value)
+    dimensions = list(dimensions) if dimensions is not None else header[:value_at]
+    missing = [d for d in dimensions if d not in header]
+    if missing or not dimensions:
+        raise FileFormatError(f"no code column '{missing[0] if missing else ''}' "
+                              f"(columns: {', '.join(header)})", file=path, row=1)
+    code_at = [header.index(d) for d in dimensions]
+    body = [(line, row) for line, row in enumerate(rows[1:], start=2) if any(f.strip() for f in row)]
+    for line, row in body:
+        if len(row) != len(header):
+            raise FileFormatError(f"{len(row)} fields, the header has {len(header)}", file=path, row=line)
+    hierarchies = dict(hierarchies or {})
+    messages = []
+    built = []
+    for name, at in zip(dimensions, code_at):
+        if name in hierarchies:
+            built.append(hierarchies[name])
+            continue
+        codes = list(dict.fromkeys(row[at].strip() for _, row in body))
+        has_total = total in codes
+        inner = [c for c in codes if c != total]
+        if not has_total:
+            messages.append(f"{name}: no '{total}' code; the variable has no total")
+        built.append(Dimension.flat(name, inner, total=total if has_total else None,
+                                    total_first=has_total and codes[0] == total))
+    structure = TableStructure(tuple(built))
+    positions = [{code: k for k, code in enumerate(d.codes)} for d in built]
+    values = np.zeros(structure.n_cells)
+    lines = np.zeros(structure.n_cells, np.int64)
+    for line, row in body:
+        index = []
+        for d, at in enumerate(code_at):
+            code = row[at].strip()
+            k = positions[d].get(code, positions[d].get(row[at]))
+            if k is None:
+                raise FileFormatError(f"code '{code}' of {dimensions[d]} is not in its hierarchy",
+                                      file=path, row=line)
+            index.append(k)
+        i = int(np.ravel_multi_index(index, structure.shape))
+        if lines[i]:
+            raise FileFormatError(f"the cell {structure.cell_label(i)} is listed again (first on line "
+                                  f"{lines[i]})", file=path, row=line)
+        number = parse_number(row[value_at], dialect.decimal_comma)
+        if number is None:
+            raise FileFormatError(f"{value} '{row[value_at]}' is not a number", file=path, row=line)
+        values[i], lines[i] = number, line
+    absent = int((lines == 0).sum())
+    if absent:
+        messages.append(f"{absent} cell(s) not in the file were taken as 0")
+    return LongTable(path, structure, values, lines, dialect, tuple(messages))
+
+
+def write_long_csv(path: str | Path, structure: TableStructure, values: np.ndarray, *, value: str = "value",
+                   delimiter: str = ";", decimal_comma: bool = False, decimals: int | None = None) -> Path:
+    """One line per cell: its codes, then its value."""
+    path = Path(path)
+    values = np.asarray(values, float).reshape(-1)
+    grids = np.meshgrid(*[np.arange(s) for s in structure.shape], indexing="ij")
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, delimiter=delimiter)
+        writer.writerow([_safe(d.name) for d in structure.dimensions] + [_safe(value)])
+        for i, coords in enumerate(zip(*(g.reshape(-1) for g in grids))):
+            codes = [_safe(d.codes[k]) for d, k in zip(structure.dimensions, coords)]
+            writer.writerow(codes + [_number(values[i], decimal_comma, decimals)])
+    return path
+
+
+def read_wide_csv(path: str | Path, layout: DetectedLayout | None = None, delimiter: str | None = None,
+                  decimal_comma: bool | None = None) -> ExcelTable:
+    """A wide table (labels left, column labels on top) through the sheet layout detection."""
+    path = Path(path)
+    grid = wide_grid(path, delimiter, decimal_comma)
+    return build_table(grid, layout or detect_layout(grid), path)
+
+
+def wide_grid(path: str | Path, delimiter: str | None = None, decimal_comma: bool | None = None) -> SheetGrid:
+    """The CSV as a sheet grid (leading spaces of labels count as indentation)."""
+    path = Path(path)
+    rows, dialect = _rows(path, delimiter, decimal_comma)
+    width = max((len(r) for r in rows), default=0)
+    values = []
+    for row in rows:
+        cells = []
+        for text in row + [""] * (width - len(row)):
+            number = parse_number(text, dialect.decimal_comma)
+            cells.append(None if not text.strip() else number if number is not None else text)
+        values.append(tuple(cells))
+    indents = tuple(tuple((len(t) - len(t.lstrip(" "))) // 2 for t in row + [""] * (width - len(row)))
+                    for row in rows)
+    return SheetGrid(str(path), path.stem, tuple(values), indents, ())
+
+
+def write_wide_csv(path: str | Path, table: ExcelTable, values: np.ndarray, *, delimiter: str | None = None,
+                   decimal_comma: bool | None = None) -> Path:
+    """The source CSV of `table` again, with `values` in its data cells."""
+    path = Path(path)
+    rows, dialect = _rows(table.source, None, None)
+    delimiter = delimiter or dialect.delimiter
+    decimal_comma = dialect.decimal_comma if decimal_comma is None else decimal_comma
+    grid = np.asarray(values, float).reshape(table.structure.shape)
+    width = max(len(r) for r in rows)
+    out = [[_safe(text) for text in row + [""] * (width - len(row))] for row in rows]
+    for i, r in enumerate(table.rows):
+        for j, c in enumerate(table.columns):
+            out[r][c] = _number(grid[i, j], decimal_comma, None)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle, delimiter=delimiter).writerows(out)
+    return path
+
+
+def _safe(text: str) -> str:
+    """Label text a spreadsheet will not run as a formula (numbers are left alone)."""
+    if text.startswith(_FORMULA_STARTS) and parse_number(text) is None and parse_number(text, True) is None:
+        return "'" + text
+    return text
+
+
+def _number(value: float, decimal_comma: bool, decimals: int | None) -> str:
+    text = f"{value:.{decimals}f}" if decimals is not None else (
+        str(int(value)) if float(value).is_integer() else repr(float(value)))
+    return text.replace(".", ",") if decimal_comma else text

@@ -1,0 +1,94 @@
+"""CSV tables: long and wide formats, delimiter and decimal comma detection."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ctadesk.engine.structure import Dimension
+from ctadesk.io.csv_table import (detect_dialect, read_long_csv, read_wide_csv, write_long_csv,
+                                  write_wide_csv)
+from ctadesk.io.errors import FileFormatError
+
+LONG = """region;size;turnover
+Total;Total;1341,5
+Total;small;1000
+Total;large;341,5
+A;Total;600,25
+A;small;500
+A;large;100,25
+B;Total;741,25
+B;small;500
+B;large;241,25
+"""
+
+
+@pytest.mark.parametrize("text, delimiter, comma", [
+    ("a;b;c\n1;2,5;3\n", ";", True),
+    ("a,b,c\n1,2.5,3\n", ",", False),
+    ("a\tb\tc\n1\t2.5\t3\n", "\t", False),
+    ("a|b\n1.000,5|2\n", "|", True),
+    ("a;b\n1,234;2\n", ";", False),  # '1,234' could be either: a decimal point is assumed
+])
+def test_delimiter_and_decimal_comma_are_detected(text, delimiter, comma):
+    dialect = detect_dialect(text)
+    assert (dialect.delimiter, dialect.decimal_comma) == (delimiter, comma)
+
+
+def test_long_csv_with_decimal_comma_gives_an_additive_table(tmp_path):
+    (tmp_path / "t.csv").write_text(LONG)
+    table = read_long_csv(tmp_path / "t.csv")
+    assert [d.codes for d in table.structure.dimensions] == [("Total", "A", "B"), ("Total", "small", "large")]
+    assert table.values.tolist() == [1341.5, 1000, 341.5, 600.25, 500, 100.25, 741.25, 500, 241.25]
+    assert abs(table.structure.relations() @ table.values).max() == 0
+    assert table.messages == ()
+
+
+def test_long_csv_uses_a_given_hierarchy(tmp_path):
+    text = "region,value\nTotal,10\nN,4\n1,1\n2,3\nS,6\n3,6\n"
+    (tmp_path / "h.csv").write_text(text)
+    region = Dimension.from_levels("region", [1, 2, 2, 1, 2], ["N", "1", "2", "S", "3"])
+    table = read_long_csv(tmp_path / "h.csv", hierarchies={"region": region})
+    assert table.structure.relations().shape[0] == 3
+    assert abs(table.structure.relations() @ table.values).max() == 0
+
+
+def test_long_csv_reports_missing_cells_and_bad_numbers(tmp_path):
+    (tmp_path / "m.csv").write_text("r;c;v\nTotal;x;1\nTotal;y;2\na;x;1\n")
+    table = read_long_csv(tmp_path / "m.csv")
+    assert "1 cell(s) not in the file were taken as 0" in table.messages
+    (tmp_path / "bad.csv").write_text("r;v\na;1\nb;lots\n")
+    with pytest.raises(FileFormatError, match="bad.csv, line 3: v 'lots' is not a number"):
+        read_long_csv(tmp_path / "bad.csv")
+
+
+def test_long_csv_round_trip_keeps_codes_and_values(tmp_path):
+    (tmp_path / "t.csv").write_text(LONG)
+    table = read_long_csv(tmp_path / "t.csv")
+    adjusted = table.values + np.arange(table.values.size) * 0.5
+    write_long_csv(tmp_path / "out.csv", table.structure, adjusted, value="turnover", decimal_comma=True)
+    again = read_long_csv(tmp_path / "out.csv")
+    np.testing.assert_allclose(again.values, adjusted)
+    assert again.dialect.decimal_comma
+
+
+def test_wide_csv_with_indented_labels_builds_the_hierarchy(tmp_path):
+    text = ("Turnover 2023\n\nRegion,Small,Large,Total\nTotal,30,70,100\n  North,10,30,40\n    1,4,10,14\n"
+            "    2,6,20,26\n  South,20,40,60\n    3,20,40,60\n")
+    (tmp_path / "w.csv").write_text(text)
+    table = read_wide_csv(tmp_path / "w.csv")
+    rows = table.structure.dimensions[0]
+    assert rows.codes == ("Total", "North", "1", "2", "South", "3")
+    assert rows.parents.tolist() == [-1, 0, 1, 1, 0, 4]
+    assert abs(table.structure.relations() @ table.values).max() == 0
+
+
+def test_wide_csv_written_back_keeps_the_layout_and_guards_formulas(tmp_path):
+    text = "Region;A;B;Total\n=cmd;1,5;2;3,5\nx;1;1;2\nTotal;2,5;3;5,5\n"
+    (tmp_path / "w.csv").write_text(text)
+    table = read_wide_csv(tmp_path / "w.csv")
+    adjusted = table.values + 1
+    out = write_wide_csv(tmp_path / "o.csv", table, adjusted)
+    lines = out.read_text().splitlines()
+    assert lines[0] == "Region;A;B;Total" and lines[1].startswith("'=cmd;2,5;3;4,5")
+    np.testing.assert_allclose(read_wide_csv(out).values, adjusted)
