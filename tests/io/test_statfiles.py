@@ -1,0 +1,69 @@
+"""SPSS and Stata microdata written by the tests with pyreadstat, read into Microdata."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ctadesk.engine.microdata import tabulate
+from ctadesk.io.errors import FileFormatError
+from ctadesk.io.microdata import MicrodataSpec
+from ctadesk.io.statfiles import read_statfile_columns, read_statfile_microdata
+
+pd = pytest.importorskip("pandas")
+pyreadstat = pytest.importorskip("pyreadstat")
+
+REGION = [1, 1, 2, 2, 2, 3]
+SIZE = [1, 2, 1, 1, 2, 2]
+TURNOVER = [10.0, 20.5, 5.0, 7.0, 100.0, 3.25]
+LABELS = {"region": {1: "North", 2: "East", 3: "West"}, "size": {1: "small", 2: "large"}}
+SPEC = MicrodataSpec(spanning=("region", "size"), response="turnover")
+
+
+def frame():
+    return pd.DataFrame({"region": np.array(REGION, float), "size": np.array(SIZE, float),
+                         "turnover": TURNOVER})
+
+
+@pytest.fixture(params=["sav", "dta"])
+def statfile(request, tmp_path):
+    path = tmp_path / f"survey.{request.param}"
+    writer = pyreadstat.write_sav if request.param == "sav" else pyreadstat.write_dta
+    writer(frame(), str(path), column_labels=["Region", "Size class", "Turnover"],
+           variable_value_labels=LABELS)
+    return path
+
+
+def test_columns_and_value_labels_are_read(statfile):
+    columns = read_statfile_columns(statfile)
+    assert list(columns.columns) == ["region", "size", "turnover"]
+    assert columns.value_labels["region"] == {"1": "North", "2": "East", "3": "West"}
+    assert columns.variable_labels["size"] == "Size class"
+
+
+def test_microdata_table_equals_a_brute_force_group_by(statfile):
+    microdata, labels = read_statfile_microdata(statfile, SPEC)
+    assert labels["size"] == {"1": "small", "2": "large"}
+    statistics = tabulate(microdata)
+    structure = microdata.structure
+    region, size = structure.dimensions
+    for r_code in ("1", "2", "3"):
+        for s_code in ("1", "2"):
+            expected = sum(t for r, s, t in zip(REGION, SIZE, TURNOVER) if str(r) == r_code and str(s) == s_code)
+            i = np.ravel_multi_index((region.index(r_code), size.index(s_code)), structure.shape)
+            assert statistics.values[i] == expected
+    assert statistics.values.max() == sum(TURNOVER)
+
+
+def test_value_labels_can_be_the_codes(statfile):
+    microdata, labels = read_statfile_microdata(statfile, SPEC, codes_from_labels=True)
+    assert set(microdata.structure.dimensions[0].codes) == {"North", "East", "West", "Total"}
+    assert labels["region"]["East"] == "East"
+
+
+def test_unknown_extension_and_damaged_files_are_reported(tmp_path):
+    with pytest.raises(FileFormatError, match="'.xyz' is not an SPSS, Stata or SAS data file"):
+        read_statfile_columns(tmp_path / "a.xyz")
+    (tmp_path / "broken.sav").write_bytes(b"not an spss file at all")
+    with pytest.raises(FileFormatError, match="broken.sav"):
+        read_statfile_columns(tmp_path / "broken.sav")
