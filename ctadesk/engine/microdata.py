@@ -161,7 +161,8 @@ class Microdata:
 # ---------------------------------------------------------------- group-bys
 def _keep_largest(cells: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k largest values of each cell, ordered by (cell, value desc)."""
-    order = np.lexsort((-values, cells))
+    by_value = np.argsort(-values, kind="stable")
+    order = by_value[np.argsort(cells[by_value], kind="stable")]
     sorted_cells = cells[order]
     starts = np.r_[0, np.flatnonzero(sorted_cells[1:] != sorted_cells[:-1]) + 1]
     rank = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size]))
