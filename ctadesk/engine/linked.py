@@ -91,15 +91,12 @@ class LinkedTables:
                                        shape=(relations.shape[0], self.n_cells)))
         stacked = sp.csr_array(sp.vstack(blocks, format="csr"))
         stacked.sort_indices()
-        seen: set[tuple[bytes, bytes]] = set()
-        keep = []
-        for r in range(stacked.shape[0]):
-            lo, hi = stacked.indptr[r], stacked.indptr[r + 1]
-            signature = (stacked.indices[lo:hi].tobytes(), stacked.data[lo:hi].tobytes())
-            if signature not in seen:
-                seen.add(signature)
-                keep.append(r)
-        return sp.csr_array(stacked[np.asarray(keep, np.int64)])
+        # identical rows have identical sorted entries, hence bit-identical projections on
+        # two random vectors; distinct rows coincide on both with probability ~0
+        probes = np.random.default_rng(0).random((self.n_cells, 2))
+        signature = stacked @ probes
+        _, first = np.unique(signature, axis=0, return_index=True)
+        return sp.csr_array(stacked[np.sort(first)])
 
     def gather(self, tables_values: Sequence[np.ndarray], rtol: float = 1e-9) -> np.ndarray:
         """Unique cell values from each table's values; shared cells must agree."""
