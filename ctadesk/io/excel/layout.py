@@ -130,8 +130,8 @@ def detect_layout(grid: SheetGrid) -> DetectedLayout:
                                              for c in range(first_data_column, n_columns))]
     if not data_rows:
         raise grid.error("no row of numbers found below the header")
-    last = data_rows[-1]
-    heading_rows = [r for r in body_rows if r not in data_rows and r < last and in_labels(r)]
+    last, data_set = data_rows[-1], set(data_rows)
+    heading_rows = [r for r in body_rows if r not in data_set and r < last and in_labels(r)]
     data_columns = [c for c in range(first_data_column, n_columns)
                     if any(filled[r][c] for r in data_rows)
                     and (any(_filled(grid.merged_value(h, c)) for h in header_rows)

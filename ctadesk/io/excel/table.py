@@ -49,6 +49,7 @@ class ExcelTable:
 def build_table(grid: SheetGrid, layout: DetectedLayout, source: str | Path | None = None) -> ExcelTable:
     """The table a (possibly corrected) layout describes."""
     body = sorted(set(layout.data_rows) | set(layout.heading_rows))
+    data_set, total_set = set(layout.data_rows), set(layout.total_rows)
     labels, heading, totals = [], [], []
     for r in body:
         row_labels = []
@@ -57,14 +58,14 @@ def build_table(grid: SheetGrid, layout: DetectedLayout, source: str | Path | No
             text = _label_text(value)
             if text:
                 row_labels.append((rank * 1000 + grid.indents[r][c], text))
-        if not row_labels and r in layout.data_rows:
+        if not row_labels and r in data_set:
             raise grid.error("this row has numbers but no label", r, layout.label_columns[0]
                              if layout.label_columns else 0)
         labels.append(row_labels)
-        heading.append(r not in layout.data_rows)
-        totals.append(r in layout.total_rows)
+        heading.append(r not in data_set)
+        totals.append(r in total_set)
     paths = row_paths(labels, heading, totals)
-    data_rows = [r for r in body if r in set(layout.data_rows)]
+    data_rows = [r for r in body if r in data_set]
     keep = [k for k, r in enumerate(body) if not heading[k]]
     row_dimension = dimension_from_paths(
         layout.row_name, [paths[k] for k in keep], [totals[k] for k in keep],
