@@ -1,0 +1,511 @@
+"""The main window, laid out in the order a tau-argus user works (STYLE.md §6):
+1 table -> 2 safety rules -> 3 protect -> 4 view/audit -> 5 save/export."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+                               QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox,
+                               QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget)
+
+from ctadesk.engine.errors import CTAError
+from ctadesk.engine.result import CTAResult, Status
+from ctadesk.gui.commands import CellEdit
+from ctadesk.gui.errors import plain_message
+from ctadesk.gui.generator import COX_PRESET, GeneratorDialog, GeneratorSpec, generate_table
+from ctadesk.gui.log_pane import LogPane
+from ctadesk.gui.model_panel import ModelPanel, method_label, weights_for
+from ctadesk.gui.progress_plot import ProgressPlot
+from ctadesk.gui.results_panel import ResultsPanel
+from ctadesk.gui.solve_runner import SolveRunner, available_methods, default_solve
+from ctadesk.gui.table_editor import TableEditor
+from ctadesk.gui.table_model import Display
+from ctadesk.io.project import PROJECT_SUFFIX, Project, load_project, save_project
+
+RECENT_FILES = 8
+OPEN_FILTER = f"Tables and projects (*{PROJECT_SUFFIX} *.jj);;ctadesk projects (*{PROJECT_SUFFIX});;JJ files (*.jj);;All files (*)"
+
+
+def read_any(path: str | Path) -> Project:
+    """A project from a project file or a table file the io package reads."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == PROJECT_SUFFIX:
+        return load_project(path)
+    if suffix == ".jj":
+        from ctadesk.io.jj import read_jj
+
+        return Project.from_problem(read_jj(path).problem)
+    if not path.exists():
+        raise CTAError(f"The file {path} does not exist.")
+    raise CTAError(f"ctadesk cannot open '{path.name}': it reads {PROJECT_SUFFIX} projects and .jj tables.")
+
+
+class MainWindow(QMainWindow):
+    """settings: where recent files and choices are remembered; solve: the solve function (tests swap it)."""
+
+    def __init__(self, settings: QSettings | None = None, solve=default_solve) -> None:
+        super().__init__()
+        self.settings = settings or QSettings("ctadesk", "ctadesk")
+        self.ask_before_closing = True
+        self.project: Project | None = None
+        self.path: Path | None = None
+        self.last_error = ""
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
+        self.runner = SolveRunner(self, solve)
+        self.runner.log_lines.connect(lambda lines: self.log_pane.append_lines(lines))
+        self.runner.progress.connect(self._progress)
+        self.runner.elapsed.connect(lambda s: self.elapsed.setText(f"{s:.1f} s"))
+        self.runner.finished.connect(self._solved)
+        self.runner.failed.connect(self._solve_failed)
+
+        self.editor = TableEditor()
+        self.editor.model.edit_requested.connect(self._edit_value)
+        self.editor.slices.changed.connect(lambda _: self._refresh_heatmap())
+        self.editor.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.editor.view.customContextMenuRequested.connect(self._cell_menu)
+        self.setCentralWidget(self.editor)
+        self._build_workflow_dock()
+        self._build_bottom_dock()
+        self._build_actions()
+        self.statusBar().showMessage("Ready")
+        self.resize(1280, 820)
+        geometry = self.settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        saved_options = self.settings.value("model/options")
+        if isinstance(saved_options, dict):
+            self.model_panel.set_options(saved_options)
+        self._set_running(False)
+
+    # ------------------------------------------------------------ building
+    def _build_workflow_dock(self) -> None:
+        panel = QWidget()
+        column = QVBoxLayout(panel)
+
+        table_box = QGroupBox("1  Table")
+        self.table_info = QLabel(objectName="table_info", wordWrap=True)
+        self.generate_button = QPushButton("Generate…", objectName="generate")
+        self.generate_button.clicked.connect(self.generate_dialog)
+        self.open_button = QPushButton("Open…", objectName="open")
+        self.open_button.clicked.connect(self.open_dialog)
+        self.totals_button = QPushButton("Recompute totals", objectName="recompute_totals")
+        self.totals_button.setToolTip("Set every total and subtotal to the sum of its inner cells")
+        self.totals_button.clicked.connect(self.recompute_totals)
+        buttons = QHBoxLayout()
+        for button in (self.generate_button, self.open_button):
+            buttons.addWidget(button)
+        box = QVBoxLayout(table_box)
+        box.addWidget(self.table_info)
+        box.addLayout(buttons)
+        box.addWidget(self.totals_button)
+
+        rules_box = QGroupBox("2  Sensitive cells")
+        self.rules_layout = QVBoxLayout(rules_box)
+        self.default_protection = QDoubleSpinBox(objectName="default_protection", minimum=0.0, maximum=1000.0,
+                                                 decimals=1, suffix=" %", value=20.0)
+        form = QFormLayout()
+        form.addRow("Protection level", self.default_protection)
+        self.rules_layout.addLayout(form)
+        self.mark_button = QPushButton("Mark selected sensitive", objectName="mark_sensitive")
+        self.mark_button.clicked.connect(lambda: self.mark_sensitive(self.editor.selected_cells()))
+        self.unmark_button = QPushButton("Mark selected safe", objectName="mark_safe")
+        self.unmark_button.clicked.connect(lambda: self.mark_safe(self.editor.selected_cells()))
+        marks = QHBoxLayout()
+        marks.addWidget(self.mark_button)
+        marks.addWidget(self.unmark_button)
+        self.rules_layout.addLayout(marks)
+        self.sensitive_info = QLabel(objectName="sensitive_info", wordWrap=True)
+        self.rules_layout.addWidget(self.sensitive_info)
+
+        protect_box = QGroupBox("3  Protect")
+        self.model_panel = ModelPanel(available_methods())
+        self.protect_button = QPushButton("Protect", objectName="protect")
+        self.protect_button.clicked.connect(self.protect)
+        self.cancel_button = QPushButton("Cancel", objectName="cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.busy = QProgressBar(objectName="busy", textVisible=False, maximumHeight=10)
+        self.elapsed = QLabel("", objectName="elapsed")
+        self.solve_state = QLabel("", objectName="solve_state", wordWrap=True)
+        run = QHBoxLayout()
+        run.addWidget(self.protect_button)
+        run.addWidget(self.cancel_button)
+        run.addWidget(self.elapsed)
+        box = QVBoxLayout(protect_box)
+        box.addWidget(self.model_panel)
+        box.addLayout(run)
+        box.addWidget(self.busy)
+        box.addWidget(self.solve_state)
+
+        save_box = QGroupBox("4  Save")
+        self.save_button = QPushButton("Save project…", objectName="save")
+        self.save_button.clicked.connect(self.save)
+        QVBoxLayout(save_box).addWidget(self.save_button)
+
+        for group in (table_box, rules_box, protect_box, save_box):
+            column.addWidget(group)
+        column.addStretch(1)
+        scroll = QScrollArea(widgetResizable=True)
+        scroll.setWidget(panel)
+        dock = QDockWidget("Workflow", self, objectName="workflow_dock")
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        dock.setWidget(scroll)
+        dock.setMinimumWidth(310)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+
+    def _build_bottom_dock(self) -> None:
+        self.log_pane = LogPane()
+        self.progress_plot = ProgressPlot()
+        self.results = ResultsPanel()
+        self.results.cell_selected.connect(self.editor.select_cells)
+        self.bottom_tabs = QTabWidget(objectName="bottom_tabs")
+        self.bottom_tabs.addTab(self.results, "Results")
+        self.bottom_tabs.addTab(self.log_pane, "Solver log")
+        self.bottom_tabs.addTab(self.progress_plot, "Incumbent and bound")
+        dock = QDockWidget("View and audit", self, objectName="bottom_dock")
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        dock.setWidget(self.bottom_tabs)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+        self.resizeDocks([dock], [300], Qt.Orientation.Vertical)
+
+    def _action(self, text: str, slot, shortcut=None, name: str = "") -> QAction:
+        action = QAction(text, self, objectName=name)
+        action.triggered.connect(slot)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        return action
+
+    def _build_actions(self) -> None:
+        S = QKeySequence.StandardKey
+        self.undo_action = self.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(S.Undo)
+        self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcut(S.Redo)
+        file_menu = self.menuBar().addMenu("&File")
+        file_menu.addAction(self._action("&Generate table…", self.generate_dialog, S.New, "act_generate"))
+        file_menu.addAction(self._action("&Open…", self.open_dialog, S.Open, "act_open"))
+        self.recent_menu = QMenu("Open &recent", self)
+        file_menu.addMenu(self.recent_menu)
+        file_menu.addAction(self._action("&Save project", self.save, S.Save, "act_save"))
+        file_menu.addAction(self._action("Save project &as…", self.save_as, S.SaveAs, "act_save_as"))
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("&Quit", self.close, S.Quit))
+        edit_menu = self.menuBar().addMenu("&Edit")
+        edit_menu.addAction(self.undo_action)
+        edit_menu.addAction(self.redo_action)
+        edit_menu.addSeparator()
+        self.cell_actions = [
+            self._action("Mark &sensitive", lambda: self.mark_sensitive(self.editor.selected_cells()), "Ctrl+M"),
+            self._action("Mark s&afe", lambda: self.mark_safe(self.editor.selected_cells()), "Ctrl+Shift+M"),
+            self._action("&Fix (may not change)", lambda: self.set_fixed(self.editor.selected_cells(), True)),
+            self._action("&Unfix", lambda: self.set_fixed(self.editor.selected_cells(), False)),
+            self._action("&Protection level…", self.protection_dialog),
+            self._action("Sense &up", lambda: self.set_senses(self.editor.selected_cells(), 1)),
+            self._action("Sense &down", lambda: self.set_senses(self.editor.selected_cells(), -1)),
+            self._action("Sense f&ree", lambda: self.set_senses(self.editor.selected_cells(), 0)),
+        ]
+        for action in self.cell_actions:
+            edit_menu.addAction(action)
+        edit_menu.addAction(self._action("Recompute &totals", self.recompute_totals))
+        run_menu = self.menuBar().addMenu("&Protect")
+        self.protect_action = self._action("&Protect", self.protect, "F5", "act_protect")
+        self.cancel_action = self._action("&Cancel", self.cancel, "Esc", "act_cancel")
+        run_menu.addAction(self.protect_action)
+        run_menu.addAction(self.cancel_action)
+        self._update_recent_menu()
+
+    # -------------------------------------------------------------- project
+    def set_project(self, project: Project, path: Path | None = None) -> None:
+        self.project = project
+        self.path = path
+        self.undo_stack.clear()
+        self.editor.set_project(project)
+        self.model_panel.set_options(project.options)
+        self.log_pane.set_text(project.log)
+        self.progress_plot.reset()
+        if project.result is not None:
+            self._show_result(project.result)
+        else:
+            self.results.clear()
+            self.editor.set_display(Display.ORIGINAL)
+        self._update_info()
+        self.setWindowTitle(f"ctadesk — {path.name if path else 'untitled'}[*]")
+        self.setWindowModified(path is None)
+
+    def open_path(self, path: str | Path) -> bool:
+        """Open a project or table file; on failure say why and keep the current table."""
+        path = Path(path)
+        try:
+            project = read_any(path)
+        except Exception as error:  # the GUI edge: every failure becomes a message
+            self.report_error(f"Could not open {path.name}", error)
+            return False
+        self.set_project(project, path if path.suffix.lower() == PROJECT_SUFFIX else None)
+        self._remember_recent(path)
+        self.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def new_generated(self, spec: GeneratorSpec = COX_PRESET) -> bool:
+        try:
+            structure, problem = generate_table(spec)
+            project = Project.from_problem(problem, structure)
+        except Exception as error:
+            self.report_error("Could not generate the table", error)
+            return False
+        project.flagged_by[project.sensitive] = "generator"
+        self.set_project(project)
+        return True
+
+    def generate_dialog(self) -> None:
+        dialog = GeneratorDialog(self)
+        if dialog.exec():
+            self.new_generated(dialog.spec())
+
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a table or project", self._last_dir(), OPEN_FILTER)
+        if path:
+            self.open_path(path)
+
+    def save(self) -> bool:
+        if self.path is None:
+            return self.save_as()
+        return self.save_to(self.path)
+
+    def save_as(self) -> bool:
+        path, _ = QFileDialog.getSaveFileName(self, "Save project", self._last_dir(), f"ctadesk project (*{PROJECT_SUFFIX})")
+        if not path:
+            return False
+        if not path.endswith(PROJECT_SUFFIX):
+            path += PROJECT_SUFFIX
+        return self.save_to(Path(path))
+
+    def save_to(self, path: Path) -> bool:
+        """Write the project with the current options and log."""
+        self.project.options = self.model_panel.options()
+        self.project.log = self.log_pane.toPlainText()
+        try:
+            save_project(path, self.project)
+        except Exception as error:
+            self.report_error("Could not save the project", error)
+            return False
+        self.path = Path(path)
+        self.undo_stack.setClean()
+        self.setWindowModified(False)
+        self.setWindowTitle(f"ctadesk — {self.path.name}[*]")
+        self._remember_recent(self.path)
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    # --------------------------------------------------------------- editing
+    def _clean_changed(self, clean: bool) -> None:
+        self.setWindowModified(not clean)
+
+    def _changed(self) -> None:
+        self.editor.model.refresh()
+        self._update_info()
+
+    def _push(self, changes: dict, text: str) -> None:
+        if self.runner.running:
+            self.statusBar().showMessage("The table cannot change while a solve runs.", 5000)
+            return
+        self.undo_stack.push(CellEdit(self.project, changes, text, self._changed))
+
+    def _edit_value(self, cell: int, value: float) -> None:
+        self._push({"values": ([cell], [value])}, f"Set {self.project.structure.cell_label(cell)} to {value:g}")
+
+    def mark_sensitive(self, cells: np.ndarray) -> None:
+        cells = np.asarray(cells, np.int64)
+        if cells.size == 0:
+            self.statusBar().showMessage("Select cells first.", 5000)
+            return
+        share = self.default_protection.value() / 100
+        levels = share * np.abs(self.project.values[cells])
+        unset = (self.project.lower_protection[cells] == 0) & (self.project.upper_protection[cells] == 0)
+        self._push({"sensitive": (cells, True), "fixed": (cells, False), "flagged_by": (cells, "manual"),
+                    "lower_protection": (cells, np.where(unset, levels, self.project.lower_protection[cells])),
+                    "upper_protection": (cells, np.where(unset, levels, self.project.upper_protection[cells]))},
+                   f"Mark {cells.size} cell(s) sensitive")
+
+    def mark_safe(self, cells: np.ndarray) -> None:
+        cells = np.asarray(cells, np.int64)
+        if cells.size:
+            self._push({"sensitive": (cells, False), "flagged_by": (cells, "")}, f"Mark {cells.size} cell(s) safe")
+
+    def set_fixed(self, cells: np.ndarray, fixed: bool) -> None:
+        cells = np.asarray(cells, np.int64)
+        if cells.size:
+            changes = {"fixed": (cells, fixed)}
+            if fixed:
+                changes.update(sensitive=(cells, False), flagged_by=(cells, ""))
+            self._push(changes, f"{'Fix' if fixed else 'Unfix'} {cells.size} cell(s)")
+
+    def set_senses(self, cells: np.ndarray, sense: int) -> None:
+        cells = np.asarray(cells, np.int64)
+        cells = cells[self.project.sensitive[cells]]
+        if cells.size:
+            word = {1: "up", -1: "down", 0: "free"}[sense]
+            self._push({"senses": (cells, sense)}, f"Sense {word} for {cells.size} cell(s)")
+
+    def set_protection(self, cells: np.ndarray, percent: float) -> None:
+        cells = np.asarray(cells, np.int64)
+        cells = cells[self.project.sensitive[cells]]
+        if cells.size:
+            levels = percent / 100 * np.abs(self.project.values[cells])
+            self._push({"lower_protection": (cells, levels), "upper_protection": (cells, levels)},
+                       f"Protection level {percent:g} % for {cells.size} cell(s)")
+
+    def protection_dialog(self) -> None:
+        percent, ok = QInputDialog.getDouble(self, "Protection level", "Lower and upper protection level (% of value):",
+                                             self.default_protection.value(), 0.0, 1000.0, 1)
+        if ok:
+            self.set_protection(self.editor.selected_cells(), percent)
+
+    def recompute_totals(self) -> None:
+        totals = self.project.recompute_totals()
+        cells = np.flatnonzero(totals != self.project.values)
+        if cells.size == 0:
+            self.statusBar().showMessage("Every total already equals the sum of its cells.", 5000)
+            return
+        self._push({"values": (cells, totals[cells])}, f"Recompute {cells.size} total(s)")
+
+    def _cell_menu(self, position) -> None:
+        menu = QMenu(self)
+        for action in self.cell_actions:
+            menu.addAction(action)
+        menu.exec(self.editor.view.viewport().mapToGlobal(position))
+
+    # --------------------------------------------------------------- solving
+    def protect(self) -> None:
+        """Start the chosen method in the background; the table stays as typed whatever happens."""
+        if self.runner.running or self.project is None:
+            return
+        options = self.model_panel.options()
+        if options["method"] is None:
+            self.report_error("Cannot protect", CTAError("No solver is installed."))
+            return
+        try:
+            problem = self.project.to_problem()
+            problem = problem.replace(weights=weights_for(options["weights"], problem.values, problem.weights))
+        except Exception as error:
+            self.report_error("The table cannot be protected as it stands", error)
+            return
+        if problem.n_sensitive == 0:
+            self.report_error("Nothing to protect", CTAError("No cell is sensitive: mark cells sensitive first."))
+            return
+        self.project.options = options
+        self.settings.setValue("model/options", options)
+        self.log_pane.clear()
+        self.progress_plot.reset()
+        self.solve_state.setText(f"Running {method_label(options['method'])}…")
+        self._set_running(True)
+        self.runner.start(problem, options["method"], options["time_limit"], options["gap"])
+
+    def cancel(self) -> None:
+        if self.runner.running:
+            self.runner.cancel()
+            self.solve_state.setText("Cancelling… (the best table so far will be kept)")
+
+    def _progress(self, reports) -> None:
+        self.progress_plot.add(reports)
+        objective, bound = self.progress_plot.last()
+        self.solve_state.setText(f"incumbent {objective:,.6g}   bound {bound:,.6g}")
+
+    def _solved(self, result: CTAResult) -> None:
+        self._set_running(False)
+        self.project.result = result
+        self.project.log = self.log_pane.toPlainText() or result.log
+        if not self.log_pane.toPlainText() and result.log:
+            self.log_pane.set_text(result.log)
+        self._show_result(result)
+        self.setWindowModified(True)
+        state = "protected table" if result.protected else "no protected table"
+        self.solve_state.setText(f"{result.status.value.replace('_', ' ')}: {state}"
+                                 + (f" — {result.message}" if result.message else ""))
+        self.statusBar().showMessage(f"{method_label(result.method)} finished: {result.status.value}", 10000)
+
+    def _solve_failed(self, error: BaseException) -> None:
+        self._set_running(False)
+        self.solve_state.setText("The solve failed; the table is unchanged.")
+        self.report_error("The solve failed", error)
+
+    def _show_result(self, result: CTAResult) -> None:
+        self.editor.model.refresh()
+        self.results.show_result(self.project, result, self.editor.model.layout_.cells)
+        if result.values is not None:
+            self.editor.set_display(Display.ADJUSTED)
+        self.bottom_tabs.setCurrentWidget(self.results)
+
+    def _refresh_heatmap(self) -> None:
+        if self.project is not None and self.project.result is not None:
+            self.results.update_heatmap(self.project, self.project.result, self.editor.model.layout_.cells)
+
+    def _set_running(self, running: bool) -> None:
+        self.editor.model.read_only = running
+        self.busy.setRange(0, 0 if running else 1)
+        self.busy.setValue(0)
+        for widget in (self.protect_button, self.protect_action, self.generate_button, self.open_button,
+                       self.totals_button, self.mark_button, self.unmark_button, self.model_panel, *self.cell_actions):
+            widget.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        self.cancel_action.setEnabled(running)
+        if running:
+            self.elapsed.setText("0.0 s")
+            self.bottom_tabs.setCurrentWidget(self.progress_plot if self.model_panel.options()["method"] == "milp"
+                                              else self.log_pane)
+
+    # ---------------------------------------------------------------- helpers
+    def report_error(self, title: str, error: BaseException) -> None:
+        """Show error in plain language (never a traceback), without blocking the event loop."""
+        self.last_error = plain_message(error)
+        self.statusBar().showMessage(self.last_error, 15000)
+        box = QMessageBox(QMessageBox.Icon.Warning, title, self.last_error, QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("error_box")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
+    def _update_info(self) -> None:
+        project = self.project
+        shape = " × ".join(str(s) for s in project.structure.shape)
+        self.table_info.setText(f"{shape} table, {project.n_cells:,} cells, {project.relations.shape[0]:,} relations")
+        self.sensitive_info.setText(f"{int(project.sensitive.sum()):,} sensitive, {int(project.fixed.sum()):,} fixed. "
+                                    "Select cells, right-click for status, sense and protection level.")
+
+    def _last_dir(self) -> str:
+        return str(self.settings.value("files/last_dir", str(Path.home())))
+
+    def _remember_recent(self, path: Path) -> None:
+        path = Path(path).resolve()
+        recent = [p for p in self.recent_files() if p != str(path)]
+        self.settings.setValue("files/recent", [str(path), *recent][:RECENT_FILES])
+        self.settings.setValue("files/last_dir", str(path.parent))
+        self._update_recent_menu()
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("files/recent", [])
+        return [value] if isinstance(value, str) else list(value or [])
+
+    def _update_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for path in self.recent_files():
+            self.recent_menu.addAction(path, lambda p=path: self.open_path(p))
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    def closeEvent(self, event) -> None:
+        if self.ask_before_closing and self.isWindowModified() and self.project is not None:
+            answer = QMessageBox.question(self, "Unsaved changes", "Save the project before closing?",
+                                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                                          | QMessageBox.StandardButton.Cancel)
+            if answer == QMessageBox.StandardButton.Cancel or (answer == QMessageBox.StandardButton.Save and not self.save()):
+                event.ignore()
+                return
+        if self.runner.running:
+            self.runner.cancel()
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("model/options", self.model_panel.options())
+        super().closeEvent(event)

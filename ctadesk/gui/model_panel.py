@@ -1,0 +1,83 @@
+"""The model selector: method (from the solvers' METHODS), weights, time limit and gap."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QWidget
+
+from ctadesk.engine.weights import inverse_weights, unit_weights
+
+METHOD_LABELS = {
+    "milp": "Exact (MILP, optimal senses)",
+    "lp": "Fixed senses, L1 (LP)",
+    "l2": "Fixed senses, L2 (QP)",
+    "soc": "Fixed senses, L1 as a cone program (SOC)",
+    "huber": "Fixed senses, pseudo-Huber",
+}
+
+WEIGHTS = {
+    "table": "As in the table",
+    "unit": "1: total absolute change",
+    "inverse": "1/value: total relative change",
+}
+
+
+def method_label(method: str) -> str:
+    return METHOD_LABELS.get(method, method.replace("_", " ").capitalize())
+
+
+def weights_for(choice: str, values: np.ndarray, table_weights: np.ndarray) -> np.ndarray:
+    """The cell weights a weights choice stands for (paper 004 eq. (1))."""
+    if choice == "unit":
+        return unit_weights(values)
+    if choice == "inverse":
+        return inverse_weights(values)
+    return table_weights
+
+
+class ModelPanel(QWidget):
+    def __init__(self, methods: list[str], parent=None) -> None:
+        super().__init__(parent)
+        self.method = QComboBox(objectName="method")
+        self.weights = QComboBox(objectName="weights")
+        for key, label in WEIGHTS.items():
+            self.weights.addItem(label, key)
+        self.time_limit = QDoubleSpinBox(objectName="time_limit", minimum=0.0, maximum=86_400.0, decimals=0,
+                                         suffix=" s", specialValueText="none", value=60.0)
+        self.gap = QDoubleSpinBox(objectName="gap", minimum=0.0, maximum=100.0, decimals=3, suffix=" %",
+                                  value=0.01)
+        form = QFormLayout(self)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Method", self.method)
+        form.addRow("Weights", self.weights)
+        form.addRow("Time limit", self.time_limit)
+        form.addRow("MILP gap", self.gap)
+        self.set_methods(methods)
+
+    def set_methods(self, methods: list[str]) -> None:
+        current = self.method.currentData()
+        self.method.clear()
+        for method in methods:
+            self.method.addItem(method_label(method), method)
+        if current in methods:
+            self.method.setCurrentIndex(methods.index(current))
+
+    def options(self) -> dict[str, Any]:
+        """method, weights, time_limit (inf: none) and gap (a fraction)."""
+        limit = self.time_limit.value()
+        return {"method": self.method.currentData(), "weights": self.weights.currentData(),
+                "time_limit": limit if limit > 0 else math.inf, "gap": self.gap.value() / 100}
+
+    def set_options(self, options: dict[str, Any]) -> None:
+        for combo, key in ((self.method, "method"), (self.weights, "weights")):
+            position = combo.findData(options.get(key))
+            if position >= 0:
+                combo.setCurrentIndex(position)
+        if "time_limit" in options:
+            limit = float(options["time_limit"])
+            self.time_limit.setValue(limit if math.isfinite(limit) else 0.0)
+        if "gap" in options:
+            self.gap.setValue(100 * float(options["gap"]))

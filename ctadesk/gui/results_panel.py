@@ -1,0 +1,161 @@
+"""Results: summary and quality figures, heatmap of relative change, scatter of adjusted vs
+original, histogram of changes, and the verifier's findings with their cells selectable."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QTabWidget, QVBoxLayout, QWidget
+
+from ctadesk.engine.result import CTAResult
+from ctadesk.gui.model_panel import method_label
+from ctadesk.gui.table_model import relative_change
+from ctadesk.io.project import Project
+
+#: most points drawn in the scatter (a random sample of the changed cells beyond that)
+SCATTER_POINTS = 20_000
+
+
+def quality_figures(project: Project, result: CTAResult) -> dict[str, float]:
+    """Plain figures on how much the table changed (non-sensitive cells are what users read)."""
+    original, adjusted = project.values, result.values
+    change = adjusted - original
+    changed = np.abs(change) > 1e-9 * np.maximum(1.0, np.abs(original))
+    relative = np.abs(relative_change(original, adjusted))
+    other = ~project.sensitive & changed
+    finite = relative[other & np.isfinite(relative)]
+    return {"cells changed": int(changed.sum()), "of them not sensitive": int(other.sum()),
+            "total absolute change": float(np.abs(change).sum()),
+            "weighted change (objective)": float(result.objective),
+            "largest relative change of a non-sensitive cell (%)": float(finite.max()) if finite.size else 0.0,
+            "mean relative change of changed non-sensitive cells (%)": float(finite.mean()) if finite.size else 0.0,
+            "zero cells that moved": int((changed & (original == 0)).sum())}
+
+
+def _number(value: float | None, digits: int = 6) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return f"{value:,.{digits}g}"
+
+
+class ResultsPanel(QTabWidget):
+    """cell_selected(list[int]) asks the table editor to show and select cells."""
+
+    cell_selected = Signal(list)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("results_panel")
+        self.summary = QLabel("No result yet: mark sensitive cells and press Protect.")
+        self.summary.setObjectName("results_summary")
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.summary.setWordWrap(True)
+        summary_page = QWidget()
+        QVBoxLayout(summary_page).addWidget(self.summary)
+        self.heatmap = pg.PlotWidget(background="w")
+        self.heatmap.setObjectName("heatmap")
+        self.heatmap.invertY(True)
+        self.heatmap.setAspectLocked(False)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.heatmap.addItem(self.image)
+        self.colorbar = pg.ColorBarItem(values=(-20, 20), colorMap=pg.colormap.get("CET-D1"), label="relative change %")
+        self.colorbar.setImageItem(self.image, insert_in=self.heatmap.getPlotItem())
+        self.scatter = pg.PlotWidget(background="w")
+        self.scatter.setObjectName("scatter")
+        self.scatter.setLabel("bottom", "original")
+        self.scatter.setLabel("left", "adjusted")
+        self.scatter_points = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(36, 113, 163, 160))
+        self.diagonal = pg.PlotCurveItem(pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
+        self.scatter.addItem(self.diagonal)
+        self.scatter.addItem(self.scatter_points)
+        self.histogram = pg.PlotWidget(background="w")
+        self.histogram.setObjectName("histogram")
+        self.histogram.setLabel("bottom", "change (adjusted - original) of changed cells")
+        self.histogram.setLabel("left", "cells")
+        self.histogram_curve = pg.PlotCurveItem(x=[0.0, 1.0], y=[0.0], stepMode="center", fillLevel=0, brush=pg.mkBrush(192, 57, 43, 120),
+                                                pen=pg.mkPen("#c0392b"))
+        self.histogram.addItem(self.histogram_curve)
+        self.findings = QListWidget(objectName="findings")
+        self.findings.itemClicked.connect(self._finding_clicked)
+        self.findings.itemActivated.connect(self._finding_clicked)
+        self.addTab(summary_page, "Summary")
+        self.addTab(self.heatmap, "Heatmap")
+        self.addTab(self.scatter, "Adjusted vs original")
+        self.addTab(self.histogram, "Changes")
+        self.addTab(self.findings, "Audit")
+
+    def clear(self) -> None:
+        self.summary.setText("No result yet: mark sensitive cells and press Protect.")
+        self.image.clear()
+        self.scatter_points.setData([], [])
+        self.diagonal.setData([], [])
+        self.histogram_curve.setData([0, 1], [0])
+        self.findings.clear()
+
+    def show_result(self, project: Project, result: CTAResult, slice_cells: np.ndarray) -> None:
+        """Fill every tab from result; the heatmap shows the slice whose flat indices are slice_cells."""
+        lines = [f"<b>{method_label(result.method)}</b>: {result.message or result.status.value.replace('_', ' ')}",
+                 f"objective {_number(result.objective)}, bound {_number(result.bound)}, "
+                 f"gap {_number(None if result.gap is None else 100 * result.gap, 3)} %",
+                 "time " + ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())]
+        if result.verification is not None:
+            lines.append(("✔ " if result.verification.ok else "✘ ") + result.verification.summary())
+        if result.values is not None:
+            lines.append("<table>" + "".join(f"<tr><td>{name}</td><td align=right>&nbsp;{_number(value)}</td></tr>"
+                                             for name, value in quality_figures(project, result).items())
+                         + "</table>")
+        else:
+            lines.append("No adjusted table came back; the original table is unchanged.")
+        self.summary.setText("<br>".join(lines))
+        self._fill_findings(project, result)
+        if result.values is None:
+            self.image.clear()
+            return
+        self.update_heatmap(project, result, slice_cells)
+        original, adjusted = project.values, result.values
+        changed = np.flatnonzero(adjusted != original)
+        shown = changed
+        if shown.size > SCATTER_POINTS:
+            shown = np.sort(np.random.default_rng(0).choice(changed, SCATTER_POINTS, replace=False))
+        self.scatter_points.setData(original[shown], adjusted[shown])
+        low, high = float(original.min()), float(original.max())
+        self.diagonal.setData([low, high], [low, high])
+        if changed.size:
+            counts, edges = np.histogram(adjusted[changed] - original[changed], bins=min(60, max(5, changed.size // 4)))
+            self.histogram_curve.setData(edges, counts.astype(float))
+        else:
+            self.histogram_curve.setData([0, 1], [0.0])
+
+    def update_heatmap(self, project: Project, result: CTAResult, slice_cells: np.ndarray) -> None:
+        if result.values is None or result.values.shape != project.values.shape:
+            return
+        relative = relative_change(project.values[slice_cells], result.values[slice_cells])
+        relative = np.clip(np.nan_to_num(relative, posinf=100.0, neginf=-100.0), -100, 100)
+        self.image.setImage(relative, autoLevels=False)
+        limit = max(1.0, float(np.abs(relative).max()))
+        self.colorbar.setLevels((-limit, limit))
+
+    def _fill_findings(self, project: Project, result: CTAResult) -> None:
+        self.findings.clear()
+        verification = result.verification
+        if verification is None:
+            self.findings.addItem("No table to audit.")
+            return
+        if verification.ok:
+            self.findings.addItem(verification.summary())
+        for violation in verification.violations:
+            item = QListWidgetItem(f"[{violation.kind}] {violation.message}")
+            cells = [violation.index] if violation.kind != "relation" else \
+                project.relations.indices[project.relations.indptr[violation.index]:
+                                          project.relations.indptr[violation.index + 1]].tolist()
+            item.setData(Qt.ItemDataRole.UserRole, [int(c) for c in cells if c >= 0])
+            self.findings.addItem(item)
+
+    def _finding_clicked(self, item: QListWidgetItem) -> None:
+        cells = item.data(Qt.ItemDataRole.UserRole)
+        if cells:
+            self.cell_selected.emit(list(cells))

@@ -1,0 +1,206 @@
+"""The table editor: slice selector, display choice and the cell grid with collapsible hierarchies."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout,
+                               QWidget)
+
+from ctadesk.gui.table_model import CellTableModel, Display, SliceLayout
+from ctadesk.io.project import Project
+
+
+class SliceSelector(QWidget):
+    """Rows and columns dimension, and a code for every other dimension (tables of 3+ dimensions)."""
+
+    changed = Signal(object)  # SliceLayout
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._shape: tuple[int, ...] = ()
+        self._combos: dict[int, QComboBox] = {}
+        self.rows = QComboBox()
+        self.columns = QComboBox()
+        self.rows.setObjectName("slice_rows")
+        self.columns.setObjectName("slice_columns")
+        self._others = QHBoxLayout()
+        for widget in (QLabel("Rows:"), self.rows, QLabel("Columns:"), self.columns):
+            self._layout.addWidget(widget)
+        self._layout.addLayout(self._others)
+        self.rows.currentIndexChanged.connect(self._axes_changed)
+        self.columns.currentIndexChanged.connect(self._axes_changed)
+        self._project: Project | None = None
+        self._quiet = False
+
+    def set_project(self, project: Project) -> None:
+        self._project = project
+        self._shape = project.structure.shape
+        names = [d.name for d in project.structure.dimensions]
+        self._quiet = True
+        for combo, default in ((self.rows, 0), (self.columns, 1)):
+            combo.clear()
+            combo.addItems(names)
+            combo.setCurrentIndex(min(default, len(names) - 1))
+        self.columns.setEnabled(len(names) > 1)
+        self._quiet = False
+        self._rebuild_others()
+
+    def layout_for(self, fixed: dict[int, int] | None = None) -> SliceLayout:
+        fixed = fixed if fixed is not None else {d: combo.currentIndex() for d, combo in self._combos.items()}
+        column = self.columns.currentIndex() if len(self._shape) > 1 else None
+        return SliceLayout(self._shape, self.rows.currentIndex(), column, fixed)
+
+    def show_cell(self, cell: int) -> None:
+        """Switch the slice so that cell is in it."""
+        coords = np.unravel_index(cell, self._shape)
+        for d, combo in self._combos.items():
+            combo.blockSignals(True)
+            combo.setCurrentIndex(int(coords[d]))
+            combo.blockSignals(False)
+        self.changed.emit(self.layout_for())
+
+    def _axes_changed(self) -> None:
+        if self._quiet or len(self._shape) < 2:
+            return
+        if self.rows.currentIndex() == self.columns.currentIndex():
+            other = next(d for d in range(len(self._shape)) if d != self.rows.currentIndex())
+            self._quiet = True
+            (self.columns if self.sender() is self.rows else self.rows).setCurrentIndex(other)
+            self._quiet = False
+        self._rebuild_others()
+
+    def _rebuild_others(self) -> None:
+        while self._others.count():
+            item = self._others.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        self._combos = {}
+        axes = {self.rows.currentIndex(), self.columns.currentIndex() if len(self._shape) > 1 else -1}
+        for d, dimension in enumerate(self._project.structure.dimensions):
+            if d in axes:
+                continue
+            combo = QComboBox()
+            combo.setObjectName(f"slice_dim_{d}")
+            combo.addItems(list(dimension.codes))
+            combo.setCurrentIndex(dimension.size - 1 if dimension.is_leaf.sum() < dimension.size else 0)
+            combo.currentIndexChanged.connect(lambda _=None: self.changed.emit(self.layout_for()))
+            self._others.addWidget(QLabel(f"{dimension.name}:"))
+            self._others.addWidget(combo)
+            self._combos[d] = combo
+        self.changed.emit(self.layout_for())
+
+
+class TableEditor(QWidget):
+    """Slice selector, display selector and the grid of one slice."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.model = CellTableModel(self)
+        self.view = QTableView()
+        self.view.setObjectName("table_view")
+        self.view.setModel(self.model)
+        self.view.setWordWrap(False)
+        for header in (self.view.horizontalHeader(), self.view.verticalHeader()):
+            header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+            header.setSectionsClickable(True)
+        self.view.horizontalHeader().setDefaultSectionSize(84)
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.verticalHeader().sectionDoubleClicked.connect(lambda s: self.toggle_collapsed(Qt.Orientation.Vertical, s))
+        self.view.horizontalHeader().sectionDoubleClicked.connect(lambda s: self.toggle_collapsed(Qt.Orientation.Horizontal, s))
+        self.slices = SliceSelector()
+        self.slices.changed.connect(self._set_layout)
+        self.display = QComboBox()
+        self.display.setObjectName("display_mode")
+        self.display.addItems([d.value for d in Display])
+        self.display.currentIndexChanged.connect(lambda i: self.model.set_display(list(Display)[i]))
+        top = QHBoxLayout()
+        top.addWidget(self.slices)
+        top.addStretch(1)
+        top.addWidget(QLabel("Show:"))
+        top.addWidget(self.display)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.view)
+        self._collapsed: dict[Qt.Orientation, set[int]] = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
+
+    # ------------------------------------------------------------------ API
+    def set_project(self, project: Project) -> None:
+        self.model.set_project(project)
+        self.slices.set_project(project)
+        self._collapsed = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
+        self._width_rows_header()
+
+    def set_display(self, display: Display) -> None:
+        self.display.setCurrentIndex(list(Display).index(display))
+
+    def selected_cells(self) -> np.ndarray:
+        """Flat indices of the selected cells (ascending)."""
+        indexes = self.view.selectionModel().selectedIndexes()
+        if not indexes:
+            return np.zeros(0, np.int64)
+        rows = np.fromiter((i.row() for i in indexes), np.int64, len(indexes))
+        columns = np.fromiter((i.column() for i in indexes), np.int64, len(indexes))
+        return np.unique(self.model.layout_.cells[rows, columns])
+
+    def select_cells(self, cells) -> None:
+        """Select cells (flat indices), switching the slice to the first one's."""
+        cells = np.atleast_1d(np.asarray(cells, dtype=np.int64))
+        if cells.size == 0:
+            return
+        if self.model.layout_.position(int(cells[0])) is None:
+            self.slices.show_cell(int(cells[0]))
+        selection = QItemSelection()
+        first = None
+        for cell in cells:
+            position = self.model.layout_.position(int(cell))
+            if position is None:
+                continue
+            index = self.model.index(*position)
+            first = first or index
+            selection.select(index, index)
+        self.view.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+        if first is not None:
+            self.view.setCurrentIndex(first)
+            self.view.scrollTo(first)
+
+    def toggle_collapsed(self, orientation: Qt.Orientation, section: int) -> None:
+        """Hide or show the codes below a subtotal (double-click on its header)."""
+        layout = self.model.layout_
+        dim = layout.row_dim if orientation == Qt.Orientation.Vertical else layout.column_dim
+        if dim is None:
+            return
+        dimension = self.model.project.structure.dimensions[dim]
+        collapsed = self._collapsed[orientation]
+        collapsed ^= {section}
+        hidden = np.zeros(dimension.size, bool)
+        for code in collapsed:
+            hidden |= self._descendants(dimension.parents, code)
+        setter = self.view.setRowHidden if orientation == Qt.Orientation.Vertical else self.view.setColumnHidden
+        for position in range(dimension.size):
+            setter(position, bool(hidden[position]))
+
+    @staticmethod
+    def _descendants(parents: np.ndarray, code: int) -> np.ndarray:
+        below = np.zeros(parents.size, bool)
+        frontier = parents == code
+        while frontier.any():
+            below |= frontier
+            frontier = np.isin(parents, np.flatnonzero(frontier))
+        return below
+
+    def _set_layout(self, layout: SliceLayout) -> None:
+        self.model.set_layout(layout)
+        self._collapsed = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
+        self._width_rows_header()
+
+    def _width_rows_header(self) -> None:
+        project = self.model.project
+        if project is None:
+            return
+        dimension = project.structure.dimensions[self.model.layout_.row_dim]
+        longest = max(len(c) + 2 * int(d) for c, d in zip(dimension.codes[:2000], dimension.depth[:2000]))
+        self.view.verticalHeader().setFixedWidth(min(320, 12 + 8 * longest))

@@ -1,0 +1,229 @@
+"""The table editor's model: one 2-D slice of a project's cells, read from numpy on demand.
+
+Qt asks only for the cells it shows (STYLE.md §5), so a 1000 x 1000 table costs
+one index array of the slice and nothing per cell until it scrolls into view.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from ctadesk.io.project import Project
+
+
+class Display(str, enum.Enum):
+    """What the cells show."""
+
+    ORIGINAL = "Original values"
+    ADJUSTED = "Adjusted values"
+    DIFFERENCE = "Difference (adjusted - original)"
+    RELATIVE = "Relative difference (%)"
+
+
+class CellStatus(enum.IntEnum):
+    SAFE = 0
+    SENSITIVE = 1
+    FIXED = 2
+    ADJUSTED = 3
+
+
+STATUS_COLOURS = {
+    CellStatus.SENSITIVE: QColor(244, 170, 160),
+    CellStatus.FIXED: QColor(205, 205, 205),
+    CellStatus.ADJUSTED: QColor(170, 205, 240),
+}
+STATUS_NAMES = {CellStatus.SAFE: "safe", CellStatus.SENSITIVE: "sensitive (primary)",
+                CellStatus.FIXED: "fixed (may not change)", CellStatus.ADJUSTED: "adjusted"}
+
+
+def relative_change(original: np.ndarray, adjusted: np.ndarray) -> np.ndarray:
+    """(x - a) / |a| in percent; 0 where nothing changed, inf where a zero cell moved."""
+    change = adjusted - original
+    with np.errstate(divide="ignore", invalid="ignore"):
+        relative = np.where(change == 0, 0.0, 100.0 * change / np.abs(original))
+    return relative
+
+
+class SliceLayout:
+    """Which dimensions are rows and columns and the code chosen on every other one.
+
+    cells is the (rows x columns) array of flat cell indices of the slice.
+    """
+
+    def __init__(self, shape: tuple[int, ...], row_dim: int = 0, column_dim: int | None = None,
+                 fixed: dict[int, int] | None = None) -> None:
+        self.shape = shape
+        self.row_dim = row_dim
+        self.column_dim = column_dim if len(shape) > 1 else None
+        if self.column_dim is None and len(shape) > 1:
+            self.column_dim = 1 if row_dim != 1 else 0
+        self.fixed = {d: (fixed or {}).get(d, 0) for d in range(len(shape)) if d not in (row_dim, self.column_dim)}
+        index: list = []
+        for d in range(len(shape)):
+            if d == row_dim:
+                index.append(np.arange(shape[d])[:, None])
+            elif d == self.column_dim:
+                index.append(np.arange(shape[d])[None, :])
+            else:
+                index.append(np.array([[self.fixed[d]]]))
+        cells = np.ravel_multi_index(np.broadcast_arrays(*index), shape)
+        self.cells = cells if len(shape) > 1 else cells.reshape(-1, 1)
+
+    def position(self, cell: int) -> tuple[int, int] | None:
+        """(row, column) of a flat cell in this slice, or None when it lies in another slice."""
+        coords = np.unravel_index(cell, self.shape)
+        if any(coords[d] != k for d, k in self.fixed.items()):
+            return None
+        column = int(coords[self.column_dim]) if self.column_dim is not None else 0
+        return int(coords[self.row_dim]), column
+
+
+class CellTableModel(QAbstractTableModel):
+    """Cells of a Project's current slice; edits are requested, not applied (the undo stack applies them)."""
+
+    edit_requested = Signal(int, float)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.project: Project | None = None
+        self.layout_: SliceLayout | None = None
+        self.display = Display.ORIGINAL
+        self.read_only = False
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._inner = np.zeros(0, bool)
+        self._brushes = {status: QBrush(colour) for status, colour in STATUS_COLOURS.items()}
+
+    # ---------------------------------------------------------------- setup
+    def set_project(self, project: Project, layout: SliceLayout | None = None) -> None:
+        self.beginResetModel()
+        self.project = project
+        self.layout_ = layout or SliceLayout(project.structure.shape)
+        self._inner = project.structure.inner_mask()
+        self.endResetModel()
+
+    def set_layout(self, layout: SliceLayout) -> None:
+        self.beginResetModel()
+        self.layout_ = layout
+        self.endResetModel()
+
+    def set_display(self, display: Display) -> None:
+        self.display = display
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Tell the view every cell may have changed (it re-reads only what it shows)."""
+        if self.rowCount() and self.columnCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
+
+    # ------------------------------------------------------------- reading
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if self.layout_ is None or parent.isValid() else self.layout_.cells.shape[0]
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if self.layout_ is None or parent.isValid() else self.layout_.cells.shape[1]
+
+    def cell_at(self, row: int, column: int) -> int:
+        return int(self.layout_.cells[row, column])
+
+    def adjusted_values(self) -> np.ndarray | None:
+        result = self.project.result if self.project is not None else None
+        if result is None or result.values is None or result.values.shape != self.project.values.shape:
+            return None
+        return result.values
+
+    def status(self, cell: int) -> CellStatus:
+        project = self.project
+        if project.fixed[cell]:
+            return CellStatus.FIXED
+        if project.sensitive[cell]:
+            return CellStatus.SENSITIVE
+        adjusted = self.adjusted_values()
+        if adjusted is not None and adjusted[cell] != project.values[cell]:
+            return CellStatus.ADJUSTED
+        return CellStatus.SAFE
+
+    def shown_value(self, cell: int) -> float | None:
+        original = self.project.values[cell]
+        if self.display is Display.ORIGINAL:
+            return original
+        adjusted = self.adjusted_values()
+        if adjusted is None:
+            return None
+        if self.display is Display.ADJUSTED:
+            return adjusted[cell]
+        if self.display is Display.DIFFERENCE:
+            return adjusted[cell] - original
+        return float(relative_change(np.array([original]), np.array([adjusted[cell]]))[0])
+
+    def tooltip(self, cell: int) -> str:
+        project = self.project
+        lines = [project.structure.cell_label(cell), f"original: {project.values[cell]:,.6g}"]
+        adjusted = self.adjusted_values()
+        if adjusted is not None:
+            lines.append(f"adjusted: {adjusted[cell]:,.6g} (change {adjusted[cell] - project.values[cell]:+,.6g})")
+        lines.append(f"status: {STATUS_NAMES[self.status(cell)]}")
+        if project.sensitive[cell]:
+            a = project.values[cell]
+            lines.append(f"protection interval: ({a - project.lower_protection[cell]:,.6g}, "
+                         f"{a + project.upper_protection[cell]:,.6g})")
+            sense = {1: "up", -1: "down"}.get(int(project.senses[cell]), "free")
+            lines.append(f"sense: {sense}")
+            rule = project.flagged_by[cell] or "manual"
+            lines.append(f"flagged by: {rule}")
+        lines.append(f"bounds: [{project.lower[cell]:,.6g}, {project.upper[cell]:,.6g}], weight {project.weights[cell]:g}")
+        return "\n".join(lines)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self.project is None:
+            return None
+        cell = self.cell_at(index.row(), index.column())
+        if role == Qt.ItemDataRole.DisplayRole:
+            value = self.shown_value(cell)
+            if value is None:
+                return ""
+            if self.display is Display.RELATIVE:
+                return f"{value:+.2f}"
+            return f"{value:,.10g}"
+        if role == Qt.ItemDataRole.EditRole:
+            return float(self.project.values[cell])
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return self._brushes.get(self.status(cell))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tooltip(cell)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.FontRole and not self._inner[cell]:
+            return self._bold
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if self.project is None or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        dim = self.layout_.row_dim if orientation == Qt.Orientation.Vertical else self.layout_.column_dim
+        if dim is None:
+            return "Value"
+        dimension = self.project.structure.dimensions[dim]
+        return "  " * int(dimension.depth[section]) + dimension.codes[section]
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if self.display is Display.ORIGINAL and not self.read_only:
+            flags |= Qt.ItemFlag.ItemIsEditable
+        return flags
+
+    def setData(self, index: QModelIndex | QPersistentModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if role != Qt.ItemDataRole.EditRole or not index.isValid() or self.read_only:
+            return False
+        try:
+            number = float(str(value).replace(",", "")) if not isinstance(value, (int, float)) else float(value)
+        except ValueError:
+            return False
+        if not np.isfinite(number):
+            return False
+        self.edit_requested.emit(self.cell_at(index.row(), index.column()), number)
+        return True

@@ -1,0 +1,287 @@
+"""Project files (``.ctaproj``): table, rules, options, result and log in one zip.
+
+A project is the editable state of one protection job, as the desktop app
+holds it: per-cell arrays (value, bounds, weight, status, protection levels,
+sense, the rule that flagged the cell), the table's relations, the structure
+used to display it, the chosen rules and solver options, the last result with
+its verification, and the solver log.  The zip holds ``arrays.npz`` (numbers,
+read with ``allow_pickle=False``) and ``project.json`` (everything else).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import math
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ctadesk.engine.errors import CTAError, ProblemError
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import CTAResult, Status
+from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.verify import Verification, Violation
+
+FORMAT_VERSION = 1
+PROJECT_SUFFIX = ".ctaproj"
+
+
+class ProjectError(CTAError):
+    """A project file cannot be read or written (names the file and the part at fault)."""
+
+
+@dataclasses.dataclass(eq=False)
+class Project:
+    """The editable state of one job; per-cell arrays have one entry per cell (C order).
+
+    lower_protection/upper_protection/senses are kept for every cell and matter
+    only where sensitive is True, so marking a cell safe and sensitive again
+    keeps its levels.  flagged_by names the safety rule that made a cell
+    sensitive ("" for none or "manual").
+    """
+
+    structure: TableStructure
+    values: np.ndarray
+    relations: sp.csr_array
+    rhs: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    weights: np.ndarray
+    sensitive: np.ndarray
+    lower_protection: np.ndarray
+    upper_protection: np.ndarray
+    fixed: np.ndarray
+    senses: np.ndarray
+    flagged_by: np.ndarray
+    rules: dict[str, Any] = dataclasses.field(default_factory=dict)
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    result: CTAResult | None = None
+    log: str = ""
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def from_problem(cls, problem: CTAProblem, structure: TableStructure | None = None) -> Project:
+        """A project holding problem; structure defaults to guess_structure(problem)."""
+        n = problem.n_cells
+        structure = structure or guess_structure(problem)
+        if structure.n_cells != n:
+            raise ProblemError(f"the table layout has {structure.n_cells} cells but the problem has {n}")
+        sensitive = np.zeros(n, bool)
+        sensitive[problem.sensitive] = True
+        lower_protection = np.zeros(n)
+        upper_protection = np.zeros(n)
+        senses = np.zeros(n, np.int8)
+        lower_protection[problem.sensitive] = problem.lower_protection
+        upper_protection[problem.sensitive] = problem.upper_protection
+        senses[problem.sensitive] = problem.senses
+        flagged_by = np.where(sensitive, "given", "").astype(object)
+        return cls(structure=structure, values=problem.values.copy(), relations=problem.relations.copy(),
+                   rhs=problem.rhs.copy(), lower=problem.lower.copy(), upper=problem.upper.copy(),
+                   weights=problem.weights.copy(), sensitive=sensitive, lower_protection=lower_protection,
+                   upper_protection=upper_protection, fixed=problem.fixed.copy(), senses=senses,
+                   flagged_by=flagged_by)
+
+    @property
+    def n_cells(self) -> int:
+        return int(self.values.size)
+
+    def to_problem(self) -> CTAProblem:
+        """The CTAProblem of the current state (validated: raises ProblemError naming the cell)."""
+        sensitive = np.flatnonzero(self.sensitive)
+        return CTAProblem(
+            values=self.values, relations=self.relations, rhs=self.rhs, lower=self.lower,
+            upper=self.upper, weights=self.weights, sensitive=sensitive,
+            lower_protection=self.lower_protection[sensitive], upper_protection=self.upper_protection[sensitive],
+            fixed=self.fixed, senses=self.senses[sensitive],
+            cell_label=self.structure.cell_label, relation_label=self._relation_label())
+
+    def _relation_label(self):
+        if self.structure.relations().shape == self.relations.shape and self.structure.n_cells > 1:
+            return self.structure.relation_label
+        return None
+
+    def recompute_totals(self) -> np.ndarray:
+        """Cell values with every total and subtotal set to the sum of its inner cells."""
+        return self.structure.aggregate(self.values.reshape(self.structure.shape))
+
+
+# ------------------------------------------------------------------ structure
+def _row_signatures(relations: sp.csr_array, probes: np.ndarray) -> np.ndarray:
+    """Two random projections per row, sorted: equal for equal sets of rows."""
+    signatures = np.asarray(relations @ probes)
+    signatures = np.round(signatures * np.sign(signatures[:, :1] + (signatures[:, :1] == 0)), 6)
+    return signatures[np.lexsort(signatures.T[::-1])]
+
+
+def _factorisations(n: int, parts: int) -> list[tuple[int, ...]]:
+    """Ordered ways of writing n as a product of parts factors, each at least 2."""
+    if parts == 1:
+        return [(n,)] if n >= 2 else []
+    small = [d for d in range(2, math.isqrt(n) + 1) if n % d == 0]
+    divisors = sorted(set(small) | {n // d for d in small})
+    return [(first, *rest) for first in divisors for rest in _factorisations(n // first, parts - 1)]
+
+
+def guess_structure(problem: CTAProblem) -> TableStructure:
+    """The flat 2-D or 3-D table (totals last) whose relations are problem's, if one is;
+    otherwise a list of cells, one per row.
+
+    JJ files carry no layout; this recognises the common case of a table with
+    margins so it can be shown as a grid.  Rows are compared up to order and sign
+    by two random projections each.
+    """
+    n = problem.n_cells
+    probes = np.random.default_rng(0).standard_normal((n, 2))
+    target = _row_signatures(problem.relations, probes) if problem.n_relations else None
+    if target is not None:
+        for parts in (2, 3):
+            for shape in _factorisations(n, parts):
+                if sum(n // size for size in shape) != problem.n_relations:
+                    continue
+                candidate = TableStructure.flat(*(size - 1 for size in shape))
+                relations = candidate.relations()
+                if relations.shape != problem.relations.shape or relations.nnz != problem.relations.nnz:
+                    continue
+                if np.allclose(_row_signatures(relations, probes), target, rtol=1e-9, atol=1e-6):
+                    return candidate
+    codes = [problem.cell_label(i) if problem.cell_label else str(i) for i in range(n)] if n <= 200_000 \
+        else [str(i) for i in range(n)]
+    if len(set(codes)) != n:
+        codes = [str(i) for i in range(n)]
+    return TableStructure((Dimension("Cell", codes, np.full(n, -1)),))
+
+
+# --------------------------------------------------------------- file format
+_CELL_ARRAYS = ("values", "rhs", "lower", "upper", "weights", "sensitive", "lower_protection",
+                "upper_protection", "fixed", "senses")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return _jsonable(value.item())
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+        return float(value)
+    return value
+
+
+def _verification_json(verification: Verification | None) -> dict | None:
+    if verification is None:
+        return None
+    return _jsonable(dataclasses.asdict(verification))
+
+
+def _verification_from(data: dict | None) -> Verification | None:
+    if data is None:
+        return None
+    return Verification(ok=bool(data["ok"]), counts=dict(data["counts"]),
+                        violations=tuple(Violation(v["kind"], int(v["index"]), float(_number(v["amount"])),
+                                                   v["message"]) for v in data["violations"]),
+                        max_relation_error=float(_number(data["max_relation_error"])),
+                        max_bound_error=float(_number(data["max_bound_error"])),
+                        min_protection_margin=float(_number(data["min_protection_margin"])))
+
+
+def save_project(path: str | Path, project: Project) -> None:
+    """Write project to path (a zip; written to a temporary name first, then renamed)."""
+    path = Path(path)
+    arrays = {name: np.asarray(getattr(project, name)) for name in _CELL_ARRAYS}
+    relations = sp.csr_array(project.relations)
+    arrays.update(relations_data=relations.data, relations_indices=relations.indices,
+                  relations_indptr=relations.indptr)
+    result = project.result
+    if result is not None and result.values is not None:
+        arrays["result_values"] = result.values
+    if result is not None and result.senses is not None:
+        arrays["result_senses"] = np.asarray(result.senses)
+    flagged = {int(i): str(project.flagged_by[i]) for i in np.flatnonzero(project.flagged_by != "")}
+    meta = {
+        "format": "ctadesk-project", "version": FORMAT_VERSION,
+        "n_cells": project.n_cells, "relations_shape": list(relations.shape),
+        "dimensions": [{"name": d.name, "codes": list(d.codes), "parents": d.parents.tolist()}
+                       for d in project.structure.dimensions],
+        "flagged_by": flagged, "rules": _jsonable(project.rules), "options": _jsonable(project.options),
+        "result": None if result is None else {
+            "method": result.method, "status": result.status.value, "message": result.message,
+            "objective": _jsonable(result.objective), "model_objective": _jsonable(result.model_objective),
+            "bound": _jsonable(result.bound), "gap": _jsonable(result.gap), "log": result.log,
+            "timings": _jsonable(dict(result.timings)), "info": _jsonable(dict(result.info)),
+            "verification": _verification_json(result.verification)},
+        "log": project.log,
+    }
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("project.json", json.dumps(meta, indent=1))
+            archive.writestr("arrays.npz", buffer.getvalue())
+        partial.replace(path)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise ProjectError(f"cannot write project file {path}: {error.strerror or error}") from error
+
+
+def load_project(path: str | Path) -> Project:
+    """Read a project written by save_project; ProjectError names the file and what is wrong."""
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            meta = json.loads(archive.read("project.json"))
+            with np.load(io.BytesIO(archive.read("arrays.npz")), allow_pickle=False) as npz:
+                arrays = {name: npz[name] for name in npz.files}
+    except FileNotFoundError:
+        raise ProjectError(f"project file {path} does not exist") from None
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
+        raise ProjectError(f"{path} is not a ctadesk project file ({error})") from None
+    if meta.get("format") != "ctadesk-project":
+        raise ProjectError(f"{path} is not a ctadesk project file")
+    if meta.get("version", 0) > FORMAT_VERSION:
+        raise ProjectError(f"{path} was written by a newer ctadesk (format {meta['version']})")
+    try:
+        structure = TableStructure(tuple(Dimension(d["name"], d["codes"], np.asarray(d["parents"]))
+                                         for d in meta["dimensions"]))
+        n = int(meta["n_cells"])
+        relations = sp.csr_array((arrays["relations_data"], arrays["relations_indices"], arrays["relations_indptr"]),
+                                 shape=tuple(meta["relations_shape"]))
+        flagged_by = np.full(n, "", dtype=object)
+        for cell, rule in meta["flagged_by"].items():
+            flagged_by[int(cell)] = rule
+        cells = {name: arrays[name].copy() for name in _CELL_ARRAYS}
+        if any(cells[name].shape != (n,) for name in _CELL_ARRAYS if name != "rhs"):
+            raise ProjectError(f"{path}: the cell arrays do not all have {n} entries")
+        project = Project(structure=structure, relations=relations, flagged_by=flagged_by,
+                          rules=meta.get("rules", {}), options=meta.get("options", {}),
+                          log=meta.get("log", ""), **cells)
+        saved = meta.get("result")
+        if saved is not None:
+            project.result = CTAResult(
+                method=saved["method"], status=Status(saved["status"]), message=saved["message"],
+                values=arrays.get("result_values"), senses=arrays.get("result_senses"),
+                objective=float(_number(saved["objective"])),
+                model_objective=float(_number(saved["model_objective"])),
+                bound=None if saved["bound"] is None else float(_number(saved["bound"])),
+                gap=None if saved["gap"] is None else float(_number(saved["gap"])),
+                log=saved["log"], timings=saved["timings"], info=saved["info"],
+                verification=_verification_from(saved["verification"]))
+    except ProjectError:
+        raise
+    except (KeyError, TypeError, ValueError) as error:
+        raise ProjectError(f"{path}: damaged project file ({type(error).__name__}: {error})") from None
+    return project

@@ -1,0 +1,40 @@
+import pytest
+from PySide6.QtCore import QSettings
+
+from ctadesk.gui.generator import GeneratorSpec
+from ctadesk.gui.main_window import MainWindow
+
+SMALL = GeneratorSpec(shape=(5, 4), seed=3)
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    """A main window on a 5 x 4 (6 x 5 with totals) generated table, remembering settings in tmp_path."""
+    window = MainWindow(settings)
+    window.ask_before_closing = False
+    qtbot.addWidget(window)
+    assert window.new_generated(SMALL)
+    window.show()
+    return window
+
+
+def solve_and_wait(qtbot, window, method, timeout_ms=30_000):
+    window.model_panel.method.setCurrentIndex(window.model_panel.method.findData(method))
+    with qtbot.waitSignal(window.runner.finished, timeout=timeout_ms):
+        window.protect()
+    return window.project.result
+
+
+@pytest.fixture(autouse=True)
+def collect_qt_garbage(qapp):
+    """Free each test's widgets while the QApplication still lives (not at interpreter exit)."""
+    yield
+    import gc
+
+    qapp.processEvents()
+    gc.collect()
