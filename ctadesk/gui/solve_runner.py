@@ -10,6 +10,7 @@ solver prints (SOLVERS.md "highspy in a GUI worker").
 from __future__ import annotations
 
 import collections
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +22,8 @@ from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions
 
 DRAIN_INTERVAL_MS = 100
+#: solver threads: every core but one, which stays with the window
+SOLVER_THREADS = max(1, (os.cpu_count() or 2) - 1)
 
 
 def available_methods() -> list[str]:
@@ -77,7 +80,7 @@ class SolveRunner(QObject):
         self._stop = threading.Event()
         self._lines.clear()
         self._reports.clear()
-        options = SolveOptions(time_limit=time_limit, gap=gap, on_log=self._lines.append,
+        options = SolveOptions(time_limit=time_limit, gap=gap, threads=SOLVER_THREADS, on_log=self._lines.append,
                                on_progress=self._reports.append, stop=self._stop)
         worker = create_worker(self._solve, problem, method, options, _start_thread=False)
         worker.returned.connect(self._returned)

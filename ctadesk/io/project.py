@@ -181,6 +181,15 @@ def _number(value: Any) -> Any:
     return value
 
 
+def _restored(value: Any) -> Any:
+    """Undo _jsonable's spelling of non-finite numbers inside rules and options."""
+    if isinstance(value, dict):
+        return {k: _restored(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_restored(v) for v in value]
+    return _number(value)
+
+
 def _verification_json(verification: Verification | None) -> dict | None:
     if verification is None:
         return None
@@ -267,7 +276,7 @@ def load_project(path: str | Path) -> Project:
         if any(cells[name].shape != (n,) for name in _CELL_ARRAYS if name != "rhs"):
             raise ProjectError(f"{path}: the cell arrays do not all have {n} entries")
         project = Project(structure=structure, relations=relations, flagged_by=flagged_by,
-                          rules=meta.get("rules", {}), options=meta.get("options", {}),
+                          rules=_restored(meta.get("rules", {})), options=_restored(meta.get("options", {})),
                           log=meta.get("log", ""), **cells)
         saved = meta.get("result")
         if saved is not None:
@@ -278,7 +287,7 @@ def load_project(path: str | Path) -> Project:
                 model_objective=float(_number(saved["model_objective"])),
                 bound=None if saved["bound"] is None else float(_number(saved["bound"])),
                 gap=None if saved["gap"] is None else float(_number(saved["gap"])),
-                log=saved["log"], timings=saved["timings"], info=saved["info"],
+                log=saved["log"], timings=_restored(saved["timings"]), info=_restored(saved["info"]),
                 verification=_verification_from(saved["verification"]))
     except ProjectError:
         raise

@@ -1,0 +1,86 @@
+import zipfile
+
+import numpy as np
+import pytest
+
+from ctadesk.engine.generate import cox_table
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import CTAResult, Status
+from ctadesk.engine.verify import verify
+from ctadesk.io.project import Project, ProjectError, guess_structure, load_project, save_project
+
+
+def _project():
+    structure, problem = cox_table((4, 3), seed=2)
+    return Project.from_problem(problem, structure)
+
+
+def test_a_project_round_trips_table_status_rules_options_result_and_log(tmp_path):
+    project = _project()
+    project.senses[project.sensitive.nonzero()[0][0]] = -1
+    project.fixed[np.flatnonzero(~project.sensitive)[0]] = True
+    project.flagged_by[project.sensitive.nonzero()[0][1]] = "p%"
+    project.rules = {"p%": {"p": 15}}
+    project.options = {"method": "milp", "time_limit": float("inf"), "gap": 1e-4}
+    adjusted = project.values + 0.5
+    project.result = CTAResult("milp", Status.TIME_LIMIT, "stopped", values=adjusted, senses=np.ones(4, np.int8),
+                               objective=12.5, bound=10.0, gap=0.2, log="line 1\nline 2",
+                               timings={"solve": 1.5}, verification=verify(project.to_problem(), adjusted))
+    project.log = "line 1\nline 2"
+    path = tmp_path / "job.ctaproj"
+    save_project(path, project)
+    again = load_project(path)
+    for name in ("values", "lower", "upper", "weights", "sensitive", "lower_protection", "upper_protection",
+                 "fixed", "senses", "rhs", "flagged_by"):
+        assert np.array_equal(getattr(again, name), getattr(project, name)), name
+    assert (again.relations != project.relations).nnz == 0
+    assert again.structure.shape == (5, 4) and again.structure.cell_label(7) == project.structure.cell_label(7)
+    assert again.rules == {"p%": {"p": 15}} and again.options["time_limit"] == float("inf")
+    result = again.result
+    assert result.status is Status.TIME_LIMIT and result.bound == 10.0 and result.timings == {"solve": 1.5}
+    assert np.array_equal(result.values, adjusted) and result.senses.tolist() == [1, 1, 1, 1]
+    assert result.verification == project.result.verification
+    assert again.log == "line 1\nline 2"
+
+
+def test_to_problem_gives_back_the_problem_the_project_was_made_from():
+    structure, problem = cox_table((4, 3), seed=2)
+    again = Project.from_problem(problem, structure).to_problem()
+    assert np.array_equal(again.sensitive, problem.sensitive)
+    assert np.array_equal(again.upper_protection, problem.upper_protection)
+    assert np.array_equal(again.upper, problem.upper)
+    assert again.describe_cell(5) == problem.describe_cell(5)
+
+
+def test_the_layout_of_a_2d_and_a_3d_table_is_recognised_from_its_relations_alone():
+    for shape in ((20, 20), (3, 5), (2, 3, 4)):
+        _, problem = cox_table(shape, seed=0)
+        bare = CTAProblem(values=problem.values, relations=problem.relations[np.random.default_rng(1).permutation(
+            problem.n_relations)] * -1.0)
+        assert guess_structure(bare).shape == tuple(s + 1 for s in shape)
+
+
+def test_a_problem_that_is_no_grid_is_shown_as_a_list_of_cells():
+    problem = CTAProblem(values=[1.0, 2.0, 3.0], relations=np.array([[1.0, 1.0, -1.0]]))
+    structure = guess_structure(problem)
+    assert structure.shape == (3,) and structure.dimensions[0].codes == ("0", "1", "2")
+
+
+def test_a_file_that_is_not_a_project_is_reported_by_name(tmp_path):
+    path = tmp_path / "table.ctaproj"
+    path.write_text("value\n1\n")
+    with pytest.raises(ProjectError, match="table.ctaproj is not a ctadesk project file"):
+        load_project(path)
+
+
+def test_a_damaged_project_is_reported_not_crashed_on(tmp_path):
+    path = tmp_path / "job.ctaproj"
+    save_project(path, _project())
+    with zipfile.ZipFile(path) as archive:
+        meta = archive.read("project.json").replace(b'"n_cells": 20', b'"n_cells": 21')
+        arrays = archive.read("arrays.npz")
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("project.json", meta)
+        archive.writestr("arrays.npz", arrays)
+    with pytest.raises(ProjectError, match="do not all have 21 entries"):
+        load_project(path)
