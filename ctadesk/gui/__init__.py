@@ -1,5 +1,5 @@
 """The PySide6 desktop application: builds requests, runs the engine in a worker, shows results."""
 
-from ctadesk.gui.qt_compat import guard_signal_emit
+from ctadesk.gui.qt_compat import guard_singleton_refcounts
 
-guard_signal_emit()
+guard_singleton_refcounts()
