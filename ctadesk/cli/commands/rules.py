@@ -1,4 +1,5 @@
-"""`ctadesk rules MICRODATA ...`: apply safety rules to a table built from microdata
+"""`ctadesk rules INPUT ...`: apply safety rules to a table built from microdata
+(CSV, xlsx, SPSS, Stata, SAS) or read from a tau-argus .tab with its contributions,
 and write every cell's status and protection levels (CSV or JSON)."""
 
 from __future__ import annotations
@@ -37,9 +38,13 @@ def _assignment(text: str) -> tuple[str, str]:
 def add_table_arguments(parser: argparse.ArgumentParser) -> None:
     """Options that describe the microdata, the table and the safety rules."""
     data = parser.add_argument_group("microdata and table")
-    data.add_argument("microdata", help="microdata file (.csv or .xlsx, first line names the variables)")
-    data.add_argument("--span", nargs="+", required=True, metavar="VAR", help="spanning variables, in table order")
-    data.add_argument("--response", required=True, metavar="VAR", help="numeric response variable")
+    data.add_argument("microdata", metavar="INPUT",
+                      help="microdata (.csv or .xlsx with a header line, .sav, .dta, .sas7bdat) "
+                           "or a tau-argus table (.tab, with --rda)")
+    data.add_argument("--rda", metavar="FILE", help="metadata of a .tab input (default: the .tab name with .rda)")
+    data.add_argument("--span", nargs="+", default=[], metavar="VAR",
+                      help="spanning variables, in table order (microdata only)")
+    data.add_argument("--response", metavar="VAR", help="numeric response variable (microdata only)")
     data.add_argument("--weight", metavar="VAR", help="sampling weight variable")
     data.add_argument("--holding", metavar="VAR", help="holding (enterprise group) variable")
     data.add_argument("--request", metavar="VAR", help="request-for-protection variable")
@@ -118,10 +123,28 @@ def _manual_cells(structure: TableStructure, specs: list[str]) -> list[int]:
     return cells
 
 
+STATISTICAL_FILES = (".sav", ".zsav", ".dta", ".sas7bdat", ".xpt")
+
+
 def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistics, SafetyRules, RuleResult]:
-    """Read the microdata, tabulate it and apply the rules the arguments describe."""
+    """Read the input (microdata or a .tab), tabulate it and apply the rules the arguments describe."""
     from ctadesk.io.hierarchy import read_hrc, read_level_csv
     from ctadesk.io.microdata import MicrodataSpec, read_microdata
+    from ctadesk.io.statfiles import read_statfile_microdata
+    from ctadesk.io.tauargus import read_tab
+
+    suffix = Path(args.microdata).suffix.lower()
+    rules = safety_rules(args)
+    if suffix == ".tab":
+        table = read_tab(args.microdata, args.rda)
+        structure, stats = table.structure, table.statistics
+        needed = max(rules.contributions_needed(), rules.contributions_needed(holding=True))
+        if needed > stats.top.shape[1] and (rules.dominance or rules.p_percent or rules.pq):
+            raise CTAError(f"{args.microdata}: the rules need the {needed} largest contributions per cell "
+                           f"but the file holds {stats.top.shape[1]}")
+        return structure, stats, rules, apply_rules(stats, rules, manual=_manual_cells(structure, args.manual))
+    if not args.span or not args.response:
+        raise CTAError("microdata input needs --span VAR ... and --response VAR")
 
     hierarchies: dict = {}
     for name, path in args.hierarchy:
@@ -138,9 +161,10 @@ def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistic
     spec = MicrodataSpec(spanning=tuple(args.span), response=args.response, weight=args.weight,
                          holding=args.holding, request=args.request, request_codes=tuple(args.request_codes),
                          hierarchies=hierarchies, missing=missing, decimal_comma=args.decimal_comma)
-    options = {"sheet": args.sheet} if args.sheet else {}
-    micro = read_microdata(args.microdata, spec, **options)
-    rules = safety_rules(args)
+    if suffix in STATISTICAL_FILES:
+        micro, _ = read_statfile_microdata(args.microdata, spec)
+    else:
+        micro = read_microdata(args.microdata, spec, **({"sheet": args.sheet} if args.sheet else {}))
     stats = tabulate(micro, top_k=max(rules.contributions_needed(), 2),
                      holding_top_k=max(rules.contributions_needed(holding=True), 2))
     result = apply_rules(stats, rules, manual=_manual_cells(micro.structure, args.manual))
