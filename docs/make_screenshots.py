@@ -13,7 +13,6 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-import ctadesk.gui  # noqa: F401  (reference-count guard)
 from ctadesk.gui.generator import GeneratorSpec
 from ctadesk.gui.main_window import MainWindow
 
