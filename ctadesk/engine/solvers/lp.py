@@ -18,11 +18,14 @@ from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_FREE, SENSE_UP,
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers._finish import finish
-from ctadesk.engine.solvers._highs import ColumnMatrix, HighsOutcome, build_lp, irreducible_conflict, solve_lp_model
+from ctadesk.engine.solvers._highs import ColumnMatrix, HighsOutcome, LinearModel, irreducible_conflict, solve_model
 
 METHOD = "lp"
-#: HiGHS settings of the fixed-sense LP: IPM without crossover (SOLVERS.md: 17 s instead of 26 s at 1 M cells)
-IPM_SETTINGS: dict[str, object] = {"solver": "ipm", "run_crossover": "off"}
+#: HiGHS settings of the fixed-sense LP: IPM without crossover or presolve.  Measured
+#: (benchmarks/cta.py, 2 busy cores): 1000x1000 9-13 s against 18-23 s with presolve and
+#: 34-38 s with crossover; 50x50x50 12 s against 51 s with presolve.  The interior answer
+#: is verified like any other.
+IPM_SETTINGS: dict[str, object] = {"solver": "ipm", "run_crossover": "off", "presolve": "off"}
 #: how many cells and relations an infeasibility message names
 CONFLICT_NAMES = 6
 
@@ -107,10 +110,10 @@ def solve_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
                       build_seconds=time.perf_counter() - started, solve_seconds=0.0, senses=senses,
                       message=message, info={"senses_from": origin})
     rhs = problem.deviation_rhs
-    lp = build_lp(np.concatenate([problem.weights, problem.weights]), col_lower, col_upper,
-                  matrix, rhs, rhs)
+    model = LinearModel(np.concatenate([problem.weights, problem.weights]), col_lower, col_upper,
+                        matrix, rhs, rhs)
     build_seconds = time.perf_counter() - started
-    outcome = solve_lp_model(lp, options, IPM_SETTINGS)
+    outcome = solve_model(model, options, IPM_SETTINGS)
     values = None
     if outcome.values is not None:
         values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:], problem.lower, problem.upper)

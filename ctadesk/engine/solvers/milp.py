@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers._finish import finish, senses_of
-from ctadesk.engine.solvers._highs import ColumnMatrix, build_lp, solve_lp_model
+from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
 from ctadesk.engine.solvers.lp import deviation_bounds, l1_column_bounds, solve_lp
 
 METHOD = "milp"
@@ -103,7 +103,7 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> tuple
 
 
 def milp_model(problem: CTAProblem, options: SolveOptions):
-    """The HighsLp of (2a)-(2e), the positions of the free sensitive cells, and how M was found."""
+    """The LinearModel of (2a)-(2e), the positions of the free sensitive cells, and how M was found."""
     n = problem.n_cells
     senses = problem.effective_senses
     free = np.flatnonzero(senses == SENSE_FREE)
@@ -135,9 +135,9 @@ def milp_model(problem: CTAProblem, options: SolveOptions):
     cost = np.concatenate([problem.weights, problem.weights, np.zeros(f)])
     columns = ColumnMatrix(matrix.shape[0], matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32),
                            matrix.data)
-    lp = build_lp(cost, np.concatenate([col_lower, np.zeros(f)]), np.concatenate([col_upper, np.ones(f)]),
-                  columns, row_lower, row_upper, integer_columns=2 * n + k)
-    return lp, free, m_origin
+    model = LinearModel(cost, np.concatenate([col_lower, np.zeros(f)]), np.concatenate([col_upper, np.ones(f)]),
+                        columns, row_lower, row_upper, integer_columns=2 * n + k)
+    return model, free, m_origin
 
 
 def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> CTAResult:
@@ -149,13 +149,13 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> C
     """
     started = time.perf_counter()
     n = problem.n_cells
-    lp, free, m_origin = milp_model(problem, options)
+    model, free, m_origin = milp_model(problem, options)
     start = None
     if options.start_senses is not None and free.size:
         start_senses = np.asarray(options.start_senses).reshape(-1)[free]
         start = (2 * n + np.arange(free.size), (start_senses == SENSE_UP).astype(float))
     build_seconds = time.perf_counter() - started
-    outcome = solve_lp_model(lp, options, {"mip_rel_gap": float(options.gap)}, start=start)
+    outcome = solve_model(model, options, {"mip_rel_gap": float(options.gap)}, start=start)
     info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m_origin}
     bound, gap = outcome.bound, outcome.gap
     if not free.size and outcome.status is Status.OPTIMAL:  # every sense fixed: an LP, solved exactly
