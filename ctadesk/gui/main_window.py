@@ -14,36 +14,33 @@ from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLa
                                QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget)
 
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.result import CTAResult, Status
+from ctadesk.engine.result import CTAResult
+from ctadesk.engine.rules import apply_rules
+from ctadesk.gui import files
 from ctadesk.gui.commands import CellEdit
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.generator import COX_PRESET, GeneratorDialog, GeneratorSpec, generate_table
+from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog
 from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel, method_label, weights_for
 from ctadesk.gui.progress_plot import ProgressPlot
 from ctadesk.gui.results_panel import ResultsPanel
+from ctadesk.gui.rules_panel import RulesPanel, flagged_names, rules_dict
 from ctadesk.gui.solve_runner import SolveRunner, available_methods, default_solve
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.gui.table_model import Display
-from ctadesk.io.project import PROJECT_SUFFIX, Project, load_project, save_project
+from ctadesk.io.project import PROJECT_SUFFIX, Project, save_project
 
 RECENT_FILES = 8
-OPEN_FILTER = f"Tables and projects (*{PROJECT_SUFFIX} *.jj);;ctadesk projects (*{PROJECT_SUFFIX});;JJ files (*.jj);;All files (*)"
-
-
-def read_any(path: str | Path) -> Project:
-    """A project from a project file or a table file the io package reads."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == PROJECT_SUFFIX:
-        return load_project(path)
-    if suffix == ".jj":
-        from ctadesk.io.jj import read_jj
-
-        return Project.from_problem(read_jj(path).problem)
-    if not path.exists():
-        raise CTAError(f"The file {path} does not exist.")
-    raise CTAError(f"ctadesk cannot open '{path.name}': it reads {PROJECT_SUFFIX} projects and .jj tables.")
+OPEN_FILTER = (f"Tables, projects and microdata (*{PROJECT_SUFFIX} *.jj *.xlsx *.xlsm *.csv *.tab *.sav *.zsav *.dta "
+               f"*.sas7bdat);;ctadesk projects (*{PROJECT_SUFFIX});;Excel workbooks (*.xlsx *.xlsm);;"
+               "CSV tables (*.csv);;tau-argus tables (*.tab);;JJ files (*.jj);;"
+               "SPSS, Stata, SAS microdata (*.sav *.zsav *.dta *.sas7bdat);;All files (*)")
+MICRODATA_FILTER = "Microdata (*.csv *.txt *.xlsx *.xlsm *.sav *.zsav *.dta *.sas7bdat);;All files (*)"
+CSV_KINDS = {"long": "Table, one line per cell (long)", "wide": "Table, labels left and on top (wide)",
+             "microdata": "Microdata, one line per respondent"}
+STALE_NOTICE = ("The table was edited after this result was computed: the adjusted values shown are stale. "
+                "Press Protect again (or undo the edits).")
 
 
 class MainWindow(QMainWindow):
@@ -70,7 +67,18 @@ class MainWindow(QMainWindow):
         self.editor.slices.changed.connect(lambda _: self._refresh_heatmap())
         self.editor.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.editor.view.customContextMenuRequested.connect(self._cell_menu)
-        self.setCentralWidget(self.editor)
+        self.stale_banner = QLabel(STALE_NOTICE, objectName="stale_banner", wordWrap=True)
+        self.stale_banner.setStyleSheet("background: #fcf3cf; color: #7d6608; padding: 4px; border: 1px solid #f1c40f")
+        self.stale_banner.hide()
+        self._solved_index = 0
+        self._undo_index = 0
+        self.undo_stack.indexChanged.connect(self._undo_index_changed)
+        central = QWidget()
+        central_layout = QVBoxLayout(central)
+        central_layout.setContentsMargins(0, 0, 0, 0)
+        central_layout.addWidget(self.stale_banner)
+        central_layout.addWidget(self.editor)
+        self.setCentralWidget(central)
         self._build_workflow_dock()
         self._build_bottom_dock()
         self._build_actions()
@@ -108,6 +116,9 @@ class MainWindow(QMainWindow):
 
         rules_box = QGroupBox("2  Sensitive cells")
         self.rules_layout = QVBoxLayout(rules_box)
+        self.rules_panel = RulesPanel()
+        self.rules_panel.apply_requested.connect(self.apply_rules)
+        self.rules_layout.addWidget(self.rules_panel)
         self.default_protection = QDoubleSpinBox(objectName="default_protection", minimum=0.0, maximum=1000.0,
                                                  decimals=1, suffix=" %", value=20.0)
         form = QFormLayout()
@@ -143,10 +154,13 @@ class MainWindow(QMainWindow):
         box.addWidget(self.busy)
         box.addWidget(self.solve_state)
 
-        save_box = QGroupBox("4  Save")
+        save_box = QGroupBox("4  Save and export")
         self.save_button = QPushButton("Save project…", objectName="save")
         self.save_button.clicked.connect(self.save)
-        QVBoxLayout(save_box).addWidget(self.save_button)
+        self.export_button = QPushButton("Export…", objectName="export")
+        saves = QHBoxLayout(save_box)
+        saves.addWidget(self.save_button)
+        saves.addWidget(self.export_button)
 
         for group in (table_box, rules_box, protect_box, save_box):
             column.addWidget(group)
@@ -189,11 +203,20 @@ class MainWindow(QMainWindow):
         self.redo_action.setShortcut(S.Redo)
         file_menu = self.menuBar().addMenu("&File")
         file_menu.addAction(self._action("&Generate table…", self.generate_dialog, S.New, "act_generate"))
-        file_menu.addAction(self._action("&Open…", self.open_dialog, S.Open, "act_open"))
+        file_menu.addAction(self._action("&Open or import…", self.open_dialog, S.Open, "act_open"))
+        file_menu.addAction(self._action("Import &microdata…", self.microdata_dialog, None, "act_microdata"))
         self.recent_menu = QMenu("Open &recent", self)
         file_menu.addMenu(self.recent_menu)
         file_menu.addAction(self._action("&Save project", self.save, S.Save, "act_save"))
         file_menu.addAction(self._action("Save project &as…", self.save_as, S.SaveAs, "act_save_as"))
+        self.export_menu = QMenu("&Export", self, objectName="export_menu")
+        self.export_actions = {}
+        for kind, (text, *_rest) in files.EXPORTS.items():
+            self.export_actions[kind] = self._action(text, lambda _=False, k=kind: self.export_dialog(k),
+                                                     None, f"act_export_{kind}")
+            self.export_menu.addAction(self.export_actions[kind])
+        file_menu.addMenu(self.export_menu)
+        self.export_button.setMenu(self.export_menu)
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Quit", self.close, S.Quit))
         edit_menu = self.menuBar().addMenu("&Edit")
@@ -225,9 +248,14 @@ class MainWindow(QMainWindow):
         self.project = project
         self.path = path
         self.undo_stack.clear()
+        self._undo_index = 0
         self.editor.set_project(project)
         self.model_panel.set_options(project.options)
+        self.rules_panel.set_statistics(project.statistics)
+        self.rules_panel.set_rules(project.rules)
         self.log_pane.set_text(project.log)
+        self._solved_index = -1 if project.result_stale else 0
+        self._update_stale()
         self.progress_plot.reset()
         if project.result is not None:
             self._show_result(project.result)
@@ -239,17 +267,90 @@ class MainWindow(QMainWindow):
         self.setWindowModified(path is None)
 
     def open_path(self, path: str | Path) -> bool:
-        """Open a project or table file; on failure say why and keep the current table."""
+        """Open or import any file ctadesk reads (asking what it needs to know); on failure
+        say why and keep the current table."""
         path = Path(path)
         try:
-            project = read_any(path)
+            project = self._read(path)
         except Exception as error:  # the GUI edge: every failure becomes a message
             self.report_error(f"Could not open {path.name}", error)
+            return False
+        if project is None:  # the user cancelled a dialog
             return False
         self.set_project(project, path if path.suffix.lower() == PROJECT_SUFFIX else None)
         self._remember_recent(path)
         self.statusBar().showMessage(f"Opened {path}", 5000)
         return True
+
+    def _read(self, path: Path) -> Project | None:
+        suffix = path.suffix.lower()
+        if not path.exists():
+            raise CTAError(f"The file {path} does not exist.")
+        if suffix in (PROJECT_SUFFIX, ".jj"):
+            return files.open_table(path)
+        if suffix in files.EXCEL_SUFFIXES:
+            dialog = ExcelImportDialog(path, self)
+            return files.project_from_excel(dialog.tables) if self.run_dialog(dialog) else None
+        if suffix == ".tab":
+            from ctadesk.io.tauargus import read_tab
+
+            table = read_tab(path)
+            broken = table.non_additive()
+            if broken and self.confirm(
+                    "Totals do not add up",
+                    f"{len(broken)} total(s) in {path.name} differ from the sum of their parts "
+                    f"(largest: {broken[0].label}, off by {broken[0].difference:,.6g}).\n\n"
+                    "Recompute the totals from their parts? (No keeps the file's values; protection "
+                    "then has to keep the differences.)"):
+                table, _ = table.make_additive()
+            return files.project_from_tab(table)
+        if suffix in files.STATFILE_SUFFIXES:
+            return self._read_microdata(path)
+        if suffix in (".csv", ".txt"):
+            kind = self.choose("Import CSV", f"What does {path.name} hold?", CSV_KINDS,
+                               files.guess_csv_kind(path))
+            if kind is None:
+                return None
+            return self._read_microdata(path) if kind == "microdata" else files.read_csv_table(path, kind)
+        raise CTAError(f"ctadesk cannot open '{path.name}': it reads {PROJECT_SUFFIX} projects, .jj, .xlsx, .csv, "
+                       ".tab tables and .csv/.xlsx/.sav/.dta/.sas7bdat microdata.")
+
+    def _read_microdata(self, path: Path) -> Project | None:
+        def load(dialog: MicrodataDialog) -> Project:
+            return files.read_microdata_file(path, dialog.spanning(), dialog.response.currentText(),
+                                             weight=dialog.weight.currentData(), holding=dialog.holding.currentData(),
+                                             hierarchy_files=dialog.hierarchy_files())
+
+        dialog = MicrodataDialog(path, files.microdata_columns(path), load, self)
+        return dialog.project if self.run_dialog(dialog) else None
+
+    def microdata_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import microdata", self._last_dir(), MICRODATA_FILTER)
+        if not path:
+            return
+        try:
+            project = self._read_microdata(Path(path))
+        except Exception as error:
+            self.report_error(f"Could not read {Path(path).name}", error)
+            return
+        if project is not None:
+            self.set_project(project)
+            self._remember_recent(Path(path))
+
+    # hooks a test replaces to answer for the user
+    def run_dialog(self, dialog) -> bool:
+        """Show a modal dialog; True when the user accepted it."""
+        return bool(dialog.exec())
+
+    def confirm(self, title: str, question: str) -> bool:
+        answer = QMessageBox.question(self, title, question)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def choose(self, title: str, label: str, options: dict[str, str], current: str) -> str | None:
+        """One key of options, chosen by its text (current preselected); None when cancelled."""
+        keys = list(options)
+        text, ok = QInputDialog.getItem(self, title, label, list(options.values()), keys.index(current), False)
+        return keys[list(options.values()).index(text)] if ok else None
 
     def new_generated(self, spec: GeneratorSpec = COX_PRESET) -> bool:
         try:
@@ -300,6 +401,49 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"ctadesk — {self.path.name}[*]")
         self._remember_recent(self.path)
         self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def export_dialog(self, kind: str) -> None:
+        text, file_filter, suffix, _ = files.EXPORTS[kind]
+        stem = self.path.stem if self.path else "table"
+        default = str(Path(self._last_dir()) / f"{stem}{'-' + kind if kind in ('release', 'internal') else ''}{suffix}")
+        path, _ = QFileDialog.getSaveFileName(self, text.rstrip("…"), default, file_filter)
+        if path:
+            self.export_to(kind, Path(path if path.lower().endswith(suffix) else path + suffix))
+
+    def export_to(self, kind: str, path: Path) -> bool:
+        """Write one export kind (files.EXPORTS); a stale result is written only if the user says so."""
+        if (kind not in ("jj",) and self.project.result is not None and self._stale()
+                and not self.confirm("Stale result", STALE_NOTICE + "\n\nExport the stale result anyway?")):
+            return False
+        try:
+            files.EXPORTS[kind][3](path, self.project)
+        except Exception as error:
+            self.report_error(f"Could not write {path.name}", error)
+            return False
+        self.statusBar().showMessage(f"Wrote {path}", 8000)
+        return True
+
+    # ---------------------------------------------------------------- rules
+    def apply_rules(self) -> bool:
+        """Flag cells by the panel's safety rules (cells marked by hand stay sensitive); undoable."""
+        project = self.project
+        if project is None or project.statistics is None:
+            return False
+        try:
+            rules = self.rules_panel.rules()
+            result = apply_rules(project.statistics, rules, manual=np.flatnonzero(project.flagged_by == "manual"))
+        except Exception as error:
+            self.report_error("The safety rules cannot be applied", error)
+            return False
+        cells = np.arange(project.n_cells)
+        unsafe = np.asarray(result.flags) != 0
+        self._push({"sensitive": (cells, unsafe), "flagged_by": (cells, flagged_names(result)),
+                    "lower_protection": (cells, np.where(unsafe, result.lower_protection, project.lower_protection)),
+                    "upper_protection": (cells, np.where(unsafe, result.upper_protection, project.upper_protection)),
+                    "fixed": (cells, project.fixed & ~unsafe)}, "Apply safety rules")
+        project.rules = rules_dict(rules)
+        self.rules_panel.show_counts(result)
         return True
 
     # --------------------------------------------------------------- editing
@@ -416,9 +560,26 @@ class MainWindow(QMainWindow):
         objective, bound = self.progress_plot.last()
         self.solve_state.setText(f"incumbent {objective:,.6g}   bound {bound:,.6g}")
 
+    def _undo_index_changed(self, index: int) -> None:
+        self._undo_index = index
+        self._update_stale()
+
+    def _stale(self) -> bool:
+        return self.project is not None and self.project.result is not None and self._undo_index != self._solved_index
+
+    def _update_stale(self) -> None:
+        """Show the stale-result notice while the table differs from the one the result was computed on."""
+        stale = self._stale()
+        if self.project is not None:
+            self.project.result_stale = stale
+        self.stale_banner.setVisible(stale)
+
     def _solved(self, result: CTAResult) -> None:
         self._set_running(False)
         self.project.result = result
+        self._solved_index = self._undo_index
+        self._update_stale()
+        self._update_info()
         self.project.log = self.log_pane.toPlainText() or result.log
         if not self.log_pane.toPlainText() and result.log:
             self.log_pane.set_text(result.log)
@@ -450,7 +611,8 @@ class MainWindow(QMainWindow):
         self.busy.setRange(0, 0 if running else 1)
         self.busy.setValue(0)
         for widget in (self.protect_button, self.protect_action, self.generate_button, self.open_button,
-                       self.totals_button, self.mark_button, self.unmark_button, self.model_panel, *self.cell_actions):
+                       self.totals_button, self.mark_button, self.unmark_button, self.model_panel, self.rules_panel,
+                       self.export_button, *self.cell_actions):
             widget.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.cancel_action.setEnabled(running)
@@ -475,6 +637,13 @@ class MainWindow(QMainWindow):
         self.table_info.setText(f"{shape} table, {project.n_cells:,} cells, {project.relations.shape[0]:,} relations")
         self.sensitive_info.setText(f"{int(project.sensitive.sum()):,} sensitive, {int(project.fixed.sum()):,} fixed. "
                                     "Select cells, right-click for status, sense and protection level.")
+        source = project.source
+        excel = isinstance(source, files.ExcelSource) and not source.csv
+        solved = project.result is not None and project.result.values is not None
+        enabled = {"release": excel and solved, "internal": excel and solved, "csv": solved, "jj": True,
+                   "sol": solved, "tab": solved and isinstance(source, files.TauArgusTable)}
+        for kind, action in self.export_actions.items():
+            action.setEnabled(enabled[kind])
 
     def _last_dir(self) -> str:
         return str(self.settings.value("files/last_dir", str(Path.home())))

@@ -193,8 +193,13 @@ class TableEditor(QWidget):
         return below
 
     def _set_layout(self, layout: SliceLayout) -> None:
+        """Show another slice; every collapsed subtotal opens again (its codes may belong to another dimension)."""
         self.model.set_layout(layout)
         self._collapsed = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
+        for header in (self.view.verticalHeader(), self.view.horizontalHeader()):
+            for section in range(header.count()):
+                if header.isSectionHidden(section):
+                    header.showSection(section)
         self._width_rows_header()
 
     def _width_rows_header(self) -> None:

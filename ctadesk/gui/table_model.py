@@ -36,6 +36,14 @@ STATUS_COLOURS = {
     CellStatus.FIXED: QColor(205, 205, 205),
     CellStatus.ADJUSTED: QColor(170, 205, 240),
 }
+#: colour of a sensitive cell by the (first) safety rule that flagged it (ctadesk.engine.rules.RULE_NAMES)
+RULE_COLOURS = {
+    "frequency": QColor(244, 170, 160), "dominance": QColor(240, 196, 120), "p%": QColor(214, 170, 230),
+    "pq": QColor(190, 160, 220), "zero": QColor(200, 225, 160), "request": QColor(160, 220, 215),
+    "manual": QColor(244, 170, 160), "holding frequency": QColor(235, 150, 150),
+    "holding dominance": QColor(225, 175, 100), "holding p%": QColor(200, 150, 215),
+    "holding pq": QColor(175, 140, 205),
+}
 STATUS_NAMES = {CellStatus.SAFE: "safe", CellStatus.SENSITIVE: "sensitive (primary)",
                 CellStatus.FIXED: "fixed (may not change)", CellStatus.ADJUSTED: "adjusted"}
 
@@ -97,6 +105,7 @@ class CellTableModel(QAbstractTableModel):
         self._bold.setBold(True)
         self._inner = np.zeros(0, bool)
         self._brushes = {status: QBrush(colour) for status, colour in STATUS_COLOURS.items()}
+        self._rule_brushes = {rule: QBrush(colour) for rule, colour in RULE_COLOURS.items()}
 
     # ---------------------------------------------------------------- setup
     def set_project(self, project: Project, layout: SliceLayout | None = None) -> None:
@@ -192,7 +201,11 @@ class CellTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.EditRole:
             return float(self.project.values[cell])
         if role == Qt.ItemDataRole.BackgroundRole:
-            return self._brushes.get(self.status(cell))
+            status = self.status(cell)
+            if status is CellStatus.SENSITIVE:
+                rule = str(self.project.flagged_by[cell]).split(",")[0]
+                return self._rule_brushes.get(rule, self._brushes[status])
+            return self._brushes.get(status)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self.tooltip(cell)
         if role == Qt.ItemDataRole.TextAlignmentRole:

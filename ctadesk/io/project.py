@@ -25,6 +25,7 @@ from ctadesk.engine.errors import CTAError, ProblemError
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, Status
 from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.tabulated import CellStatistics
 from ctadesk.engine.verify import Verification, Violation
 
 FORMAT_VERSION = 1
@@ -41,8 +42,14 @@ class Project:
 
     lower_protection/upper_protection/senses are kept for every cell and matter
     only where sensitive is True, so marking a cell safe and sensitive again
-    keeps its levels.  flagged_by names the safety rule that made a cell
-    sensitive ("" for none or "manual").
+    keeps its levels.  flagged_by names the safety rule(s) that made a cell
+    sensitive ("" for none, "manual", or e.g. "dominance, p%").
+
+    statistics (per-cell frequencies and top contributions, from microdata or a
+    tau-argus .tab) is what the safety rules read; rules holds the rules' settings
+    (SafetyRules fields).  result_stale says the table was edited after the
+    result was computed.  source is the file the table came from as its reader
+    returned it (for exporting in the same layout); it is not saved.
     """
 
     structure: TableStructure
@@ -62,6 +69,9 @@ class Project:
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     result: CTAResult | None = None
     log: str = ""
+    statistics: CellStatistics | None = None
+    result_stale: bool = False
+    source: Any = None
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -157,6 +167,8 @@ def guess_structure(problem: CTAProblem) -> TableStructure:
 
 
 # --------------------------------------------------------------- file format
+_STATISTICS = ("values", "freq", "top", "weighted_values", "weight_sums", "top_weights", "holding_freq",
+               "holding_top", "request_top")
 _CELL_ARRAYS = ("values", "rhs", "lower", "upper", "weights", "sensitive", "lower_protection",
                 "upper_protection", "fixed", "senses")
 
@@ -219,6 +231,9 @@ def save_project(path: str | Path, project: Project) -> None:
         arrays["result_values"] = result.values
     if result is not None and result.senses is not None:
         arrays["result_senses"] = np.asarray(result.senses)
+    if project.statistics is not None:
+        arrays.update({f"statistics_{name}": getattr(project.statistics, name) for name in _STATISTICS
+                       if getattr(project.statistics, name) is not None})
     flagged = {int(i): str(project.flagged_by[i]) for i in np.flatnonzero(project.flagged_by != "")}
     meta = {
         "format": "ctadesk-project", "version": FORMAT_VERSION,
@@ -232,7 +247,7 @@ def save_project(path: str | Path, project: Project) -> None:
             "bound": _jsonable(result.bound), "gap": _jsonable(result.gap), "log": result.log,
             "timings": _jsonable(dict(result.timings)), "info": _jsonable(dict(result.info)),
             "verification": _verification_json(result.verification)},
-        "log": project.log,
+        "log": project.log, "result_stale": bool(project.result_stale),
     }
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
@@ -277,7 +292,11 @@ def load_project(path: str | Path) -> Project:
             raise ProjectError(f"{path}: the cell arrays do not all have {n} entries")
         project = Project(structure=structure, relations=relations, flagged_by=flagged_by,
                           rules=_restored(meta.get("rules", {})), options=_restored(meta.get("options", {})),
-                          log=meta.get("log", ""), **cells)
+                          log=meta.get("log", ""), result_stale=bool(meta.get("result_stale", False)),
+                          **cells)
+        if "statistics_values" in arrays:
+            project.statistics = CellStatistics(**{name: arrays[f"statistics_{name}"] for name in _STATISTICS
+                                                   if f"statistics_{name}" in arrays})
         saved = meta.get("result")
         if saved is not None:
             project.result = CTAResult(
@@ -291,6 +310,6 @@ def load_project(path: str | Path) -> Project:
                 verification=_verification_from(saved["verification"]))
     except ProjectError:
         raise
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, CTAError) as error:
         raise ProjectError(f"{path}: damaged project file ({type(error).__name__}: {error})") from None
     return project

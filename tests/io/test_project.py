@@ -84,3 +84,26 @@ def test_a_damaged_project_is_reported_not_crashed_on(tmp_path):
         archive.writestr("arrays.npz", arrays)
     with pytest.raises(ProjectError, match="do not all have 21 entries"):
         load_project(path)
+
+
+def test_per_cell_statistics_and_the_stale_flag_are_saved_with_the_project(tmp_path):
+    from ctadesk.engine.tabulated import CellStatistics
+
+    project = _project()
+    n = project.n_cells
+    top = np.column_stack([np.arange(n, dtype=float), np.full(n, np.nan)])
+    project.statistics = CellStatistics(project.values, np.arange(n) % 4, top,
+                                        holding_freq=np.ones(n, np.int64), holding_top=top[:, :1])
+    project.result_stale = True
+    save_project(tmp_path / "s.ctaproj", project)
+    again = load_project(tmp_path / "s.ctaproj")
+    assert again.result_stale
+    assert np.array_equal(again.statistics.freq, np.arange(n) % 4)
+    assert np.array_equal(again.statistics.top, top, equal_nan=True)
+    assert again.statistics.has_holdings and not again.statistics.has_weights
+
+
+def test_a_project_without_statistics_reopens_without_them(tmp_path):
+    save_project(tmp_path / "p.ctaproj", _project())
+    again = load_project(tmp_path / "p.ctaproj")
+    assert again.statistics is None and not again.result_stale

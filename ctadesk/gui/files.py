@@ -1,0 +1,260 @@
+"""Every file the desktop app opens or writes, as Projects: the GUI's side of ctadesk.io.
+
+Importers return a Project whose ``source`` remembers what the reader returned
+(the Excel tables, the tau-argus table, the wide CSV), so export can write the
+protected table back in the layout it came in.  Nothing here shows a widget.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ctadesk.engine.errors import CTAError
+from ctadesk.engine.linked import LinkedTables
+from ctadesk.engine.microdata import Microdata, tabulate
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.rules import SafetyRules, apply_rules, to_problem
+from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.io.excel import ExcelTable
+from ctadesk.io.project import PROJECT_SUFFIX, Project, load_project
+from ctadesk.io.tauargus import TauArgusTable
+
+#: largest contributions kept per cell when microdata are tabulated (the most a dominance rule can use)
+TOP_CONTRIBUTIONS = 5
+EXCEL_SUFFIXES = (".xlsx", ".xlsm")
+STATFILE_SUFFIXES = (".sav", ".zsav", ".dta", ".sas7bdat")
+MICRODATA_SUFFIXES = (".csv", ".txt", *EXCEL_SUFFIXES, *STATFILE_SUFFIXES)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ExcelSource:
+    """Tables read from sheets (or a wide CSV); linked is set when there are several."""
+
+    tables: tuple[ExcelTable, ...]
+    linked: LinkedTables | None = None
+    csv: bool = False
+
+    def scatter(self, values: np.ndarray) -> list[np.ndarray]:
+        """Each table's values from the project's cell values."""
+        return self.linked.scatter(values) if self.linked is not None else [np.asarray(values, float)]
+
+    def table_cells(self, cells: np.ndarray, table: int) -> np.ndarray:
+        """Positions in table `table` of project cells `cells`."""
+        if self.linked is None:
+            return np.asarray(cells, np.int64)
+        return self.linked.table_indices(np.asarray(cells, np.int64), table)
+
+
+def _plain_problem(structure: TableStructure, values: np.ndarray, relations=None) -> CTAProblem:
+    """A table with nothing sensitive yet; cells >= 0 when every value is."""
+    values = np.asarray(values, float)
+    relations = structure.relations() if relations is None else relations
+    return CTAProblem(values=values, relations=relations, lower=0.0 if np.all(values >= 0) else None)
+
+
+# ------------------------------------------------------------------ importers
+def project_from_excel(tables: Sequence[ExcelTable], csv_source: bool = False) -> Project:
+    """One sheet as its grid; several as linked tables over their unique cells (one list)."""
+    tables = tuple(tables)
+    if not tables:
+        raise CTAError("choose at least one sheet")
+    if len(tables) == 1:
+        table = tables[0]
+        project = Project.from_problem(_plain_problem(table.structure, table.values), table.structure)
+        project.source = ExcelSource(tables, csv=csv_source)
+        return project
+    linked = LinkedTables.link([t.structure for t in tables])
+    values = linked.gather([t.values for t in tables])
+    codes = [linked.cell_label(i) for i in range(linked.n_cells)]
+    structure = TableStructure((Dimension("Cell", codes, np.full(len(codes), -1)),))
+    project = Project.from_problem(_plain_problem(structure, values, linked.relations()), structure)
+    project.source = ExcelSource(tables, linked)
+    return project
+
+
+def project_from_tab(table: TauArgusTable) -> Project:
+    """Unsafe cells sensitive with the file's protection levels; statistics kept for the rules."""
+    project = Project.from_problem(table.problem(), table.structure)
+    project.flagged_by[project.sensitive] = "tau-argus"
+    project.statistics = table.statistics
+    project.source = table
+    return project
+
+
+def project_from_microdata(microdata: Microdata, top_k: int = TOP_CONTRIBUTIONS) -> Project:
+    """Tabulate (values, frequencies, top contributions, holdings); nothing flagged until rules apply."""
+    stats = tabulate(microdata, top_k=top_k, holding_top_k=top_k)
+    structure = microdata.structure
+    project = Project.from_problem(to_problem(structure, stats, apply_rules(stats, SafetyRules())), structure)
+    project.statistics = stats
+    return project
+
+
+def guess_csv_kind(path: str | Path) -> str:
+    """'long' when the last column holds numbers and first-column codes repeat (one line per cell),
+    else 'wide' (row labels are listed once)."""
+    from ctadesk.io.csv_table import _rows
+    from ctadesk.io.numbers import parse_number
+
+    rows, dialect = _rows(Path(path), None, None)
+    body = [row for row in rows[1:] if any(f.strip() for f in row)]
+    if len(rows) < 2 or not body or len(rows[0]) < 2:
+        return "wide"
+    last_numbers = all(parse_number(row[-1], dialect.decimal_comma) is not None for row in body[:200])
+    first = [row[0].strip() for row in body]
+    return "long" if last_numbers and len(set(first)) < len(first) else "wide"
+
+
+def read_csv_table(path: str | Path, kind: str) -> Project:
+    from ctadesk.io.csv_table import read_long_csv, read_wide_csv
+
+    if kind == "long":
+        table = read_long_csv(path)
+        project = Project.from_problem(_plain_problem(table.structure, table.values), table.structure)
+        project.log = "\n".join(table.messages)
+        return project
+    return project_from_excel([read_wide_csv(path)], csv_source=True)
+
+
+def open_table(path: str | Path) -> Project:
+    """A project file or a JJ file (the formats that need no questions)."""
+    path = Path(path)
+    if not path.exists():
+        raise CTAError(f"The file {path} does not exist.")
+    suffix = path.suffix.lower()
+    if suffix == PROJECT_SUFFIX:
+        return load_project(path)
+    if suffix == ".jj":
+        from ctadesk.io.jj import read_jj
+
+        return Project.from_problem(read_jj(path).problem)
+    raise CTAError(f"ctadesk cannot open '{path.name}' directly: use File > Import.")
+
+
+# -------------------------------------------------------------- microdata
+def microdata_columns(path: str | Path) -> list[str]:
+    """The variable names of a microdata file (CSV header, first sheet row, or the package's metadata)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if not path.exists():
+        raise CTAError(f"The file {path} does not exist.")
+    if suffix in STATFILE_SUFFIXES:
+        import pyreadstat
+
+        reader = {".sav": pyreadstat.read_sav, ".zsav": pyreadstat.read_sav, ".dta": pyreadstat.read_dta,
+                  ".sas7bdat": pyreadstat.read_sas7bdat}[suffix]
+        try:
+            _, meta = reader(str(path), metadataonly=True)
+        except Exception as error:  # pyreadstat's errors carry no file name
+            raise CTAError(f"{path.name}: cannot be read as a {suffix} file ({error})") from None
+        return list(meta.column_names)
+    if suffix in EXCEL_SUFFIXES:
+        from ctadesk.io.excel import open_workbook
+
+        sheet = open_workbook(path).worksheets[0]
+        first = next(sheet.iter_rows(min_row=1, max_row=1, values_only=True), ())
+        return [str(v).strip() for v in first if v is not None and str(v).strip()]
+    from ctadesk.io.csv_table import _text, detect_dialect
+
+    text = _text(path)
+    dialect = detect_dialect(text)
+    header = next(csv.reader(text.splitlines()[:1], delimiter=dialect.delimiter), [])
+    return [h.strip() for h in header if h.strip()]
+
+
+def read_microdata_file(path: str | Path, spanning: Sequence[str], response: str, weight: str | None = None,
+                        holding: str | None = None, hierarchy_files: Mapping[str, str] | None = None) -> Project:
+    """Read microdata with the chosen variables and hierarchy files (.hrc or level CSV), then tabulate."""
+    from ctadesk.io.hierarchy import read_hrc, read_level_csv
+    from ctadesk.io.microdata import MicrodataSpec, read_microdata
+    from ctadesk.io.statfiles import read_statfile_microdata
+
+    hierarchies = {}
+    for name, file in (hierarchy_files or {}).items():
+        if file:
+            reader = read_level_csv if Path(file).suffix.lower() == ".csv" else read_hrc
+            hierarchies[name] = reader(file, name)
+    spec = MicrodataSpec(spanning=tuple(spanning), response=response, weight=weight or None,
+                         holding=holding or None, hierarchies=hierarchies)
+    if Path(path).suffix.lower() in STATFILE_SUFFIXES:
+        microdata, _ = read_statfile_microdata(path, spec)
+    else:
+        microdata = read_microdata(path, spec)
+    return project_from_microdata(microdata)
+
+
+# ------------------------------------------------------------------ exporters
+def _adjusted(project: Project) -> np.ndarray:
+    result = project.result
+    if result is None or result.values is None:
+        raise CTAError("There is no protected table to export yet: press Protect first.")
+    return np.asarray(result.values, float)
+
+
+def export_excel(path: str | Path, project: Project, internal: bool) -> Path:
+    """Release or internal workbook in the layout of the workbook the table came from."""
+    from ctadesk.io.excel import ExportReport, export_workbook
+
+    source = project.source
+    if not isinstance(source, ExcelSource) or source.csv:
+        raise CTAError("Only a table imported from an Excel workbook can be written back in its layout; "
+                       "export it as CSV instead.")
+    adjusted = _adjusted(project)
+    sensitive = np.flatnonzero(project.sensitive)
+    report = ExportReport.from_result(project.result, project.values, sensitive,
+                                      settings={k: v for k, v in project.options.items() if k != "method"})
+    per_table = [source.table_cells(sensitive, t) for t in range(len(source.tables))]
+    return export_workbook(path, source.tables, source.scatter(adjusted), per_table, internal=internal,
+                           report=report)
+
+
+def export_csv(path: str | Path, project: Project) -> Path:
+    """The adjusted table: in its own layout when it came from a wide CSV, else one line per cell."""
+    from ctadesk.io.csv_table import write_long_csv, write_wide_csv
+
+    adjusted = _adjusted(project)
+    source = project.source
+    if isinstance(source, ExcelSource) and source.csv:
+        return write_wide_csv(path, source.tables[0], adjusted)
+    return write_long_csv(path, project.structure, adjusted)
+
+
+def export_jj(path: str | Path, project: Project) -> Path:
+    """The problem as it stands (original values, status, protection levels) as a JJ file."""
+    from ctadesk.io.jj import write_jj
+
+    write_jj(path, project.to_problem())
+    return Path(path)
+
+
+def export_sol(path: str | Path, project: Project) -> Path:
+    from ctadesk.io.jj import write_sol
+
+    write_sol(path, project.to_problem(), _adjusted(project))
+    return Path(path)
+
+
+def export_tab(path: str | Path, project: Project) -> Path:
+    from ctadesk.io.tauargus import write_tab
+
+    if not isinstance(project.source, TauArgusTable):
+        raise CTAError("Only a table read from a tau-argus .tab file can be written as .tab.")
+    return write_tab(path, project.source, _adjusted(project))
+
+
+#: export kinds: (menu text, file filter, suffix, function)
+EXPORTS = {
+    "release": ("Release workbook (Excel)…", "Excel workbook (*.xlsx)", ".xlsx",
+                lambda path, project: export_excel(path, project, internal=False)),
+    "internal": ("Internal workbook with originals (Excel)…", "Excel workbook (*.xlsx)", ".xlsx",
+                 lambda path, project: export_excel(path, project, internal=True)),
+    "csv": ("Adjusted table as CSV…", "CSV (*.csv)", ".csv", export_csv),
+    "jj": ("Problem as JJ…", "JJ file (*.jj)", ".jj", export_jj),
+    "sol": ("Adjusted values as RCTA .sol…", "RCTA solution (*.sol)", ".sol", export_sol),
+    "tab": ("Adjusted table as tau-argus .tab…", "tau-argus table (*.tab)", ".tab", export_tab),
+}

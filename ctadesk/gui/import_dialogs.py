@@ -1,0 +1,343 @@
+"""Import dialogs: the detected layout of Excel sheets (corrected by the user before the table
+is built) and the choice of variables for microdata.
+
+Both keep what the user chose when building fails: the error is shown inside
+the dialog, which stays open.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
+                               QFormLayout, QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ctadesk.gui.errors import plain_message
+from ctadesk.io.excel import DetectedLayout, ExcelTable, SheetGrid, build_table, detect_layout, open_workbook, read_grid
+from ctadesk.io.errors import FileFormatError
+from ctadesk.io.excel.workbook import coordinate
+
+#: rows and columns of a sheet shown in the preview
+PREVIEW_ROWS, PREVIEW_COLUMNS = 300, 60
+ROW_ROLES = ("title", "header", "data", "total", "heading", "ignore")
+COLUMN_ROLES = ("label", "data", "total", "ignore")
+ROLE_COLOURS = {"title": QColor(225, 225, 225), "header": QColor(190, 210, 240), "label": QColor(215, 235, 250),
+                "data": QColor(255, 255, 255), "total": QColor(250, 225, 150), "heading": QColor(210, 240, 200),
+                "ignore": QColor(245, 245, 245)}
+
+
+def set_row_role(layout: DetectedLayout, rows: set[int], role: str) -> DetectedLayout:
+    """The layout with sheet rows `rows` (0-based) playing `role` (one of ROW_ROLES)."""
+    keep = lambda items: [r for r in items if r not in rows]  # noqa: E731
+    changed = dataclasses.replace(layout, title_rows=keep(layout.title_rows), header_rows=keep(layout.header_rows),
+                                  data_rows=keep(layout.data_rows), heading_rows=keep(layout.heading_rows),
+                                  total_rows={r for r in layout.total_rows if r not in rows})
+    target = {"title": changed.title_rows, "header": changed.header_rows, "data": changed.data_rows,
+              "total": changed.data_rows, "heading": changed.heading_rows}.get(role)
+    if target is not None:
+        target.extend(rows)
+        target.sort()
+    if role == "total":
+        changed.total_rows |= rows
+    return changed
+
+
+def set_column_role(layout: DetectedLayout, columns: set[int], role: str) -> DetectedLayout:
+    """The layout with sheet columns `columns` (0-based) playing `role` (one of COLUMN_ROLES)."""
+    keep = lambda items: [c for c in items if c not in columns]  # noqa: E731
+    changed = dataclasses.replace(layout, label_columns=keep(layout.label_columns),
+                                  data_columns=keep(layout.data_columns),
+                                  total_columns={c for c in layout.total_columns if c not in columns})
+    target = {"label": changed.label_columns, "data": changed.data_columns, "total": changed.data_columns}.get(role)
+    if target is not None:
+        target.extend(columns)
+        target.sort()
+    if role == "total":
+        changed.total_columns |= columns
+    return changed
+
+
+def cell_role(layout: DetectedLayout, row: int, column: int) -> str:
+    """What a sheet cell is under layout, for colouring the preview."""
+    if row in layout.title_rows:
+        return "title"
+    if row in layout.header_rows:
+        return "header"
+    if column in layout.label_columns and (row in layout.data_rows or row in layout.heading_rows):
+        return "heading" if row in layout.heading_rows else "label"
+    if row in layout.data_rows and column in layout.data_columns:
+        return "total" if row in layout.total_rows or column in layout.total_columns else "data"
+    return "ignore"
+
+
+class ExcelImportDialog(QDialog):
+    """Sheets to import (several make linked tables), each sheet's detected layout shown
+    over its cells and correctable by selecting rows or columns and naming their role."""
+
+    def __init__(self, path: str | Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.path = Path(path)
+        self.setWindowTitle(f"Import {self.path.name}")
+        self.setObjectName("excel_import_dialog")
+        self.workbook = open_workbook(self.path)
+        self.grids: dict[str, SheetGrid] = {}
+        self.layouts: dict[str, DetectedLayout | None] = {}
+        self.problems: dict[str, str] = {}
+        self.tables: list[ExcelTable] = []
+
+        self.sheets = QListWidget(objectName="import_sheets")
+        for index, sheet in enumerate(ws.title for ws in self.workbook.worksheets if ws.sheet_state == "visible"):
+            item = QListWidgetItem(sheet)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if index == 0 else Qt.CheckState.Unchecked)
+            self.sheets.addItem(item)
+        self.sheets.currentTextChanged.connect(self._show_sheet)
+        self.preview = QTableWidget(objectName="import_preview")
+        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.preview.horizontalHeader().setDefaultSectionSize(80)
+        self.preview.verticalHeader().setDefaultSectionSize(20)
+        self.description = QLabel("", objectName="import_description", wordWrap=True)
+        self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error = QLabel("", objectName="import_error", wordWrap=True)
+        self.error.setStyleSheet("color: #b03a2e")
+
+        roles = QGridLayout()
+        roles.addWidget(QLabel("Selected rows are:"), 0, 0)
+        for k, role in enumerate(ROW_ROLES):
+            button = QPushButton(role, objectName=f"rows_{role}")
+            button.setStyleSheet(f"background: {ROLE_COLOURS[role].name()}")
+            button.clicked.connect(lambda _=False, r=role: self.mark_rows(self.selected_rows(), r))
+            roles.addWidget(button, 0, k + 1)
+        roles.addWidget(QLabel("Selected columns are:"), 1, 0)
+        for k, role in enumerate(COLUMN_ROLES):
+            button = QPushButton(role, objectName=f"columns_{role}")
+            button.setStyleSheet(f"background: {ROLE_COLOURS[role].name()}")
+            button.clicked.connect(lambda _=False, r=role: self.mark_columns(self.selected_columns(), r))
+            roles.addWidget(button, 1, k + 1)
+        redetect = QPushButton("Detect again", objectName="redetect")
+        redetect.clicked.connect(lambda: self._detect(self.current_sheet(), force=True))
+        roles.addWidget(redetect, 0, len(ROW_ROLES) + 1)
+
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(QLabel("Sheets (tick several to link them):"))
+        side_layout.addWidget(self.sheets, 1)
+        side_layout.addWidget(QLabel("Detected layout:"))
+        side_layout.addWidget(self.description, 1)
+        splitter = QSplitter()
+        splitter.addWidget(side)
+        splitter.addWidget(self.preview)
+        splitter.setSizes([240, 760])
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter, 1)
+        layout.addLayout(roles)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+        self.resize(1100, 680)
+        if self.sheets.count() == 0:
+            raise FileFormatError("the workbook has no visible sheet", file=self.path)
+        self.sheets.setCurrentRow(0)
+
+    # --------------------------------------------------------------- sheets
+    def current_sheet(self) -> str:
+        return self.sheets.currentItem().text()
+
+    def checked_sheets(self) -> list[str]:
+        return [self.sheets.item(k).text() for k in range(self.sheets.count())
+                if self.sheets.item(k).checkState() == Qt.CheckState.Checked]
+
+    def set_checked(self, sheets: list[str]) -> None:
+        for k in range(self.sheets.count()):
+            item = self.sheets.item(k)
+            item.setCheckState(Qt.CheckState.Checked if item.text() in sheets else Qt.CheckState.Unchecked)
+
+    def layout_of(self, sheet: str) -> DetectedLayout | None:
+        self._detect(sheet)
+        return self.layouts[sheet]
+
+    def _detect(self, sheet: str, force: bool = False) -> None:
+        if sheet not in self.grids:
+            self.grids[sheet] = read_grid(self.workbook, sheet, self.path)
+        if force or sheet not in self.layouts:
+            try:
+                self.layouts[sheet] = detect_layout(self.grids[sheet])
+                self.problems.pop(sheet, None)
+            except Exception as error:
+                self.layouts[sheet] = None
+                self.problems[sheet] = plain_message(error)
+        if sheet == self.current_sheet():
+            self._paint()
+
+    def _show_sheet(self, sheet: str) -> None:
+        if not sheet:
+            return
+        self._detect(sheet)
+        grid = self.grids[sheet]
+        rows, columns = min(grid.n_rows, PREVIEW_ROWS), min(grid.n_columns, PREVIEW_COLUMNS)
+        self.preview.clear()
+        self.preview.setRowCount(rows)
+        self.preview.setColumnCount(columns)
+        self.preview.setHorizontalHeaderLabels([coordinate(0, c)[:-1] for c in range(columns)])
+        for r in range(rows):
+            for c in range(columns):
+                value = grid.values[r][c]
+                if value is not None:
+                    text = " " * 2 * grid.indents[r][c] + str(value).strip() if isinstance(value, str) else str(value)
+                    self.preview.setItem(r, c, QTableWidgetItem(text))
+        self._paint()
+
+    def _paint(self) -> None:
+        sheet = self.current_sheet()
+        layout = self.layouts.get(sheet)
+        self.description.setText(layout.describe() if layout is not None else self.problems.get(sheet, ""))
+        bold = QFont()
+        bold.setBold(True)
+        for r in range(self.preview.rowCount()):
+            for c in range(self.preview.columnCount()):
+                item = self.preview.item(r, c)
+                if item is None:
+                    item = QTableWidgetItem("")
+                    self.preview.setItem(r, c, item)
+                role = cell_role(layout, r, c) if layout is not None else "ignore"
+                item.setBackground(QBrush(ROLE_COLOURS[role]))
+                item.setFont(bold if role in ("header", "total") else QFont())
+
+    # ----------------------------------------------------------- corrections
+    def selected_rows(self) -> set[int]:
+        return {index.row() for index in self.preview.selectedIndexes()}
+
+    def selected_columns(self) -> set[int]:
+        return {index.column() for index in self.preview.selectedIndexes()}
+
+    def mark_rows(self, rows: set[int], role: str) -> None:
+        sheet = self.current_sheet()
+        if rows and self.layouts.get(sheet) is not None:
+            self.layouts[sheet] = set_row_role(self.layouts[sheet], set(rows), role)
+            self._paint()
+
+    def mark_columns(self, columns: set[int], role: str) -> None:
+        sheet = self.current_sheet()
+        if columns and self.layouts.get(sheet) is not None:
+            self.layouts[sheet] = set_column_role(self.layouts[sheet], set(columns), role)
+            self._paint()
+
+    def accept(self) -> None:
+        """Build a table from every ticked sheet; on a problem say which and stay open."""
+        sheets = self.checked_sheets()
+        if not sheets:
+            self.error.setText("Tick at least one sheet.")
+            return
+        tables = []
+        for sheet in sheets:
+            layout = self.layout_of(sheet)
+            if layout is None:
+                self.error.setText(self.problems[sheet] + " Correct the layout of this sheet or untick it.")
+                return
+            try:
+                tables.append(build_table(self.grids[sheet], layout, self.path))
+            except Exception as error:
+                self.error.setText(plain_message(error))
+                return
+        self.tables = tables
+        super().accept()
+
+
+class MicrodataDialog(QDialog):
+    """Spanning variables (ticked, in file order) with an optional hierarchy file each, the
+    response, weight and holding variables.  loader(dialog) builds the project; a failure is
+    shown here and the dialog stays open with every choice kept."""
+
+    def __init__(self, path: str | Path, columns: list[str], loader: Callable[[MicrodataDialog], object],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.path = Path(path)
+        self.loader = loader
+        self.project = None
+        self.setWindowTitle(f"Tabulate {self.path.name}")
+        self.setObjectName("microdata_dialog")
+        self.variables = QTableWidget(len(columns), 2, objectName="micro_variables")
+        self.variables.setHorizontalHeaderLabels(["Spanning variable", "Hierarchy file (.hrc or level CSV)"])
+        self.variables.horizontalHeader().setStretchLastSection(True)
+        self.variables.setColumnWidth(0, 200)
+        for row, name in enumerate(columns):
+            item = QTableWidgetItem(name)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsSelectable)
+            item.setCheckState(Qt.CheckState.Unchecked)
+            self.variables.setItem(row, 0, item)
+            self.variables.setItem(row, 1, QTableWidgetItem(""))
+        browse = QPushButton("Hierarchy file for the selected variable…", objectName="micro_browse")
+        browse.clicked.connect(self._browse)
+        self.response = QComboBox(objectName="micro_response")
+        self.weight = QComboBox(objectName="micro_weight")
+        self.holding = QComboBox(objectName="micro_holding")
+        self.response.addItems(columns)
+        self.response.setCurrentIndex(len(columns) - 1)
+        for combo in (self.weight, self.holding):
+            combo.addItem("(none)", "")
+            for name in columns:
+                combo.addItem(name, name)
+        self.error = QLabel("", objectName="micro_error", wordWrap=True)
+        self.error.setStyleSheet("color: #b03a2e")
+        form = QFormLayout()
+        form.addRow("Response (numeric)", self.response)
+        form.addRow("Sampling weight", self.weight)
+        form.addRow("Holding (enterprise group)", self.holding)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Tabulate")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Tick the spanning variables, in table order as listed:"))
+        layout.addWidget(self.variables, 1)
+        row = QHBoxLayout()
+        row.addWidget(browse)
+        row.addStretch(1)
+        layout.addLayout(row)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+        self.resize(640, 520)
+
+    def set_spanning(self, names: list[str]) -> None:
+        for row in range(self.variables.rowCount()):
+            item = self.variables.item(row, 0)
+            item.setCheckState(Qt.CheckState.Checked if item.text() in names else Qt.CheckState.Unchecked)
+
+    def spanning(self) -> list[str]:
+        return [self.variables.item(r, 0).text() for r in range(self.variables.rowCount())
+                if self.variables.item(r, 0).checkState() == Qt.CheckState.Checked]
+
+    def hierarchy_files(self) -> dict[str, str]:
+        files = {self.variables.item(r, 0).text(): self.variables.item(r, 1).text().strip()
+                 for r in range(self.variables.rowCount())}
+        return {name: file for name, file in files.items() if file and name in self.spanning()}
+
+    def _browse(self) -> None:
+        row = self.variables.currentRow()
+        if row < 0:
+            self.error.setText("Select a variable first.")
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Hierarchy file", str(self.path.parent),
+                                              "Hierarchies (*.hrc *.csv);;All files (*)")
+        if path:
+            self.variables.item(row, 1).setText(path)
+
+    def accept(self) -> None:
+        if not self.spanning():
+            self.error.setText("Tick at least one spanning variable.")
+            return
+        try:
+            self.project = self.loader(self)
+        except Exception as error:
+            self.error.setText(plain_message(error))
+            return
+        super().accept()

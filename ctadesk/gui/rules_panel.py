@@ -1,0 +1,242 @@
+"""The sensitivity-rule panel: primary safety rules with their parameters (paper 003 Table 3.1;
+ctadesk.engine.rules) and, after Apply, how many cells each rule flagged.
+
+The panel only builds a SafetyRules and shows counts; the main window applies
+the rules to the project's CellStatistics (undoably).  It is enabled when the
+table carries per-cell statistics (from microdata or a tau-argus .tab).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from ctadesk.engine.rules import RULE_NAMES, RuleResult, SafetyRules
+from ctadesk.engine.tabulated import CellStatistics
+from ctadesk.gui.table_model import RULE_COLOURS
+
+
+
+def rule_counts(result: RuleResult) -> dict[str, int]:
+    """Cells flagged by each rule (a cell flagged by two rules counts for both), rules that flagged any."""
+    flags = np.asarray(result.flags)
+    counts = {name: int(np.count_nonzero(flags & int(rule))) for rule, name in RULE_NAMES.items()}
+    return {name: count for name, count in counts.items() if count}
+
+
+def flagged_names(result: RuleResult) -> np.ndarray:
+    """Per cell, the names of the rules that flagged it ('dominance, p%'), '' where safe (object array)."""
+    flags = np.asarray(result.flags)
+    names = np.full(flags.size, "", dtype=object)
+    for combination in np.unique(flags[flags != 0]):
+        names[flags == combination] = ", ".join(name for rule, name in RULE_NAMES.items()
+                                                if int(combination) & int(rule))
+    return names
+
+
+def _percent(value: float = 0.0, maximum: float = 1000.0, name: str = "") -> QDoubleSpinBox:
+    return QDoubleSpinBox(minimum=0.0, maximum=maximum, decimals=1, suffix=" %", value=value, objectName=name)
+
+
+class _PairRule(QWidget):
+    """A checkbox and two numbers: one (n,k) dominance or (p,q) rule."""
+
+    def __init__(self, text: str, first: QWidget, second: QWidget, name: str) -> None:
+        super().__init__()
+        self.on = QCheckBox(text, objectName=f"{name}_on")
+        self.first, self.second = first, second
+        self.first.setObjectName(f"{name}_a")
+        self.second.setObjectName(f"{name}_b")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.on, self.first, self.second):
+            row.addWidget(widget)
+        self.on.toggled.connect(self._sync)
+        self._sync()
+
+    def _sync(self) -> None:
+        self.first.setEnabled(self.on.isChecked())
+        self.second.setEnabled(self.on.isChecked())
+
+
+def _dominance(name: str, n: int = 1, k: float = 80.0) -> _PairRule:
+    return _PairRule("(n,k)", QSpinBox(minimum=1, maximum=20, value=n, prefix="n "),
+                     QDoubleSpinBox(minimum=0.1, maximum=100.0, decimals=1, value=k, prefix="k ", suffix=" %"), name)
+
+
+def _single(name: str, text: str, value: float) -> _PairRule:
+    box = QDoubleSpinBox(minimum=0.1, maximum=100.0, decimals=1, value=value, prefix="p ", suffix=" %")
+    hidden = QLabel("")
+    return _PairRule(text, box, hidden, name)
+
+
+def _pq(name: str) -> _PairRule:
+    return _PairRule("(p,q)", QDoubleSpinBox(minimum=0.1, maximum=99.9, decimals=1, value=10.0, prefix="p "),
+                     QDoubleSpinBox(minimum=0.2, maximum=100.0, decimals=1, value=50.0, prefix="q "), name)
+
+
+class RulesPanel(QWidget):
+    """apply_requested() asks the main window to apply rules() to the table."""
+
+    apply_requested = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("rules_panel")
+        self.min_frequency = QSpinBox(minimum=0, maximum=1000, value=3, objectName="min_frequency",
+                                      specialValueText="off")
+        self.frequency_range = _percent(10.0, name="frequency_range")
+        self.dominance = [_dominance("dominance1", 1, 80.0), _dominance("dominance2", 2, 90.0)]
+        self.dominance[0].on.setChecked(True)
+        self.p_percent = _single("p_percent", "p%", 10.0)
+        self.pq = _pq("pq")
+        self.zero_unsafe = QCheckBox("Zero cells with contributors", objectName="zero_unsafe")
+        self.zero_range = QDoubleSpinBox(minimum=0.0, maximum=1e12, decimals=1, value=0.0, objectName="zero_range")
+        self.manual_range = _percent(10.0, name="manual_range")
+        self.apply_weights = QCheckBox("Use sampling weights", objectName="apply_weights", checked=True)
+
+        self.holding_box = QGroupBox("Holding level", objectName="holding_box")
+        self.holding_min_frequency = QSpinBox(minimum=0, maximum=1000, value=0, objectName="holding_min_frequency",
+                                              specialValueText="off")
+        self.holding_frequency_range = _percent(10.0, name="holding_frequency_range")
+        self.holding_dominance = _dominance("holding_dominance", 1, 80.0)
+        self.holding_p_percent = _single("holding_p_percent", "p%", 10.0)
+        holding = QFormLayout(self.holding_box)
+        holding.addRow("Min. holdings", self._pair(self.holding_min_frequency, self.holding_frequency_range))
+        holding.addRow("Dominance", self.holding_dominance)
+        holding.addRow("", self.holding_p_percent)
+
+        self.apply_button = QPushButton("Apply rules", objectName="apply_rules")
+        self.apply_button.clicked.connect(self.apply_requested)
+        self.counts = QLabel("", objectName="rule_counts", wordWrap=True)
+        self.availability = QLabel("", objectName="rules_availability", wordWrap=True)
+
+        form = QFormLayout()
+        form.addRow("Min. frequency", self._pair(self.min_frequency, self.frequency_range))
+        form.addRow("Dominance", self.dominance[0])
+        form.addRow("", self.dominance[1])
+        form.addRow("", self.p_percent)
+        form.addRow("", self.pq)
+        form.addRow(self.zero_unsafe, self.zero_range)
+        form.addRow("Manual safety range", self.manual_range)
+        form.addRow("", self.apply_weights)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.availability)
+        column.addLayout(form)
+        column.addWidget(self.holding_box)
+        column.addWidget(self.apply_button)
+        column.addWidget(self.counts)
+        self.set_statistics(None)
+
+    @staticmethod
+    def _pair(first: QWidget, second: QWidget) -> QWidget:
+        widget = QWidget()
+        row = QHBoxLayout(widget)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(first)
+        row.addWidget(QLabel("range"))
+        row.addWidget(second)
+        return widget
+
+    # ----------------------------------------------------------------- state
+    def set_statistics(self, statistics: CellStatistics | None) -> None:
+        """Enable the rules the statistics can feed (concentration rules need top contributions)."""
+        for widget in self.findChildren(QWidget):
+            if widget is not self.availability:
+                widget.setEnabled(statistics is not None)
+        self.counts.setText("")
+        if statistics is None:
+            self.availability.setText("Safety rules need per-cell frequencies and contributions: "
+                                      "import microdata or a tau-argus .tab.")
+            return
+        kept = statistics.top.shape[1]
+        self.availability.setText(f"Per-cell statistics: frequencies, {kept} largest contribution(s)"
+                                  + (", sampling weights" if statistics.has_weights else "")
+                                  + (", holdings" if statistics.has_holdings else "") + ".")
+        for rule in self.dominance:
+            rule.first.setMaximum(max(1, kept))
+            rule.setEnabled(kept >= 1)
+        for rule in (self.p_percent, self.pq):
+            rule.setEnabled(kept >= 2)
+        self.holding_box.setEnabled(statistics.has_holdings)
+        if statistics.has_holdings:
+            self.holding_dominance.first.setMaximum(max(1, statistics.holding_top.shape[1]))
+        self.apply_weights.setEnabled(statistics.has_weights)
+        for rule in (*self.dominance, self.p_percent, self.pq, self.holding_dominance, self.holding_p_percent):
+            rule._sync()
+
+    def rules(self) -> SafetyRules:
+        """The rules as set (only those enabled for this table); ProblemError when a parameter is invalid."""
+        def on(rule: _PairRule) -> bool:
+            return rule.isEnabled() and rule.on.isChecked()
+
+        holdings = self.holding_box.isEnabled()
+        return SafetyRules(
+            min_frequency=self.min_frequency.value(), frequency_safety_range=self.frequency_range.value(),
+            dominance=tuple((r.first.value(), r.second.value()) for r in self.dominance if on(r)),
+            p_percent=(self.p_percent.first.value(),) if on(self.p_percent) else (),
+            pq=((self.pq.first.value(), self.pq.second.value()),) if on(self.pq) else (),
+            holding_min_frequency=self.holding_min_frequency.value() if holdings else 0,
+            holding_frequency_safety_range=self.holding_frequency_range.value(),
+            holding_dominance=((self.holding_dominance.first.value(), self.holding_dominance.second.value()),)
+            if holdings and on(self.holding_dominance) else (),
+            holding_p_percent=(self.holding_p_percent.first.value(),) if holdings and on(self.holding_p_percent) else (),
+            zero_unsafe=self.zero_unsafe.isChecked(), zero_safety_range=self.zero_range.value(),
+            manual_safety_range=self.manual_range.value(),
+            apply_weights=self.apply_weights.isChecked())
+
+    def set_rules(self, saved: dict[str, Any]) -> None:
+        """Show saved rules (a dict of SafetyRules fields, as the project file keeps them)."""
+        if not saved:
+            return
+        fields = {f.name for f in dataclasses.fields(SafetyRules)}
+        rules = SafetyRules(**{k: v for k, v in saved.items() if k in fields})
+        self.min_frequency.setValue(rules.min_frequency)
+        self.frequency_range.setValue(rules.frequency_safety_range)
+        for widget, pair in zip(self.dominance, (*rules.dominance, None, None)):
+            widget.on.setChecked(pair is not None)
+            if pair is not None:
+                widget.first.setValue(int(pair[0]))
+                widget.second.setValue(pair[1])
+        self.p_percent.on.setChecked(bool(rules.p_percent))
+        if rules.p_percent:
+            self.p_percent.first.setValue(rules.p_percent[0])
+        self.pq.on.setChecked(bool(rules.pq))
+        if rules.pq:
+            self.pq.first.setValue(rules.pq[0][0])
+            self.pq.second.setValue(rules.pq[0][1])
+        self.holding_min_frequency.setValue(rules.holding_min_frequency)
+        self.holding_frequency_range.setValue(rules.holding_frequency_safety_range)
+        self.holding_dominance.on.setChecked(bool(rules.holding_dominance))
+        if rules.holding_dominance:
+            self.holding_dominance.first.setValue(int(rules.holding_dominance[0][0]))
+            self.holding_dominance.second.setValue(rules.holding_dominance[0][1])
+        self.holding_p_percent.on.setChecked(bool(rules.holding_p_percent))
+        if rules.holding_p_percent:
+            self.holding_p_percent.first.setValue(rules.holding_p_percent[0])
+        self.zero_unsafe.setChecked(rules.zero_unsafe)
+        self.zero_range.setValue(rules.zero_safety_range)
+        self.manual_range.setValue(rules.manual_safety_range)
+        self.apply_weights.setChecked(rules.apply_weights)
+
+    def show_counts(self, result: RuleResult) -> None:
+        """'dominance: 5 cells' per rule with its colour, and the number of unsafe cells."""
+        counts = rule_counts(result)
+        swatch = '<span style="background:{}">&nbsp;&nbsp;&nbsp;</span>'
+        lines = [f"{swatch.format(RULE_COLOURS[name].name())} {name}: {count:,} cell(s)"
+                 for name, count in counts.items()]
+        total = int(np.count_nonzero(result.flags))
+        lines.append(f"<b>{total:,} unsafe cell(s)</b> of {result.flags.size:,}")
+        self.counts.setText("<br>".join(lines))
+
+
+def rules_dict(rules: SafetyRules) -> dict[str, Any]:
+    """SafetyRules as the project file keeps them."""
+    return dataclasses.asdict(rules)
+
