@@ -245,6 +245,7 @@ class MainWindow(QMainWindow):
 
     # -------------------------------------------------------------- project
     def set_project(self, project: Project, path: Path | None = None) -> None:
+        stale = project.result_stale
         self.project = project
         self.path = path
         self.undo_stack.clear()
@@ -254,7 +255,7 @@ class MainWindow(QMainWindow):
         self.rules_panel.set_statistics(project.statistics)
         self.rules_panel.set_rules(project.rules)
         self.log_pane.set_text(project.log)
-        self._solved_index = -1 if project.result_stale else 0
+        self._solved_index = -1 if stale else 0
         self._update_stale()
         self.progress_plot.reset()
         if project.result is not None:
