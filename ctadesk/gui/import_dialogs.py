@@ -102,6 +102,7 @@ class ExcelImportDialog(QDialog):
         self.preview.horizontalHeader().setDefaultSectionSize(80)
         self.preview.verticalHeader().setDefaultSectionSize(20)
         self.description = QLabel("", objectName="import_description", wordWrap=True)
+        self.description.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error = QLabel("", objectName="import_error", wordWrap=True)
         self.error.setStyleSheet("color: #b03a2e")
@@ -193,7 +194,12 @@ class ExcelImportDialog(QDialog):
                 if value is not None:
                     text = " " * 2 * grid.indents[r][c] + str(value).strip() if isinstance(value, str) else str(value)
                     self.preview.setItem(r, c, QTableWidgetItem(text))
+        for r0, c0, r1, c1 in grid.merged:
+            if r0 < rows and c0 < columns and (r1 > r0 or c1 > c0):
+                self.preview.setSpan(r0, c0, min(r1, rows - 1) - r0 + 1, min(c1, columns - 1) - c0 + 1)
         self._paint()
+        self.preview.resizeColumnToContents(0)
+        self.preview.setColumnWidth(0, min(self.preview.columnWidth(0), 220))
 
     def _paint(self) -> None:
         sheet = self.current_sheet()

@@ -165,12 +165,12 @@ class MainWindow(QMainWindow):
         for group in (table_box, rules_box, protect_box, save_box):
             column.addWidget(group)
         column.addStretch(1)
-        scroll = QScrollArea(widgetResizable=True)
+        scroll = self.workflow_scroll = QScrollArea(widgetResizable=True)
         scroll.setWidget(panel)
         dock = QDockWidget("Workflow", self, objectName="workflow_dock")
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         dock.setWidget(scroll)
-        dock.setMinimumWidth(310)
+        dock.setMinimumWidth(max(310, panel.sizeHint().width(), self.rules_panel.body.sizeHint().width() + 40) + 24)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
 
     def _build_bottom_dock(self) -> None:

@@ -125,13 +125,17 @@ class RulesPanel(QWidget):
         form.addRow(self.zero_unsafe, self.zero_range)
         form.addRow("Manual safety range", self.manual_range)
         form.addRow("", self.apply_weights)
+        self.body = QWidget(objectName="rules_body")
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(0, 0, 0, 0)
+        body.addLayout(form)
+        body.addWidget(self.holding_box)
+        body.addWidget(self.apply_button)
+        body.addWidget(self.counts)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.availability)
-        column.addLayout(form)
-        column.addWidget(self.holding_box)
-        column.addWidget(self.apply_button)
-        column.addWidget(self.counts)
+        column.addWidget(self.body)
         self.set_statistics(None)
 
     @staticmethod
@@ -151,7 +155,9 @@ class RulesPanel(QWidget):
             if widget is not self.availability:
                 widget.setEnabled(statistics is not None)
         self.counts.setText("")
+        self.body.setVisible(statistics is not None)
         if statistics is None:
+            self.holding_box.hide()
             self.availability.setText("Safety rules need per-cell frequencies and contributions: "
                                       "import microdata or a tau-argus .tab.")
             return
@@ -165,6 +171,7 @@ class RulesPanel(QWidget):
         for rule in (self.p_percent, self.pq):
             rule.setEnabled(kept >= 2)
         self.holding_box.setEnabled(statistics.has_holdings)
+        self.holding_box.setVisible(statistics.has_holdings)
         if statistics.has_holdings:
             self.holding_dominance.first.setMaximum(max(1, statistics.holding_top.shape[1]))
         self.apply_weights.setEnabled(statistics.has_weights)

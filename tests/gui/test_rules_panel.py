@@ -107,3 +107,23 @@ def test_the_project_file_keeps_the_rules_and_the_statistics(micro_window, tmp_p
     assert panel.min_frequency.value() == 4 and panel.p_percent.first.value() == 12.5
     assert (panel.dominance[0].first.value(), panel.dominance[0].second.value()) == (2, 85.0)
     assert not panel.dominance[1].on.isChecked() and panel.apply_button.isEnabled()
+
+
+def test_holding_rules_appear_and_apply_when_the_microdata_have_holdings(window, tmp_path):
+    # firms f5, f6, f7 of cell B,x (10 each) belong to one enterprise group: 30 of the cell's 40
+    lines = MICRODATA.splitlines()
+    rows = [lines[0] + ";Group"] + [line + (";G1" if line.split(";")[3] in ("f5", "f6", "f7") else ";")
+                                    for line in lines[1:]]
+    path = tmp_path / "groups.csv"
+    path.write_text("\n".join(rows) + "\n")
+    window.set_project(files.read_microdata_file(path, ["Region", "Size"], "Turnover", holding="Group"))
+    panel = window.rules_panel
+    assert panel.holding_box.isVisibleTo(window) and panel.holding_box.isEnabled()
+    _set_rules(panel, min_frequency=0)
+    panel.p_percent.on.setChecked(False)
+    panel.holding_dominance.on.setChecked(True)
+    panel.holding_dominance.first.setValue(1)
+    panel.holding_dominance.second.setValue(70.0)
+    window.apply_rules()
+    assert window.project.flagged_by[3] == "holding dominance"  # 30 > 70 % of 40; no single firm dominates
+    assert "holding dominance: " in panel.counts.text()
