@@ -101,7 +101,7 @@ class MainWindow(QMainWindow):
         self.table_info = QLabel(objectName="table_info", wordWrap=True)
         self.generate_button = QPushButton("Generate…", objectName="generate")
         self.generate_button.clicked.connect(self.generate_dialog)
-        self.open_button = QPushButton("Open…", objectName="open")
+        self.open_button = QPushButton("Open or import…", objectName="open")
         self.open_button.clicked.connect(self.open_dialog)
         self.totals_button = QPushButton("Recompute totals", objectName="recompute_totals")
         self.totals_button.setToolTip("Set every total and subtotal to the sum of its inner cells")

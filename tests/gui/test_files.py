@@ -197,3 +197,11 @@ def test_a_microdata_dialog_error_is_shown_in_the_dialog_which_keeps_the_choices
     assert "line 3" in seen["error"] and "n/a" in seen["error"]
     assert seen["spanning"] == ["Region"] and seen["open"]
     assert window.project is before
+
+
+def test_a_column_marked_ignore_in_the_import_dialog_is_left_out_of_the_table(window, tmp_path):
+    source = _workbook(tmp_path / "turnover.xlsx")
+    _accept(window, lambda dialog: dialog.mark_columns({3}, "ignore"))  # column D, the totals
+    assert window.open_path(source)
+    columns = window.project.structure.dimensions[1]
+    assert columns.codes == ("Small", "Large") and window.project.structure.shape == (4, 2)
