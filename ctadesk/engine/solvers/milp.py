@@ -88,7 +88,7 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> tuple
     origin = "propagation"
     if np.isfinite(up_m).all() and np.isfinite(down_m).all():
         return up_m, down_m, origin
-    reference = solve_lp(problem, options.__class__(time_limit=options.time_limit, stop=options.stop))
+    reference = solve_lp(problem, SolveOptions(time_limit=options.time_limit, stop=options.stop))
     weights = problem.weights[cells]
     if reference.verified:
         with np.errstate(divide="ignore"):
