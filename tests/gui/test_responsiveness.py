@@ -1,8 +1,7 @@
 """The window keeps answering while a MILP runs in the worker.
 
-The issue asks for a 20-second solve; this runs a 6-second one (time limit on a
-Cox 20 x 20 table, which HiGHS does not finish in 60 s) to keep the suite fast.
-The gaps measured do not grow with the length of the solve.
+A 20-second solve: the time limit on a Cox 25 x 25 table, which HiGHS does
+not finish in 60 s.
 """
 
 import time
@@ -14,22 +13,22 @@ from ctadesk.engine.result import Status
 from ctadesk.gui.generator import GeneratorSpec
 
 
-def test_a_10_ms_timer_never_waits_more_than_100_ms_during_a_6_second_milp(qtbot, window):
-    window.new_generated(GeneratorSpec(shape=(20, 20), seed=0))
+def test_a_10_ms_timer_never_waits_more_than_100_ms_during_a_20_second_milp(qtbot, window):
+    window.new_generated(GeneratorSpec(shape=(25, 25), seed=0))
     window.model_panel.method.setCurrentIndex(window.model_panel.method.findData("milp"))
-    window.model_panel.time_limit.setValue(6)
+    window.model_panel.time_limit.setValue(20)
     ticks: list[float] = []
     timer = QTimer()
     timer.setInterval(10)
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
     timer.start()
-    with qtbot.waitSignal(window.runner.finished, timeout=20_000):
+    with qtbot.waitSignal(window.runner.finished, timeout=40_000):
         window.protect()
     timer.stop()
     result = window.project.result
     assert result.status is Status.TIME_LIMIT and result.protected
     assert window.log_pane.blockCount() > 10 and window.progress_plot.points >= 1
     gaps = np.diff(ticks)
-    assert ticks[-1] - ticks[0] > 5.5
+    assert ticks[-1] - ticks[0] > 19.5
     print(f"longest wait {1000 * gaps.max():.0f} ms over {ticks[-1] - ticks[0]:.1f} s")
     assert gaps.max() < 0.100, f"longest wait {1000 * gaps.max():.0f} ms"
