@@ -1,0 +1,288 @@
+"""How much an adjusted table still says what the original said, and how to keep it so.
+
+Cox (2005), *Quality-preserving controlled tabular adjustment* (paper 002):
+
+* the report (§5, Tables 1-2) gives, per group of cells, the percent change of the
+  mean, the variance, Corr(a, x) against its ideal 1 and the slope of the
+  regression of adjusted x on original a against its ideal 1, with the plain
+  figures a statistician reads next (cells changed, absolute and relative change
+  and their distribution);
+* ``preserve`` appends the linear constraints of §3 as extra relations:
+  the mean, sum_{i in S} y_i = 0 (model (2)), and the variance/correlation/slope
+  constraint L(y) = sum_{i in S} (a_i - mean(a)) y_i = 0 (the paper minimises
+  |L(y)| by (3); ctadesk asks for L(y) = 0 exactly).  With y = x - a:
+  Var(x)/Var(a) = 1 + 2 L(y)/(t Var(a)) + Var(y)/Var(a) and slope = 1 + L(y)/(t Var(a)),
+  so L(y) = 0 makes the slope exactly 1 and leaves the variance changed only by
+  Var(y)/Var(a), which is second order in the adjustments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import scipy.sparse as sp
+
+from ctadesk.engine.errors import ProblemError
+from ctadesk.engine.problem import CTAProblem
+
+#: a cell counts as changed when |x - a| exceeds this times max(1, |a|)
+CHANGE_RTOL = 1e-9
+#: quantiles (in %) of the relative change of changed cells shown in the report
+QUANTILES = (50, 90, 99)
+
+CellSelection = np.ndarray | list[int] | tuple[int, ...]
+
+
+def inner_cells(problem: CTAProblem) -> np.ndarray:
+    """Indices of the cells that are no total: in every relation a total is the one
+    cell whose coefficient has the other sign (paper 002 §1: one -1 per row of T)."""
+    A = problem.relations
+    row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    negative = A.data < 0
+    n_negative = np.bincount(row[negative], minlength=A.shape[0])
+    n_positive = np.bincount(row[~negative], minlength=A.shape[0])
+    total_entry = (negative & (n_negative[row] == 1)) | (~negative & (n_positive[row] == 1) & (n_negative[row] > 1))
+    is_total = np.zeros(problem.n_cells, bool)
+    is_total[A.indices[total_entry]] = True
+    return np.flatnonzero(~is_total)
+
+
+def _indices(cells: CellSelection, n: int, name: str) -> np.ndarray:
+    cells = np.asarray(cells)
+    if cells.dtype == bool:
+        if cells.shape != (n,):
+            raise ProblemError(f"{name}: a mask of {cells.size} entries for a table of {n} cells")
+        return np.flatnonzero(cells)
+    cells = np.unique(cells.astype(np.int64).reshape(-1))
+    if cells.size and (cells[0] < 0 or cells[-1] >= n):
+        raise ProblemError(f"{name}: cell {int(cells[0] if cells[0] < 0 else cells[-1])} does not exist "
+                           f"(the table has cells 0..{n - 1})")
+    return cells
+
+
+def _percent(new: float, old: float) -> float:
+    return 100.0 * (new - old) / abs(old) if old != 0 and math.isfinite(old) else math.nan
+
+
+@dataclasses.dataclass(frozen=True)
+class GroupQuality:
+    """Quality figures of one group of t cells (paper 002 §3 and Tables 1-2; population moments)."""
+
+    name: str
+    cells: int
+    zero_cells: int               # cells with original value 0
+    mean_original: float
+    mean_adjusted: float
+    variance_original: float
+    variance_adjusted: float
+    correlation: float            # Corr(a, x); 1 is perfect
+    slope: float                  # b1 of x = b1 a + b0; 1 is perfect
+    intercept: float              # b0; 0 is perfect
+    cells_changed: int
+    zero_cells_moved: int
+    total_absolute_change: float
+    total_relative_change: float  # sum |x - a| / |a| over cells with a != 0, in %
+    largest_relative_change: float  # in %, over cells with a != 0
+    largest_relative_change_cell: int  # -1 when nothing changed
+    relative_change_quantiles: tuple[float, ...]  # QUANTILES of |x - a|/|a| (%) over changed cells with a != 0
+
+    @property
+    def mean_change(self) -> float:
+        """Percent change of the mean."""
+        return _percent(self.mean_adjusted, self.mean_original)
+
+    @property
+    def variance_change(self) -> float:
+        """Percent change of the variance (Table 1, 'Variance change')."""
+        return _percent(self.variance_adjusted, self.variance_original)
+
+    @property
+    def correlation_change(self) -> float:
+        """Percent change of the correlation from Corr(a, a) = 1."""
+        return 100.0 * (self.correlation - 1.0)
+
+    @property
+    def slope_change(self) -> float:
+        """Percent change of the regression slope from 1 (Table 1, 'Regress. coeff. change')."""
+        return 100.0 * (self.slope - 1.0)
+
+    @property
+    def mean_absolute_change(self) -> float:
+        return self.total_absolute_change / self.cells if self.cells else math.nan
+
+    @property
+    def mean_relative_change(self) -> float:
+        """Mean of |x - a| / |a| in % over the group's cells with a != 0."""
+        nonzero = self.cells - self.zero_cells
+        return self.total_relative_change / nonzero if nonzero else math.nan
+
+
+def group_quality(name: str, original: np.ndarray, adjusted: np.ndarray, cells: np.ndarray) -> GroupQuality:
+    """The figures of GroupQuality for the given cell indices."""
+    a = original[cells]
+    x = adjusted[cells]
+    t = a.size
+    change = x - a
+    changed = np.abs(change) > CHANGE_RTOL * np.maximum(1.0, np.abs(a))
+    nonzero = a != 0
+    relative = np.zeros(t)
+    relative[nonzero] = 100.0 * np.abs(change[nonzero]) / np.abs(a[nonzero])
+    moved = changed & nonzero
+    if t:
+        mean_a, mean_x = float(a.mean()), float(x.mean())
+        da, dx = a - mean_a, x - mean_x
+        var_a, var_x = float(da @ da) / t, float(dx @ dx) / t
+        cov = float(da @ dx) / t
+    else:
+        mean_a = mean_x = var_a = var_x = cov = math.nan
+    slope = cov / var_a if var_a > 0 else math.nan
+    correlation = cov / math.sqrt(var_a * var_x) if var_a > 0 and var_x > 0 else math.nan
+    largest = int(np.argmax(relative)) if moved.any() else -1
+    quantiles = tuple(float(q) for q in np.percentile(relative[moved], QUANTILES)) if moved.any() \
+        else tuple(0.0 for _ in QUANTILES)
+    return GroupQuality(
+        name=name, cells=t, zero_cells=int((~nonzero).sum()), mean_original=mean_a, mean_adjusted=mean_x, variance_original=var_a,
+        variance_adjusted=var_x, correlation=correlation, slope=slope,
+        intercept=mean_x - slope * mean_a if math.isfinite(slope) else math.nan,
+        cells_changed=int(changed.sum()), zero_cells_moved=int((changed & ~nonzero).sum()),
+        total_absolute_change=float(np.abs(change).sum()), total_relative_change=float(relative.sum()),
+        largest_relative_change=float(relative[largest]) if largest >= 0 else 0.0,
+        largest_relative_change_cell=int(cells[largest]) if largest >= 0 else -1,
+        relative_change_quantiles=quantiles)
+
+
+#: (label, attribute of GroupQuality) in the order the report shows them
+MEASURES: tuple[tuple[str, str], ...] = (
+    ("cells", "cells"),
+    ("mean change (%)", "mean_change"),
+    ("variance change (%)", "variance_change"),
+    ("correlation Corr(original, adjusted)", "correlation"),
+    ("correlation change (%)", "correlation_change"),
+    ("regression slope of adjusted on original", "slope"),
+    ("regression slope change (%)", "slope_change"),
+    ("regression intercept", "intercept"),
+    ("cells changed", "cells_changed"),
+    ("zero cells that moved", "zero_cells_moved"),
+    ("total absolute change", "total_absolute_change"),
+    ("mean absolute change", "mean_absolute_change"),
+    ("mean relative change (%)", "mean_relative_change"),
+    *((f"relative change of changed cells, {q}th percentile (%)" if q != 50
+       else "relative change of changed cells, median (%)", f"quantile_{q}") for q in QUANTILES),
+    ("largest relative change (%)", "largest_relative_change"),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class QualityReport:
+    """Quality figures per group of cells (paper 002 §5, Tables 1-2: percent changes)."""
+
+    groups: tuple[GroupQuality, ...]
+
+    def __getitem__(self, name: str) -> GroupQuality:
+        for group in self.groups:
+            if group.name == name:
+                return group
+        raise KeyError(name)
+
+    @property
+    def names(self) -> list[str]:
+        return [group.name for group in self.groups]
+
+    @staticmethod
+    def _value(group: GroupQuality, attribute: str) -> float | int:
+        if attribute.startswith("quantile_"):
+            return group.relative_change_quantiles[QUANTILES.index(int(attribute.split("_")[1]))]
+        return getattr(group, attribute)
+
+    def rows(self) -> list[tuple[str, ...]]:
+        """('measure', group names...) then one row per measure (MEASURES), numbers as they are."""
+        return [("measure", *self.names),
+                *((label, *(self._value(g, attribute) for g in self.groups)) for label, attribute in MEASURES)]
+
+    def as_dict(self) -> dict[str, dict[str, float | int]]:
+        """{group: {measure label: value}} with NaN as None (JSON-ready)."""
+        def plain(value):
+            value = value.item() if isinstance(value, np.generic) else value
+            return None if isinstance(value, float) and not math.isfinite(value) else value
+
+        return {g.name: {label: plain(self._value(g, attribute)) for label, attribute in MEASURES}
+                for g in self.groups}
+
+
+def default_groups(problem: CTAProblem) -> dict[str, np.ndarray]:
+    """Inner cells, totals (if any), sensitive and not sensitive cells."""
+    inner = inner_cells(problem)
+    is_sensitive = np.zeros(problem.n_cells, bool)
+    is_sensitive[problem.sensitive] = True
+    groups = {"inner cells": inner}
+    if inner.size < problem.n_cells:
+        is_inner = np.zeros(problem.n_cells, bool)
+        is_inner[inner] = True
+        groups["totals"] = np.flatnonzero(~is_inner)
+    groups["sensitive"] = problem.sensitive
+    groups["not sensitive"] = np.flatnonzero(~is_sensitive)
+    return groups
+
+
+def quality_report(problem: CTAProblem, values: np.ndarray,
+                   groups: Mapping[str, CellSelection] | None = None) -> QualityReport:
+    """Compare adjusted values x with the problem's original values a over each group of cells
+    (default: default_groups).  A group is a boolean mask or an array of cell indices."""
+    adjusted = np.asarray(values, dtype=float).reshape(-1)
+    if adjusted.shape != (problem.n_cells,):
+        raise ProblemError(f"{adjusted.size} adjusted values for a table of {problem.n_cells} cells")
+    groups = default_groups(problem) if groups is None else groups
+    return QualityReport(tuple(group_quality(name, problem.values, adjusted, _indices(cells, problem.n_cells, name))
+                               for name, cells in groups.items()))
+
+
+def preserve(problem: CTAProblem, *, mean: bool = True, variance: bool = False,
+             cells: CellSelection | None = None) -> CTAProblem:
+    """problem with quality-preserving relations appended (paper 002 §3), over cells S
+    (default: the inner cells, so the mean is the grand mean of the table):
+
+    mean      sum_{i in S} x_i = sum_{i in S} a_i, i.e. sum y_i = 0 (model (2))
+    variance  sum_{i in S} (a_i - mean_S(a)) x_i = sum_{i in S} (a_i - mean_S(a)) a_i, i.e. L(y) = 0
+              (the |L(y)| of (3) at zero), which keeps the slope of x on a at 1 and the
+              variance and Corr(a, x) to second order in the adjustments
+
+    They are ordinary relations A x = b, so every method (MILP, heuristics, LP, L2, SOC,
+    pseudo-Huber) honours them and the verifier checks them; the relations are scaled so
+    their largest coefficient is 1.  A problem with no room left may become infeasible.
+    """
+    n = problem.n_cells
+    chosen = inner_cells(problem) if cells is None else _indices(cells, n, "preserved cells")
+    if chosen.size == 0:
+        raise ProblemError("there are no cells whose mean or variance could be preserved")
+    a = problem.values[chosen]
+    rows: list[np.ndarray] = []
+    names: list[str] = []
+    if mean:
+        rows.append(np.ones(chosen.size))
+        names.append(f"mean of {chosen.size} cells preserved (Cox 2005, model (2))")
+    if variance:
+        centred = a - a.mean()
+        scale = float(np.abs(centred).max())
+        if scale == 0:
+            raise ProblemError("the preserved cells all have the same value: their variance is 0")
+        rows.append(centred / scale)
+        names.append(f"variance of {chosen.size} cells preserved, L(y) = 0 (Cox 2005, §3)")
+    if not rows:
+        return problem
+    coefficients = np.concatenate(rows)
+    extra = sp.csr_array((coefficients, (np.repeat(np.arange(len(rows)), chosen.size), np.tile(chosen, len(rows)))),
+                         shape=(len(rows), n))
+    m = problem.n_relations
+    base_label = problem.relation_label
+
+    def relation_label(r: int) -> str:
+        if r >= m:
+            return names[r - m]
+        return base_label(r) if base_label is not None else "table relation"
+
+    return problem.replace(relations=sp.csr_array(sp.vstack([problem.relations, extra], format="csr")),
+                           rhs=np.concatenate([problem.rhs, [row @ a for row in rows]]),
+                           relation_label=relation_label)
