@@ -79,3 +79,31 @@ def test_python_dash_m_matches_the_command(tmp_path):
                                 "--method", "lp", "--json", str(out)], capture_output=True, text=True)
     assert completed.returncode == 0, completed.stderr
     assert json.loads(out.read_text())["verified"] is True
+
+
+def _inner_quality(tmp_path, *extra):
+    out = tmp_path / "out.json"
+    assert main(["solve", str(SAMPLES / "cox_20x20.jj"), "--method", "lp", "--json", str(out), *extra]) == 0
+    return json.loads(out.read_text())["quality"]["inner cells"]
+
+
+def test_preserve_mean_and_variance_keep_mean_and_slope_in_the_json_quality(tmp_path):
+    plain = _inner_quality(tmp_path)
+    kept = _inner_quality(tmp_path, "--preserve", "mean,variance")
+    assert abs(plain["regression slope change (%)"]) > 0.01 and abs(plain["mean change (%)"]) > 1e-4
+    assert abs(kept["mean change (%)"]) < 1e-7 and abs(kept["regression slope change (%)"]) < 1e-6
+    assert kept["cells"] == 400 and 0 < kept["variance change (%)"] < 20
+
+
+def test_quality_object_has_every_group_and_the_percent_changes(tmp_path):
+    out = tmp_path / "out.json"
+    assert main(["solve", str(SAMPLES / "thesis_3x4.jj"), "--method", "lp", "--json", str(out)]) == 0
+    quality = json.loads(out.read_text())["quality"]
+    assert list(quality) == ["inner cells", "totals", "sensitive", "not sensitive"]
+    assert quality["inner cells"]["cells"] == 12 and quality["sensitive"]["cells"] == 2
+    assert quality["sensitive"]["cells changed"] == 2
+
+
+def test_unknown_preserved_measure_is_one_line_error(capsys):
+    assert main(["solve", str(SAMPLES / "thesis_3x4.jj"), "--preserve", "median"]) == 2
+    assert "unknown measure 'median'" in capsys.readouterr().err

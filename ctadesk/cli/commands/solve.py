@@ -30,6 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--weights", default="file-costs", metavar="{unit,inverse,FILE}",
                         help="unit: 1; inverse: 1/|a_i|; a file path: one weight per cell; "
                              "default: the costs in the JJ file")
+    parser.add_argument("--preserve", default="", metavar="mean,variance",
+                        help="keep the mean and/or the variance (regression slope 1) of the inner cells "
+                             "by extra linear relations (Cox 2005, §3)")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--json", metavar="OUT.json", help="write the result as JSON")
     parser.add_argument("--sol", metavar="OUT.sol", help="write the adjusted table in RCTA .sol layout")
@@ -37,8 +40,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def result_json(result: CTAResult, seconds: float) -> dict:
-    """The JSON document of a result (values in cell order, senses as up/down)."""
+PRESERVABLE = ("mean", "variance")
+
+
+def preserved_measures(text: str) -> set[str]:
+    """The measures named in --preserve (comma-separated)."""
+    chosen = {word.strip().lower() for word in text.split(",") if word.strip()}
+    unknown = chosen - set(PRESERVABLE)
+    if unknown:
+        raise CTAError(f"--preserve: unknown measure '{sorted(unknown)[0]}'; choose from {', '.join(PRESERVABLE)}")
+    return chosen
+
+
+def result_json(result: CTAResult, seconds: float, quality: dict | None = None) -> dict:
+    """The JSON document of a result (values in cell order, senses as up/down; quality per cell group)."""
     def number(value):
         return None if value is None or not np.isfinite(value) else float(value)
 
@@ -57,10 +72,12 @@ def result_json(result: CTAResult, seconds: float) -> dict:
         "seconds": seconds,
         "timings": {k: float(v) for k, v in result.timings.items()},
         "verification": None if result.verification is None else result.verification.summary(),
+        "quality": quality,
     }
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctadesk.engine.quality import preserve, quality_report
     from ctadesk.engine.solvers import solve
     from ctadesk.io.jj import read_jj, read_weights, write_sol
 
@@ -74,15 +91,20 @@ def run(args: argparse.Namespace) -> int:
         problem = problem.replace(weights=read_weights(args.weights, problem.n_cells))
     if args.time_limit <= 0 or not 0 <= args.gap < 1:
         raise CTAError("--time-limit must be positive and --gap in [0, 1)")
+    kept = preserved_measures(args.preserve)
+    original = problem
+    if kept:
+        problem = preserve(problem, mean="mean" in kept, variance="variance" in kept)
     on_log = (lambda line: print(line, file=sys.stderr)) if args.log else None
     options = SolveOptions(time_limit=args.time_limit, gap=args.gap, threads=args.threads, on_log=on_log)
     result = solve(problem, args.method, options)
     seconds = time.perf_counter() - start
     if args.json:
+        quality = None if result.values is None else quality_report(original, result.values).as_dict()
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(result_json(result, seconds), handle, indent=1)
+            json.dump(result_json(result, seconds, quality), handle, indent=1)
     if args.sol and result.values is not None:
-        write_sol(args.sol, problem, result.values)
+        write_sol(args.sol, original, result.values)
     bound = "" if result.bound is None else f", bound {result.bound:.6g}"
     print(f"{result.method}: {result.status.value}, objective {result.objective:.6g}{bound}, "
           f"{'verified' if result.verified else 'NOT verified'}, {seconds:.2f} s")
