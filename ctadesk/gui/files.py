@@ -198,6 +198,7 @@ def _adjusted(project: Project) -> np.ndarray:
 
 def export_excel(path: str | Path, project: Project, internal: bool) -> Path:
     """Release or internal workbook in the layout of the workbook the table came from."""
+    from ctadesk.gui.quality_table import project_quality
     from ctadesk.io.excel import ExportReport, export_workbook
 
     source = project.source
@@ -207,7 +208,8 @@ def export_excel(path: str | Path, project: Project, internal: bool) -> Path:
     adjusted = _adjusted(project)
     sensitive = np.flatnonzero(project.sensitive)
     report = ExportReport.from_result(project.result, project.values, sensitive,
-                                      settings={k: v for k, v in project.options.items() if k != "method"})
+                                      settings={k: v for k, v in project.options.items() if k != "method"},
+                                      measures=project_quality(project, project.result))
     per_table = [source.table_cells(sensitive, t) for t in range(len(source.tables))]
     return export_workbook(path, source.tables, source.scatter(adjusted), per_table, internal=internal,
                            report=report)

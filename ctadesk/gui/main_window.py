@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLa
                                QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget)
 
 from ctadesk.engine.errors import CTAError
+from ctadesk.engine.quality import preserve
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.rules import apply_rules
 from ctadesk.gui import files
@@ -537,6 +538,9 @@ class MainWindow(QMainWindow):
         try:
             problem = self.project.to_problem()
             problem = problem.replace(weights=weights_for(options["weights"], problem.values, problem.weights))
+            if options["preserve"]:
+                problem = preserve(problem, mean="mean" in options["preserve"],
+                                   variance="variance" in options["preserve"])
         except Exception as error:
             self.report_error("The table cannot be protected as it stands", error)
             return

@@ -1,4 +1,5 @@
-"""The model selector: method (from the solvers' METHODS), weights, time limit and gap."""
+"""The model selector: method (from the solvers' METHODS), weights, time limit, gap and the
+quality-preserving relations of Cox (2005) (paper 002 §3)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import math
 from typing import Any
 
 import numpy as np
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QWidget
 
 from ctadesk.engine.weights import inverse_weights, unit_weights
 
@@ -49,12 +50,24 @@ class ModelPanel(QWidget):
                                          suffix=" s", specialValueText="none", value=60.0)
         self.gap = QDoubleSpinBox(objectName="gap", minimum=0.0, maximum=100.0, decimals=3, suffix=" %",
                                   value=0.01)
+        self.preserve_mean = QCheckBox("mean", objectName="preserve_mean")
+        self.preserve_mean.setToolTip("Keep the mean of the inner cells (the grand total): sum of changes = 0")
+        self.preserve_variance = QCheckBox("variance", objectName="preserve_variance")
+        self.preserve_variance.setToolTip("Keep the variance of the inner cells to second order and the regression "
+                                          "slope of adjusted on original at 1: L(y) = sum (a - mean a) y = 0")
+        self.preserve = QGroupBox("Preserve", objectName="preserve")
+        row = QHBoxLayout(self.preserve)
+        row.setContentsMargins(6, 2, 6, 2)
+        row.addWidget(self.preserve_mean)
+        row.addWidget(self.preserve_variance)
+        row.addStretch(1)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Method", self.method)
         form.addRow("Weights", self.weights)
         form.addRow("Time limit", self.time_limit)
         form.addRow("MILP gap", self.gap)
+        form.addRow(self.preserve)
         self.set_methods(methods)
 
     def set_methods(self, methods: list[str]) -> None:
@@ -66,10 +79,13 @@ class ModelPanel(QWidget):
             self.method.setCurrentIndex(methods.index(current))
 
     def options(self) -> dict[str, Any]:
-        """method, weights, time_limit (inf: none) and gap (a fraction)."""
+        """method, weights, time_limit (inf: none), gap (a fraction) and preserve (['mean', 'variance'] or part)."""
         limit = self.time_limit.value()
+        preserve = [name for name, box in (("mean", self.preserve_mean), ("variance", self.preserve_variance))
+                    if box.isChecked()]
         return {"method": self.method.currentData(), "weights": self.weights.currentData(),
-                "time_limit": limit if limit > 0 else math.inf, "gap": self.gap.value() / 100}
+                "time_limit": limit if limit > 0 else math.inf, "gap": self.gap.value() / 100,
+                "preserve": preserve}
 
     def set_options(self, options: dict[str, Any]) -> None:
         for combo, key in ((self.method, "method"), (self.weights, "weights")):
@@ -81,3 +97,7 @@ class ModelPanel(QWidget):
             self.time_limit.setValue(limit if math.isfinite(limit) else 0.0)
         if "gap" in options:
             self.gap.setValue(100 * float(options["gap"]))
+        preserve = options.get("preserve") or []
+        preserve = [preserve] if isinstance(preserve, str) else list(preserve)
+        self.preserve_mean.setChecked("mean" in preserve)
+        self.preserve_variance.setChecked("variance" in preserve)

@@ -1,4 +1,4 @@
-"""Results: summary and quality figures, heatmap of relative change, scatter of adjusted vs
+"""Results: summary, quality report (paper 002), heatmap of relative change, scatter of adjusted vs
 original, histogram of changes, and the verifier's findings with their cells selectable."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QTabWidget, QVBoxLayout, QWidget
 
 from ctadesk.engine.result import CTAResult
+from ctadesk.engine.quality import QualityReport
 from ctadesk.gui.model_panel import method_label
+from ctadesk.gui.quality_table import QualityTable, project_quality
 from ctadesk.gui.table_model import relative_change
 from ctadesk.io.project import Project
 
@@ -19,20 +21,16 @@ from ctadesk.io.project import Project
 SCATTER_POINTS = 20_000
 
 
-def quality_figures(project: Project, result: CTAResult) -> dict[str, float]:
-    """Plain figures on how much the table changed (non-sensitive cells are what users read)."""
-    original, adjusted = project.values, result.values
-    change = adjusted - original
-    changed = np.abs(change) > 1e-9 * np.maximum(1.0, np.abs(original))
-    relative = np.abs(relative_change(original, adjusted))
-    other = ~project.sensitive & changed
-    finite = relative[other & np.isfinite(relative)]
-    return {"cells changed": int(changed.sum()), "of them not sensitive": int(other.sum()),
-            "total absolute change": float(np.abs(change).sum()),
+def summary_figures(report: QualityReport, result: CTAResult) -> dict[str, float]:
+    """The few quality figures the summary shows, read from the quality report."""
+    inner, other = report["inner cells"], report["not sensitive"]
+    return {"cells changed": sum(g.cells_changed for g in report.groups if g.name in ("sensitive", "not sensitive")),
+            "of them not sensitive": other.cells_changed,
             "weighted change (objective)": float(result.objective),
-            "largest relative change of a non-sensitive cell (%)": float(finite.max()) if finite.size else 0.0,
-            "mean relative change of changed non-sensitive cells (%)": float(finite.mean()) if finite.size else 0.0,
-            "zero cells that moved": int((changed & (original == 0)).sum())}
+            "largest relative change of a non-sensitive cell (%)": other.largest_relative_change,
+            "inner cells: mean change (%)": inner.mean_change,
+            "inner cells: variance change (%)": inner.variance_change,
+            "inner cells: regression slope change (%)": inner.slope_change}
 
 
 def _number(value: float | None, digits: int = 6) -> str:
@@ -79,10 +77,13 @@ class ResultsPanel(QTabWidget):
         self.histogram_curve = pg.PlotCurveItem(x=[0.0, 1.0], y=[0.0], stepMode="center", fillLevel=0, brush=pg.mkBrush(192, 57, 43, 120),
                                                 pen=pg.mkPen("#c0392b"))
         self.histogram.addItem(self.histogram_curve)
+        self.quality = QualityTable()
+        self.quality.cell_selected.connect(self.cell_selected)
         self.findings = QListWidget(objectName="findings")
         self.findings.itemClicked.connect(self._finding_clicked)
         self.findings.itemActivated.connect(self._finding_clicked)
         self.addTab(summary_page, "Summary")
+        self.addTab(self.quality, "Quality")
         self.addTab(self.heatmap, "Heatmap")
         self.addTab(self.scatter, "Adjusted vs original")
         self.addTab(self.histogram, "Changes")
@@ -95,6 +96,7 @@ class ResultsPanel(QTabWidget):
         self.diagonal.setData([], [])
         self.histogram_curve.setData([0, 1], [0])
         self.findings.clear()
+        self.quality.show_report(None)
 
     def show_result(self, project: Project, result: CTAResult, slice_cells: np.ndarray) -> None:
         """Fill every tab from result; the heatmap shows the slice whose flat indices are slice_cells."""
@@ -104,9 +106,11 @@ class ResultsPanel(QTabWidget):
                  "time " + ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())]
         if result.verification is not None:
             lines.append(("✔ " if result.verification.ok else "✘ ") + result.verification.summary())
-        if result.values is not None:
+        report = project_quality(project, result)
+        self.quality.show_report(report)
+        if report is not None:
             lines.append("<table>" + "".join(f"<tr><td>{name}</td><td align=right>&nbsp;{_number(value)}</td></tr>"
-                                             for name, value in quality_figures(project, result).items())
+                                             for name, value in summary_figures(report, result).items())
                          + "</table>")
         else:
             lines.append("No adjusted table came back; the original table is unchanged.")
@@ -149,9 +153,13 @@ class ResultsPanel(QTabWidget):
             self.findings.addItem(verification.summary())
         for violation in verification.violations:
             item = QListWidgetItem(f"[{violation.kind}] {violation.message}")
-            cells = [violation.index] if violation.kind != "relation" else \
-                project.relations.indices[project.relations.indptr[violation.index]:
-                                          project.relations.indptr[violation.index + 1]].tolist()
+            relations = project.relations
+            if violation.kind != "relation":
+                cells = [violation.index]
+            elif violation.index < relations.shape[0]:
+                cells = relations.indices[relations.indptr[violation.index]:relations.indptr[violation.index + 1]].tolist()
+            else:  # a quality-preserving relation (ctadesk.engine.quality.preserve) spans the whole table
+                cells = []
             item.setData(Qt.ItemDataRole.UserRole, [int(c) for c in cells if c >= 0])
             self.findings.addItem(item)
 

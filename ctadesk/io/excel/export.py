@@ -51,19 +51,23 @@ class ExportReport:
 
     @classmethod
     def from_result(cls, result, original: np.ndarray, sensitive: np.ndarray,
-                    settings: Mapping[str, object] | None = None) -> ExportReport:
-        """The report of a `CTAResult` on the unique cells `original` with sensitive indices."""
+                    settings: Mapping[str, object] | None = None, measures=None) -> ExportReport:
+        """The report of a `CTAResult` on the unique cells `original` with sensitive indices;
+        measures is its `ctadesk.engine.quality.QualityReport` (default: over all cells)."""
+        from ctadesk.engine.problem import CTAProblem
+        from ctadesk.engine.quality import quality_report
+
         original = np.asarray(original, float)
+        if measures is None:
+            measures = quality_report(CTAProblem(original, np.zeros((0, original.size)), sensitive=sensitive),
+                                     result.values)
         changed = np.abs(np.asarray(result.values) - original) > 1e-9 * np.maximum(1, np.abs(original))
         quality = (("cells", original.size), ("sensitive cells", int(np.size(sensitive))),
                    ("cells changed", int(changed.sum())), ("status", result.status.value),
                    ("verified", "yes" if result.verified else "no"))
-        difference = np.asarray(result.values) - original
-        relative = np.abs(difference)[original != 0] / np.abs(original[original != 0])
-        internal = (("weighted absolute change (objective)", float(result.objective)),
-                    ("total absolute change", float(np.abs(difference).sum())),
-                    ("largest absolute change", float(np.abs(difference).max(initial=0))),
-                    ("largest relative change", float(relative.max(initial=0))))
+        plain = lambda v: None if isinstance(v, float) and not np.isfinite(v) else v  # noqa: E731
+        internal = (("weighted absolute change (objective)", float(result.objective)), (),
+                    *(tuple(plain(v) for v in row) for row in measures.rows()))
         options = [("method", result.method), ("message", result.message)]
         options += [(str(k), v) for k, v in (settings or {}).items()]
         options += [(f"time {k} (s)", round(float(v), 3)) for k, v in result.timings.items()]
