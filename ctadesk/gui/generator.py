@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from ctadesk.engine.problem import CTAProblem
@@ -16,8 +16,9 @@ from ctadesk.engine.structure import TableStructure
 @dataclasses.dataclass(frozen=True)
 class GeneratorSpec:
     """Inner sizes, inner values uniform on min_value..max_value, a share of zeros,
-    a share of non-zero inner cells sensitive with protection levels drawn uniformly
-    as a share of the value, and bounds value * (1 -/+ capacity)."""
+    a share (or, when sensitive_count is set, a number) of the non-zero inner cells sensitive,
+    placed at random, with protection levels drawn uniformly as a share of the value, and
+    bounds value -/+ capacity * |value| (widened on sensitive cells to their safe values)."""
 
     shape: tuple[int, ...] = (20, 20)
     min_value: int = 1
@@ -28,6 +29,27 @@ class GeneratorSpec:
     protection_max: float = 0.20
     capacity: float = 0.20
     seed: int = 0
+    sensitive_count: int | None = None
+
+    def as_dict(self) -> dict:
+        """Plain values (for QSettings)."""
+        fields = dataclasses.asdict(self)
+        fields["shape"] = list(self.shape)
+        return fields
+
+    @classmethod
+    def from_dict(cls, fields: dict) -> GeneratorSpec:
+        """The spec of as_dict (QSettings may hand numbers back as text)."""
+        known = {f.name: f.type for f in dataclasses.fields(cls)}
+        spec = {}
+        for name, value in fields.items():
+            if name == "shape":
+                spec[name] = tuple(int(v) for v in ([value] if isinstance(value, (str, int)) else value))
+            elif name == "sensitive_count":
+                spec[name] = None if value in (None, "", "None") else int(value)
+            elif name in known:
+                spec[name] = int(value) if known[name] == "int" else float(value)
+        return cls(**spec)
 
 
 COX_PRESET = GeneratorSpec()
@@ -43,12 +65,13 @@ def generate_table(spec: GeneratorSpec) -> tuple[TableStructure, CTAProblem]:
     raw[rng.choice(inner, size=int(round(spec.zero_share * inner.size)), replace=False)] = 0.0
     values = structure.aggregate(raw)
     candidates = inner[values[inner] > 0]
-    count = min(candidates.size, int(round(spec.sensitive_share * inner.size)))
+    wanted = spec.sensitive_count if spec.sensitive_count is not None else int(round(spec.sensitive_share * inner.size))
+    count = min(candidates.size, wanted)
     sensitive = np.sort(rng.choice(candidates, size=count, replace=False))
     levels = rng.uniform(spec.protection_min, spec.protection_max, count) * values[sensitive]
-    magnitude = np.abs(values)
-    problem = CTAProblem(values=values, relations=structure.relations(),
-                         lower=values - spec.capacity * magnitude, upper=values + spec.capacity * magnitude,
+    room = spec.capacity * np.abs(values)
+    room[sensitive] = np.maximum(room[sensitive], levels)  # a sensitive cell can always reach its safe values
+    problem = CTAProblem(values=values, relations=structure.relations(), lower=values - room, upper=values + room,
                          sensitive=sensitive, lower_protection=levels, upper_protection=levels,
                          cell_label=structure.cell_label, relation_label=structure.relation_label)
     return structure, problem
@@ -67,6 +90,10 @@ class GeneratorDialog(QDialog):
         percent = dict(minimum=0.0, maximum=100.0, decimals=1, suffix=" %")
         self.zero_share = QDoubleSpinBox(objectName="gen_zero_share", **percent)
         self.sensitive_share = QDoubleSpinBox(objectName="gen_sensitive_share", **percent)
+        self.sensitive_count = QSpinBox(minimum=0, maximum=10**8, objectName="gen_sensitive_count")
+        self.sensitive_by = QComboBox(objectName="gen_sensitive_by")
+        self.sensitive_by.addItems(["share of inner cells", "number of cells"])
+        self.sensitive_by.currentIndexChanged.connect(self._sensitive_by_changed)
         self.protection_min = QDoubleSpinBox(objectName="gen_protection_min", **percent)
         self.protection_max = QDoubleSpinBox(objectName="gen_protection_max", **percent)
         self.capacity = QDoubleSpinBox(objectName="gen_capacity", **percent)
@@ -83,7 +110,11 @@ class GeneratorDialog(QDialog):
         form.addRow("Smallest inner value", self.min_value)
         form.addRow("Largest inner value", self.max_value)
         form.addRow("Zero inner cells", self.zero_share)
-        form.addRow("Sensitive inner cells", self.sensitive_share)
+        sensitive = QHBoxLayout()
+        sensitive.addWidget(self.sensitive_by)
+        sensitive.addWidget(self.sensitive_share)
+        sensitive.addWidget(self.sensitive_count)
+        form.addRow("Sensitive inner cells (at random)", sensitive)
         form.addRow("Protection level (min, max) of value", protection)
         form.addRow("Cells may move by at most", self.capacity)
         form.addRow("Random seed", self.seed)
@@ -113,6 +144,14 @@ class GeneratorDialog(QDialog):
         self.protection_max.setValue(100 * spec.protection_max)
         self.capacity.setValue(100 * spec.capacity)
         self.seed.setValue(spec.seed)
+        self.sensitive_by.setCurrentIndex(int(spec.sensitive_count is not None))
+        self.sensitive_count.setValue(spec.sensitive_count or 0)
+        self._sensitive_by_changed()
+
+    def _sensitive_by_changed(self) -> None:
+        by_number = self.sensitive_by.currentIndex() == 1
+        self.sensitive_share.setVisible(not by_number)
+        self.sensitive_count.setVisible(by_number)
 
     def spec(self) -> GeneratorSpec:
         low, high = sorted((self.protection_min.value(), self.protection_max.value()))
@@ -122,4 +161,5 @@ class GeneratorDialog(QDialog):
             max_value=max(self.min_value.value(), self.max_value.value()),
             zero_share=self.zero_share.value() / 100, sensitive_share=self.sensitive_share.value() / 100,
             protection_min=low / 100, protection_max=high / 100, capacity=self.capacity.value() / 100,
-            seed=self.seed.value())
+            seed=self.seed.value(),
+            sensitive_count=self.sensitive_count.value() if self.sensitive_by.currentIndex() == 1 else None)

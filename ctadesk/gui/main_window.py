@@ -18,6 +18,7 @@ from ctadesk.engine.quality import preserve
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.rules import apply_rules
 from ctadesk.gui import files
+from ctadesk.gui.cell_dialogs import LimitsDialog
 from ctadesk.gui.commands import CellEdit
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.generator import COX_PRESET, GeneratorDialog, GeneratorSpec, generate_table
@@ -121,7 +122,9 @@ class MainWindow(QMainWindow):
         self.rules_panel.apply_requested.connect(self.apply_rules)
         self.rules_layout.addWidget(self.rules_panel)
         self.default_protection = QDoubleSpinBox(objectName="default_protection", minimum=0.0, maximum=1000.0,
-                                                 decimals=1, suffix=" %", value=20.0)
+                                                 decimals=1, suffix=" %",
+                                                 value=float(self.settings.value("cells/protection", 20.0)))
+        self.default_protection.valueChanged.connect(lambda v: self.settings.setValue("cells/protection", v))
         form = QFormLayout()
         form.addRow("Protection level", self.default_protection)
         self.rules_layout.addLayout(form)
@@ -229,7 +232,8 @@ class MainWindow(QMainWindow):
             self._action("Mark s&afe", lambda: self.mark_safe(self.editor.selected_cells()), "Ctrl+Shift+M"),
             self._action("&Fix (may not change)", lambda: self.set_fixed(self.editor.selected_cells(), True)),
             self._action("&Unfix", lambda: self.set_fixed(self.editor.selected_cells(), False)),
-            self._action("&Protection level…", self.protection_dialog),
+            self._action("&Protection levels…", self.protection_dialog, None, "act_protection"),
+            self._action("&Bounds…", self.bounds_dialog, None, "act_bounds"),
             self._action("Sense &up", lambda: self.set_senses(self.editor.selected_cells(), 1)),
             self._action("Sense &down", lambda: self.set_senses(self.editor.selected_cells(), -1)),
             self._action("Sense f&ree", lambda: self.set_senses(self.editor.selected_cells(), 0)),
@@ -366,8 +370,15 @@ class MainWindow(QMainWindow):
         return True
 
     def generate_dialog(self) -> None:
-        dialog = GeneratorDialog(self)
-        if dialog.exec():
+        """The generator dialog, opened on the last table generated (remembered across sessions)."""
+        saved = self.settings.value("generator/spec")
+        try:
+            spec = GeneratorSpec.from_dict(saved) if isinstance(saved, dict) else COX_PRESET
+        except (TypeError, ValueError):
+            spec = COX_PRESET
+        dialog = GeneratorDialog(self, spec)
+        if self.run_dialog(dialog):
+            self.settings.setValue("generator/spec", dialog.spec().as_dict())
             self.new_generated(dialog.spec())
 
     def open_dialog(self) -> None:
@@ -498,19 +509,46 @@ class MainWindow(QMainWindow):
             word = {1: "up", -1: "down", 0: "free"}[sense]
             self._push({"senses": (cells, sense)}, f"Sense {word} for {cells.size} cell(s)")
 
-    def set_protection(self, cells: np.ndarray, percent: float) -> None:
+    def set_protection_levels(self, cells: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> bool:
+        """Set the lower/upper protection levels of the sensitive cells among cells (undoable)."""
         cells = np.asarray(cells, np.int64)
-        cells = cells[self.project.sensitive[cells]]
+        keep = self.project.sensitive[cells]
+        cells, lower, upper = cells[keep], np.broadcast_to(lower, keep.shape)[keep], np.broadcast_to(upper, keep.shape)[keep]
+        if cells.size == 0:
+            self.statusBar().showMessage("Select sensitive cells first: protection levels apply to them.", 5000)
+            return False
+        self._push({"lower_protection": (cells, lower), "upper_protection": (cells, upper)},
+                   f"Protection levels for {cells.size} cell(s)")
+        return True
+
+    def set_bounds(self, cells: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> bool:
+        """Set the bounds of cells (undoable); refused, naming the cell, when they exclude its value."""
+        cells = np.asarray(cells, np.int64)
+        lower, upper = np.broadcast_to(lower, cells.shape), np.broadcast_to(upper, cells.shape)
+        values = self.project.values[cells]
+        outside = np.flatnonzero((lower > values) | (upper < values))
+        if outside.size:
+            k = int(outside[0])
+            self.report_error("Bounds not set", CTAError(
+                f"cell {self.project.structure.cell_label(int(cells[k]))}: bounds [{lower[k]:g}, {upper[k]:g}] "
+                f"exclude its value {values[k]:g}"))
+            return False
         if cells.size:
-            levels = percent / 100 * np.abs(self.project.values[cells])
-            self._push({"lower_protection": (cells, levels), "upper_protection": (cells, levels)},
-                       f"Protection level {percent:g} % for {cells.size} cell(s)")
+            self._push({"lower": (cells, lower), "upper": (cells, upper)}, f"Bounds for {cells.size} cell(s)")
+        return bool(cells.size)
 
     def protection_dialog(self) -> None:
-        percent, ok = QInputDialog.getDouble(self, "Protection level", "Lower and upper protection level (% of value):",
-                                             self.default_protection.value(), 0.0, 1000.0, 1)
-        if ok:
-            self.set_protection(self.editor.selected_cells(), percent)
+        level = self.default_protection.value()
+        dialog = LimitsDialog("protection", level, level, self)
+        cells = self.editor.selected_cells()
+        if self.run_dialog(dialog):
+            self.set_protection_levels(cells, *dialog.limits(self.project.values[cells]))
+
+    def bounds_dialog(self) -> None:
+        dialog = LimitsDialog("bounds", 20.0, 20.0, self)
+        cells = self.editor.selected_cells()
+        if self.run_dialog(dialog):
+            self.set_bounds(cells, *dialog.limits(self.project.values[cells]))
 
     def recompute_totals(self) -> None:
         totals = self.project.recompute_totals()
@@ -531,6 +569,7 @@ class MainWindow(QMainWindow):
         """Start the chosen method in the background; the table stays as typed whatever happens."""
         if self.runner.running or self.project is None:
             return
+        self.editor.commit_open_editor()
         options = self.model_panel.options()
         if options["method"] is None:
             self.report_error("Cannot protect", CTAError("No solver is installed."))

@@ -82,7 +82,7 @@ class SolveRunner(QObject):
         self._reports.clear()
         options = SolveOptions(time_limit=time_limit, gap=gap, threads=SOLVER_THREADS, on_log=self._lines.append,
                                on_progress=self._reports.append, stop=self._stop)
-        worker = create_worker(self._solve, problem, method, options, _start_thread=False)
+        worker = create_worker(self._solve, problem, method, options, _start_thread=False, _ignore_errors=True)
         worker.returned.connect(self._returned)
         worker.errored.connect(self._errored)
         self._worker = worker

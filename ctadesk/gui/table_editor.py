@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout,
+from PySide6.QtWidgets import (QAbstractItemDelegate, QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout,
                                QWidget)
 
 from ctadesk.gui.table_model import CellTableModel, Display, SliceLayout
@@ -137,6 +137,14 @@ class TableEditor(QWidget):
     def set_display(self, display: Display) -> None:
         self.display.setCurrentIndex(list(Display).index(display))
 
+    def commit_open_editor(self) -> None:
+        """Hand what is being typed in a cell to the model (so starting a solve never drops it)."""
+        index = self.view.currentIndex()
+        editor = self.view.indexWidget(index) if index.isValid() else None
+        if editor is not None:
+            self.view.commitData(editor)
+            self.view.closeEditor(editor, QAbstractItemDelegate.EndEditHint.NoHint)
+
     def selected_cells(self) -> np.ndarray:
         """Flat indices of the selected cells (ascending)."""
         indexes = self.view.selectionModel().selectedIndexes()
@@ -162,10 +170,11 @@ class TableEditor(QWidget):
             index = self.model.index(*position)
             first = first or index
             selection.select(index, index)
-        self.view.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-        if first is not None:
-            self.view.setCurrentIndex(first)
+        model = self.view.selectionModel()
+        if first is not None:  # before selecting: the view's setCurrentIndex would drop all but one cell
+            model.setCurrentIndex(first, QItemSelectionModel.SelectionFlag.NoUpdate)
             self.view.scrollTo(first)
+        model.select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
 
     def toggle_collapsed(self, orientation: Qt.Orientation, section: int) -> None:
         """Hide or show the codes below a subtotal (double-click on its header)."""
