@@ -98,6 +98,9 @@ def main() -> int:
     window.results.setCurrentWidget(window.results.heatmap)
     settle(app)
     window.grab().save(str(OUT / "heatmap.png"))
+    window.results.setCurrentWidget(window.results.quality)
+    settle(app)
+    window.grab().save(str(OUT / "quality.png"))
 
     scratch = Path(tempfile.mkdtemp())
     window.set_project(files.read_microdata_file(firms_csv(scratch / "firms.csv"), ["Region", "Size"], "Turnover"))

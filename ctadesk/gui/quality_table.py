@@ -30,6 +30,8 @@ def _text(value) -> str:
         return f"{value:,}"
     if value is None or not math.isfinite(value):
         return "–"
+    if abs(value) >= 1000:
+        return f"{value:,.1f}"
     return f"{value:,.4g}" if abs(value) >= 1e-4 or value == 0 else f"{value:.2e}"
 
 
