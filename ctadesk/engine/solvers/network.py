@@ -58,6 +58,8 @@ PRICING_TOLERANCE = 1e-9
 #: columns added per pricing round (at least 10 per relation)
 SIFTING_BATCH = 20000
 SIFTING_MAX_ROUNDS = 500
+#: above this many relations (large 1H2D tables) the simplex crawls: the IPM over all columns is used
+SIMPLEX_ROWS = 10000
 #: LSQR iterations allowed for the check that dropped relations are implied
 IMPLIED_ITERATIONS = 5000
 #: the L2 Newton method stops when every relation holds to this relative accuracy
@@ -229,7 +231,9 @@ def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray
     h.setOptionValue("solver", "simplex")
     h.setOptionValue("simplex_strategy", 4)                     # primal: new columns keep the basis feasible
     stop = options.stop
-    h.cbSimplexInterrupt.subscribe(lambda event: event.interrupt(stop is not None and stop.is_set()))
+    interrupt = lambda event: event.interrupt(stop is not None and stop.is_set())  # noqa: E731
+    h.cbSimplexInterrupt.subscribe(interrupt)
+    h.cbIpmInterrupt.subscribe(interrupt)
     h.addRows(m, rhs, rhs, 0, np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0))
     rows = np.arange(m, dtype=np.int32)
     h.addCols(2 * m, np.full(2 * m, penalty), np.zeros(2 * m), np.full(2 * m, highspy.kHighsInf), 2 * m,
@@ -302,6 +306,8 @@ def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions()
     form = form if form is not None else network_form(problem)
     if form is None:
         return _fallback_lp(problem, options, senses, "relations are not a network")
+    if form.kept.size > SIMPLEX_ROWS:
+        return _fallback_lp(problem, options, senses, f"{form.kept.size} relations are too many for sifting")
     lower, upper = sense_bounds(problem, senses)
     base = np.clip(0.0, lower, upper)
     seed = _max_flow_seed(form, base, upper - base, base - lower, form.supplies(problem.deviation_rhs))
