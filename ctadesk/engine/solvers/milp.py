@@ -15,6 +15,7 @@ fixed-sense LP with those senses.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -23,8 +24,8 @@ import scipy.sparse as sp
 from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers._finish import finish, senses_of
-from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
-from ctadesk.engine.solvers.lp import deviation_bounds, l1_column_bounds, solve_lp
+from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, irreducible_conflict, solve_model
+from ctadesk.engine.solvers.lp import CONFLICT_NAMES, deviation_bounds, l1_column_bounds, solve_lp
 
 METHOD = "milp"
 #: rounds of bound propagation over the relations
@@ -166,7 +167,7 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> C
                          problem.lower, problem.upper)
     message = ""
     if outcome.status is Status.INFEASIBLE:
-        message = "no table satisfies the relations, bounds and protection levels, whatever the senses"
+        message = infeasibility_message(problem, model, free, options)
     elif outcome.status is Status.ERROR:
         message = f"HiGHS failed: {outcome.model_status}"
     result = finish(problem, METHOD, outcome.status, values, started=started, build_seconds=build_seconds,
@@ -175,6 +176,27 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> C
     if result.status is Status.NOT_PROTECTED:
         result = _polish(problem, options, result, outcome.status, started)
     return result
+
+
+def infeasibility_message(problem: CTAProblem, model, free: np.ndarray, options: SolveOptions) -> str:
+    """Why no sense vector works: an irreducible conflict of the MILP's LP relaxation
+    (HiGHS's IIS) mapped back to relations and cells, or, when the relaxation is
+    feasible, the statement that only the combination of senses fails."""
+    text = "no table satisfies the relations, bounds and protection levels, whatever the senses"
+    relaxed = dataclasses.replace(model, integer_columns=np.zeros(0, np.int64))
+    outcome = solve_model(relaxed, SolveOptions(time_limit=min(options.time_limit, 30.0), stop=options.stop), {})
+    if outcome.status is not Status.INFEASIBLE:
+        return text + ("; each sensitive cell can be protected on its own, but not all of them at once: "
+                       "the soft-protection LP shows which cells fall short")
+    rows, cols = irreducible_conflict(outcome.highs)
+    n, m = problem.n_cells, problem.n_relations
+    relations = rows[rows < m]
+    cells = np.concatenate([cols[cols < 2 * n] % n,
+                            problem.sensitive[free[cols[cols >= 2 * n] - 2 * n]],
+                            problem.sensitive[free[(rows[rows >= m] - m) % max(free.size, 1)]]])
+    named = [problem.describe_relation(int(r)) for r in relations[:CONFLICT_NAMES]]
+    named += [problem.describe_cell(int(i)) for i in np.unique(cells)[:CONFLICT_NAMES]]
+    return text + ("; conflict among " + ", ".join(named) if named else "")
 
 
 def _polish(problem: CTAProblem, options: SolveOptions, result: CTAResult, status: Status,

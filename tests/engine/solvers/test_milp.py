@@ -94,6 +94,32 @@ def test_infeasible_problem_gives_infeasible_status_and_no_table():
     assert "no table" in result.message
 
 
+def test_infeasibility_names_the_cell_in_conflict():
+    from ctadesk.engine.structure import TableStructure
+
+    structure = TableStructure.flat(3, 4)
+    problem = locked_problem().replace(cell_label=structure.cell_label, relation_label=structure.relation_label)
+    message = solve_milp(problem).message
+    assert "conflict among cell 0 (R=1, C=1)" in message
+
+
+def test_senses_that_only_fail_together_are_explained():
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ctadesk.engine.problem import CTAProblem
+
+    # x0 + x1 = x2 with x2 fixed at 2 and x0 = x1: both must move by 1, in opposite senses for the
+    # sum and in the same sense for the equality, so no sense vector works; the LP relaxation
+    # (y = 1/2) is feasible, so no small conflict exists to name.
+    relations = sp.csr_array(np.array([[1.0, 1.0, -1.0], [1.0, -1.0, 0.0]]))
+    problem = CTAProblem(values=[1.0, 1.0, 2.0], relations=relations, lower=[0, 0, 2], upper=[2, 2, 2],
+                         sensitive=[0, 1], lower_protection=[1, 1], upper_protection=[1, 1])
+    result = solve_milp(problem)
+    assert result.status is Status.INFEASIBLE and result.values is None
+    assert "not all of them at once" in result.message
+
+
 def test_unknown_method_is_a_clear_error(thesis):
     from ctadesk.engine.errors import SolverError
     with pytest.raises(SolverError, match="unknown method 'simplex'"):
