@@ -224,3 +224,26 @@ def test_a_failed_solve_keeps_the_table_options_and_edits(qtbot, settings):
     assert np.array_equal(window.project.values, values) and window.undo_stack.count() == 1
     assert window.model_panel.options()["preserve"] == ["variance"] and window.model_panel.time_limit.value() == 33
     assert window.protect_button.isEnabled() and window.project.result is None
+
+
+def test_a_relation_finding_selects_every_cell_of_the_relation_and_a_preserved_one_is_listed(window):
+    from ctadesk.engine.quality import preserve
+    from ctadesk.engine.result import CTAResult, Status
+    from ctadesk.engine.verify import verify
+
+    project = window.project
+    values = project.values.copy()
+    values[0] += 1.0  # row 1 and column 1 no longer add up; the preserved mean moves
+    problem = preserve(project.to_problem(), mean=True)
+    result = CTAResult("lp", Status.NOT_PROTECTED, values=values, verification=verify(problem, values))
+    project.result = result
+    window._show_result(result)
+    findings = window.results.findings
+    texts = [findings.item(k).text() for k in range(findings.count())]
+    assert any("mean of 20 cells preserved" in t for t in texts)
+    relation = next(v for v in result.verification.violations
+                    if v.kind == "relation" and v.index < project.relations.shape[0])
+    window.results._finding_clicked(findings.item(texts.index(f"[relation] {relation.message}")))
+    indptr = project.relations.indptr
+    cells = project.relations.indices[indptr[relation.index]:indptr[relation.index + 1]]
+    assert len(cells) > 1 and sorted(window.editor.selected_cells().tolist()) == sorted(cells.tolist())
