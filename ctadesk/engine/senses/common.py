@@ -1,0 +1,163 @@
+"""What every sense heuristic shares: a deadline, a cached fixed-sense evaluator, the
+grouped MILP of the Hybrid (paper 004 §3) and the final result.
+
+A heuristic searches over sense vectors (+1 up / -1 down per sensitive cell);
+the value of a vector is the fixed-sense L1 optimum (the network solver on
+2-D/1H2D tables, the IPM LP otherwise), always a verified table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
+from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
+from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
+from ctadesk.engine.solvers.lp import solve_lp
+from ctadesk.engine.solvers.milp import milp_model, solve_milp
+from ctadesk.engine.solvers.network import SIMPLEX_ROWS, network_form, solve_network_l1
+
+
+class Deadline:
+    """The time left of a solve and whether the user stopped it."""
+
+    def __init__(self, options: SolveOptions) -> None:
+        self.options = options
+        self.started = time.perf_counter()
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def remaining(self) -> float:
+        return self.options.time_limit - self.elapsed
+
+    def over(self) -> bool:
+        return self.options.cancelled() or self.remaining() <= 0
+
+    def options_for(self, seconds: float = math.inf, **changes) -> SolveOptions:
+        """The caller's options with a time limit of min(seconds, time left)."""
+        limit = max(0.0, min(seconds, self.remaining()))
+        return dataclasses.replace(self.options, time_limit=limit, on_progress=None, **changes)
+
+
+class SenseEvaluator:
+    """Fixed-sense L1 optimum of sense vectors, cached; tracks the best table seen."""
+
+    def __init__(self, problem: CTAProblem, options: SolveOptions, method: str) -> None:
+        self.problem = problem
+        self.options = options
+        self.method = method
+        self.deadline = Deadline(options)
+        form = network_form(problem) if problem.n_relations <= SIMPLEX_ROWS else None
+        self.form = form if form is not None and form.kept.size <= SIMPLEX_ROWS else None
+        self.cache: dict[bytes, float] = {}
+        self.best: CTAResult | None = None
+        self.evaluations = 0
+
+    def __call__(self, senses: np.ndarray) -> float:
+        """sum w |x - a| of the best table with these senses (inf when none exists)."""
+        senses = np.asarray(senses, dtype=np.int8)
+        key = senses.tobytes()
+        if key in self.cache:
+            return self.cache[key]
+        options = self.deadline.options_for(on_log=None)
+        if self.form is not None:
+            result = solve_network_l1(self.problem, options, senses=senses, form=self.form)
+        else:
+            result = solve_lp(self.problem, options, senses=senses)
+        self.evaluations += 1
+        value = result.objective if result.verified else math.inf
+        self.cache[key] = value
+        self.offer(result)
+        return value
+
+    def offer(self, result: CTAResult) -> bool:
+        """Keep result if it is a verified table better than the best so far."""
+        if not result.verified or (self.best is not None and result.objective >= self.best.objective):
+            return False
+        self.best = result
+        self.log(f"{self.deadline.elapsed:7.2f}s  best {result.objective:.10g}")
+        if self.options.on_progress is not None:
+            self.options.on_progress(Progress(self.deadline.elapsed, objective=result.objective,
+                                              message=f"{self.method}: new best table"))
+        return True
+
+    def log(self, line: str) -> None:
+        if self.options.on_log is not None:
+            self.options.on_log(line)
+
+    def result(self, bound: float | None = None, info: dict | None = None) -> CTAResult:
+        """The best table as this method's result (FEASIBLE, or CANCELLED/TIME_LIMIT with none)."""
+        info = {"evaluations": self.evaluations, **(info or {})}
+        if self.best is None:
+            status = Status.CANCELLED if self.options.cancelled() else \
+                Status.TIME_LIMIT if self.deadline.over() else Status.INFEASIBLE
+            return CTAResult(method=self.method, status=status, message=f"{self.method}: no protected table found",
+                             timings={"total": self.deadline.elapsed}, info=info)
+        best = self.best
+        status = Status.CANCELLED if self.options.cancelled() else Status.FEASIBLE
+        gap = None
+        if bound is not None and math.isfinite(bound):
+            gap = max(0.0, best.objective - bound) / max(best.objective, 1e-12)
+            if gap <= self.options.gap:
+                status = Status.OPTIMAL
+        message = f"{self.method}: best of {self.evaluations} sense assignments; verified"
+        return best.replace(method=self.method, status=status, message=message, bound=bound, gap=gap,
+                            timings={**best.timings, "total": self.deadline.elapsed},
+                            info={**best.info, **info})
+
+
+def grouped_milp(problem: CTAProblem, groups: np.ndarray, options: SolveOptions,
+                 start_senses: np.ndarray | None = None) -> CTAResult:
+    """The MILP (2) with one binary per group: cells with the same group label share their sense.
+
+    groups (s,) int, a label per sensitive cell (paper 004 §3: B_i = B_{i+M} = ...);
+    cells whose sense is given or forced ignore their label.
+    """
+    started = time.perf_counter()
+    model, free, _ = milp_model(problem, options)
+    n = problem.n_cells
+    labels = np.asarray(groups)[free]
+    order = np.argsort(labels, kind="stable")
+    same = np.flatnonzero(labels[order][1:] == labels[order][:-1])
+    first, second = 2 * n + order[same], 2 * n + order[same + 1]
+    k = same.size
+    ties = sp.csc_array((np.concatenate([np.ones(k), -np.ones(k)]),
+                         (np.concatenate([np.arange(k), np.arange(k)]), np.concatenate([first, second]))),
+                        shape=(k, model.matrix.n_cols))
+    matrix = sp.csc_array((model.matrix.value, model.matrix.index, model.matrix.start),
+                          shape=(model.matrix.n_rows, model.matrix.n_cols))
+    matrix = sp.csc_array(sp.vstack([matrix, ties], format="csc"))
+    matrix.sort_indices()
+    tied = LinearModel(model.cost, model.col_lower, model.col_upper,
+                       ColumnMatrix(matrix.shape[0], matrix.indptr.astype(np.int32),
+                                    matrix.indices.astype(np.int32), matrix.data),
+                       np.concatenate([model.row_lower, np.zeros(k)]),
+                       np.concatenate([model.row_upper, np.zeros(k)]), model.integer_columns)
+    start = None
+    if start_senses is not None and free.size:
+        start = (2 * n + np.arange(free.size), (np.asarray(start_senses)[free] == SENSE_UP).astype(float))
+    outcome = solve_model(tied, options, {"mip_rel_gap": float(options.gap)}, start=start)
+    if outcome.values is None:
+        return CTAResult(method="grouped-milp", status=outcome.status, message=outcome.model_status,
+                         timings={"total": time.perf_counter() - started})
+    senses = problem.effective_senses.copy()
+    senses[free] = np.where(outcome.values[2 * n:] > 0.5, 1, -1)
+    return CTAResult(method="grouped-milp", status=outcome.status, senses=senses.astype(np.int8),
+                     objective=outcome.objective, timings={"total": time.perf_counter() - started})
+
+
+def free_positions(problem: CTAProblem) -> np.ndarray:
+    """Positions (in problem.sensitive) of the cells whose sense is free."""
+    return np.flatnonzero(problem.effective_senses == SENSE_FREE)
+
+
+def warm_milp(problem: CTAProblem, senses: np.ndarray, options: SolveOptions) -> CTAResult:
+    """The exact MILP started from ``senses`` (a MIP start), for its certified bound."""
+    return solve_milp(problem, dataclasses.replace(options, start_senses=np.asarray(senses, np.int8)))
