@@ -339,7 +339,7 @@ def _fallback_lp(problem: CTAProblem, options: SolveOptions, senses: np.ndarray,
 
     _log(options, f"{why}: solving the general LP")
     result = solve_lp(problem, options, senses)
-    return result.replace(info={**result.info, "network": f"{why}; solved as the general LP"})
+    return result.replace(method=METHOD_L1, info={**result.info, "network": f"{why}; solved as the general LP"})
 
 
 def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray,

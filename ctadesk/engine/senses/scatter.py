@@ -1,0 +1,107 @@
+"""Scatter search over sense vectors (Laguna & Martí; Cox 2005, paper 004 §4).
+
+A reference set of good and diverse sense vectors (ordering, SAT start,
+Hybrid, random) is combined pair by pair: where the parents agree the child
+keeps their sense, elsewhere it takes the better parent's sense with
+probability proportional to its quality.  A child whose senses admit no table
+gets its senses from the soft-protection LP's table (feasibility restored by
+the fixed-sense LP).  A child better than the worst reference vector and
+different from all of them replaces it; when a whole round of combinations
+adds nothing, the set is rebuilt from its elite and perturbed copies
+(diversification).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import CTAResult, SolveOptions
+from ctadesk.engine.senses.common import SenseEvaluator, free_positions
+from ctadesk.engine.senses.feasible_start import sat_senses
+from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.senses.random_best import random_senses
+from ctadesk.engine.solvers._finish import senses_of
+from ctadesk.engine.solvers.soft import solve_soft_lp
+
+METHOD = "scatter"
+REFERENCE_SIZE = 8
+ELITE = 3
+PERTURBATION = 0.1
+
+
+def solve_scatter(problem: CTAProblem, options: SolveOptions = SolveOptions(), seed: int = 0,
+                  seeds: list[np.ndarray] | None = None) -> CTAResult:
+    """Scatter search until the time limit (or MAX_ROUNDS rounds without improvement)."""
+    evaluator = SenseEvaluator(problem, options, METHOD)
+    rng = np.random.default_rng(seed)
+    free = free_positions(problem)
+
+    def value_of(senses: np.ndarray) -> tuple[float, np.ndarray]:
+        value = evaluator(senses)
+        if math.isfinite(value) or evaluator.deadline.over():
+            return value, senses
+        soft = solve_soft_lp(problem, evaluator.deadline.options_for(on_log=None), senses)
+        if soft.values is None:
+            return value, senses
+        repaired = senses_of(problem, soft.values)
+        return evaluator(repaired), repaired
+
+    starts = [ordering_senses(problem)] + list(seeds or [])
+    sat = sat_senses(problem)
+    if sat is not None:
+        starts.append(sat)
+    reference: list[tuple[float, np.ndarray]] = []
+    while len(reference) < REFERENCE_SIZE and not evaluator.deadline.over():
+        senses = starts.pop(0) if starts else random_senses(problem, rng)
+        entry = value_of(senses)
+        if not any(np.array_equal(entry[1], other) for _, other in reference):
+            reference.append(entry)
+    combined: set[tuple[int, int]] = set()
+    rounds = 0
+    while not evaluator.deadline.over() and len(reference) >= 2 and free.size:
+        reference.sort(key=lambda entry: entry[0])
+        keys = [entry[1].tobytes() for entry in reference]
+        added = False
+        for i, j in itertools.combinations(range(len(reference)), 2):
+            if evaluator.deadline.over():
+                break
+            if (hash(keys[i]), hash(keys[j])) in combined:
+                continue
+            combined.add((hash(keys[i]), hash(keys[j])))
+            (value_i, first), (value_j, second) = reference[i], reference[j]
+            children = max(1, 3 - (i + j) // 3)                   # better pairs make more children
+            share = _share(value_i, value_j)
+            for _ in range(children):
+                child = np.where(rng.random(first.size) < share, first, second).astype(np.int8)
+                value, child = value_of(child)
+                worst = max(reference, key=lambda entry: entry[0])
+                if value < worst[0] and not any(np.array_equal(child, other) for _, other in reference):
+                    reference[reference.index(worst)] = (value, child)
+                    added = True
+        rounds += 1
+        if not added:                                               # diversification
+            reference.sort(key=lambda entry: entry[0])
+            elite = reference[:ELITE]
+            reference = list(elite)
+            while len(reference) < REFERENCE_SIZE and not evaluator.deadline.over():
+                base = elite[int(rng.integers(len(elite)))][1].copy()
+                flip = free[rng.random(free.size) < PERTURBATION]
+                base[flip] = -base[flip]
+                entry = value_of(base)
+                if not any(np.array_equal(entry[1], other) for _, other in reference):
+                    reference.append(entry)
+            combined.clear()
+    return evaluator.result(info={"rounds": rounds})
+
+
+def _share(first: float, second: float) -> float:
+    """Probability of taking the first parent's sense: proportional to its quality (1 / objective)."""
+    if not math.isfinite(first):
+        return 0.0 if math.isfinite(second) else 0.5
+    if not math.isfinite(second):
+        return 1.0
+    return (1.0 / max(first, 1e-12)) / (1.0 / max(first, 1e-12) + 1.0 / max(second, 1e-12))
