@@ -5,6 +5,21 @@ lp     fixed-sense L1, Petrenko (2017) model (5.10)               (HiGHS IPM)
 l2     fixed-sense L2 QP, model (5.8)                             (clarabel)
 soc    fixed-sense L1 as a second-order cone program, (5.18)      (clarabel)
 huber  fixed-sense pseudo-Huber as a cone program, (5.17)         (clarabel)
+
+Sense heuristics for big tables (ctadesk.engine.heuristics; each returns its best verified table):
+random         best of random sense vectors, fixed-sense LP each (paper 004 §3, the baseline)
+hybrid         M groups of cells sharing one sense, grouped MILP for several M (paper 004 §3)
+hybrid-swaps   Hybrid after swapping cells between groups to lower the group scores (paper 004 §3)
+sat-lp         fixed-sense LP with senses avoiding the combinations the relations forbid (paper 000 §3)
+bcd            block coordinate descent: exact MILP over blocks of senses, the rest fixed (paper 000 §3)
+scatter        scatter search over sense vectors with a reference set (paper 004 §4)
+learning       LP relaxations learn preferred senses, the confident ones fixed, the rest exact (paper 004 §5)
+hybrid-milp    Hybrid-with-swaps, then the exact MILP started from it: best table and certified gap
+bcd-milp       BCD, then the exact MILP started from it: best table and certified gap
+learning-milp  learning, then the exact MILP started from it: best table and certified gap
+network        fixed-sense L1 of a 2-D/1H2D table as a network flow LP
+network-l2     fixed-sense L2 of a 2-D/1H2D table by a dual Newton method
+soft-lp        fixed-sense LP with penalised protection slack: always a table, under-protected cells named
 """
 
 from __future__ import annotations
@@ -26,6 +41,25 @@ METHODS: dict[str, Callable[[CTAProblem, SolveOptions], CTAResult]] = {
     "huber": solve_huber,
 }
 
+#: the methods of ctadesk.engine.heuristics, in the order listed above
+HEURISTIC_METHODS = ("random", "hybrid", "hybrid-swaps", "sat-lp", "bcd", "scatter", "learning",
+                     "hybrid-milp", "bcd-milp", "learning-milp", "network", "network-l2", "soft-lp")
+
+
+def _heuristic(name: str) -> Callable[[CTAProblem, SolveOptions], CTAResult]:
+    """The METHODS entry of heuristic ``name``, imported at its first call (the heuristics import
+    this package, so it cannot import them while it loads)."""
+    def method(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> CTAResult:
+        from ctadesk.engine.heuristics import METHODS as heuristics
+
+        return heuristics[name](problem, options)
+
+    method.__name__ = f"solve_{name.replace('-', '_')}"
+    return method
+
+
+METHODS.update({name: _heuristic(name) for name in HEURISTIC_METHODS})
+
 
 def solve(problem: CTAProblem, method: str = "milp", options: SolveOptions = SolveOptions()) -> CTAResult:
     """Protect ``problem`` with ``method`` (a key of METHODS)."""
@@ -36,4 +70,5 @@ def solve(problem: CTAProblem, method: str = "milp", options: SolveOptions = Sol
     return function(problem, options)
 
 
-__all__ = ["METHODS", "solve", "solve_huber", "solve_l2", "solve_lp", "solve_milp", "solve_soc"]
+__all__ = ["HEURISTIC_METHODS", "METHODS", "solve", "solve_huber", "solve_l2", "solve_lp", "solve_milp",
+           "solve_soc"]
