@@ -5,6 +5,7 @@ lp     fixed-sense L1, Petrenko (2017) model (5.10)               (HiGHS IPM)
 l2     fixed-sense L2 QP, model (5.8)                             (clarabel)
 soc    fixed-sense L1 as a second-order cone program, (5.18)      (clarabel)
 huber  fixed-sense pseudo-Huber as a cone program, (5.17)         (clarabel)
+milp-cuts  the exact MILP with imbalance cuts (solvers/cuts.py): same optimum, higher bound early
 
 Sense heuristics for big tables (ctadesk.engine.heuristics; each returns its best verified table):
 random         best of random sense vectors, fixed-sense LP each (paper 004 §3, the baseline)
@@ -41,6 +42,14 @@ METHODS: dict[str, Callable[[CTAProblem, SolveOptions], CTAResult]] = {
     "huber": solve_huber,
 }
 
+
+def solve_milp_cuts(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> CTAResult:
+    """The exact MILP with imbalance cuts (ctadesk.engine.solvers.cuts)."""
+    return solve_milp(problem, options, cuts=True).replace(method="milp-cuts")
+
+
+METHODS["milp-cuts"] = solve_milp_cuts
+
 #: the methods of ctadesk.engine.heuristics, in the order listed above
 HEURISTIC_METHODS = ("random", "hybrid", "hybrid-swaps", "sat-lp", "bcd", "scatter", "learning",
                      "hybrid-milp", "bcd-milp", "learning-milp", "network", "network-l2", "soft-lp")
@@ -71,4 +80,4 @@ def solve(problem: CTAProblem, method: str = "milp", options: SolveOptions = Sol
 
 
 __all__ = ["HEURISTIC_METHODS", "METHODS", "solve", "solve_huber", "solve_l2", "solve_lp", "solve_milp",
-           "solve_soc"]
+           "solve_milp_cuts", "solve_soc"]

@@ -25,6 +25,7 @@ from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers._finish import finish, senses_of
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, irreducible_conflict, solve_model
+from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lp import CONFLICT_NAMES, deviation_bounds, l1_column_bounds, solve_lp
 
 METHOD = "milp"
@@ -141,12 +142,13 @@ def milp_model(problem: CTAProblem, options: SolveOptions):
     return model, free, m_origin
 
 
-def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> CTAResult:
+def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts: bool = False) -> CTAResult:
     """Exact weighted-L1 CTA (paper 000, model (2)) with HiGHS.
 
     Honours options.time_limit, gap (relative MIP gap), stop (returns the
     incumbent, if any, with status CANCELLED), start_senses (a MIP start) and
-    reports the best bound and gap.
+    reports the best bound and gap.  cuts: add the imbalance cuts of
+    ``ctadesk.engine.solvers.cuts`` (a higher bound from the root on).
     """
     started = time.perf_counter()
     n = problem.n_cells
@@ -156,7 +158,8 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> C
         start_senses = np.asarray(options.start_senses).reshape(-1)[free]
         start = (2 * n + np.arange(free.size), (start_senses == SENSE_UP).astype(float))
     build_seconds = time.perf_counter() - started
-    outcome = solve_model(model, options, {"mip_rel_gap": float(options.gap)}, start=start)
+    solved = with_imbalance_cuts(problem, model) if cuts else model
+    outcome = solve_model(solved, options, {"mip_rel_gap": float(options.gap)}, start=start)
     info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m_origin}
     bound, gap = outcome.bound, outcome.gap
     if not free.size and outcome.status is Status.OPTIMAL:  # every sense fixed: an LP, solved exactly
