@@ -31,11 +31,16 @@ METHOD = "scatter"
 REFERENCE_SIZE = 8
 ELITE = 3
 PERTURBATION = 0.1
+#: diversifications in a row that leave the best value unchanged before the search stops
+MAX_STALE_ROUNDS = 5
+#: draws in a row that add no new vector before the reference set counts as full
+MAX_DUPLICATE_DRAWS = 4 * REFERENCE_SIZE
 
 
 def solve_scatter(problem: CTAProblem, options: SolveOptions = SolveOptions(), seed: int = 0,
                   seeds: list[np.ndarray] | None = None) -> CTAResult:
-    """Scatter search until the time limit (or MAX_ROUNDS rounds without improvement)."""
+    """Scatter search until the time limit, the stop event, or MAX_STALE_ROUNDS
+    diversifications in a row that do not improve the best sense vector."""
     evaluator = SenseEvaluator(problem, options, METHOD)
     rng = np.random.default_rng(seed)
     free = free_positions(problem)
@@ -55,14 +60,24 @@ def solve_scatter(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
     if sat is not None:
         starts.append(sat)
     reference: list[tuple[float, np.ndarray]] = []
-    while len(reference) < REFERENCE_SIZE and not evaluator.deadline.over():
-        senses = starts.pop(0) if starts else random_senses(problem, rng)
-        entry = value_of(senses)
-        if not any(np.array_equal(entry[1], other) for _, other in reference):
-            reference.append(entry)
+
+    def fill(draw) -> None:
+        """Add distinct vectors from draw() until the set is full or draws stop adding any
+        (a problem with few free senses has fewer distinct vectors than REFERENCE_SIZE)."""
+        duplicates = 0
+        while (len(reference) < REFERENCE_SIZE and duplicates < MAX_DUPLICATE_DRAWS
+               and not evaluator.deadline.over()):
+            entry = value_of(draw())
+            if any(np.array_equal(entry[1], other) for _, other in reference):
+                duplicates += 1
+            else:
+                reference.append(entry)
+
+    fill(lambda: starts.pop(0) if starts else random_senses(problem, rng))
     combined: set[tuple[int, int]] = set()
-    rounds = 0
-    while not evaluator.deadline.over() and len(reference) >= 2 and free.size:
+    rounds = stale = 0
+    best = min(value for value, _ in reference) if reference else math.inf
+    while not evaluator.deadline.over() and len(reference) >= 2 and free.size and stale < MAX_STALE_ROUNDS:
         reference.sort(key=lambda entry: entry[0])
         keys = [entry[1].tobytes() for entry in reference]
         added = False
@@ -84,16 +99,20 @@ def solve_scatter(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
                     added = True
         rounds += 1
         if not added:                                               # diversification
+            current = min(value for value, _ in reference)
+            stale = stale + 1 if current >= best else 0
+            best = min(best, current)
             reference.sort(key=lambda entry: entry[0])
             elite = reference[:ELITE]
             reference = list(elite)
-            while len(reference) < REFERENCE_SIZE and not evaluator.deadline.over():
+
+            def perturbed() -> np.ndarray:
                 base = elite[int(rng.integers(len(elite)))][1].copy()
                 flip = free[rng.random(free.size) < PERTURBATION]
                 base[flip] = -base[flip]
-                entry = value_of(base)
-                if not any(np.array_equal(entry[1], other) for _, other in reference):
-                    reference.append(entry)
+                return base
+
+            fill(perturbed)
             combined.clear()
     return evaluator.result(info={"rounds": rounds})
 
