@@ -72,4 +72,4 @@ def test_stop_set_cancels_the_cone_solve():
 
 
 def test_every_method_is_registered():
-    assert set(METHODS) == {"milp", "lp", "l2", "soc", "huber"}
+    assert {"milp", "lp", "l2", "soc", "huber"} <= set(METHODS)
