@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension, TableStructure
+from ctadesk.io.cells import CellLocator
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.layout import DetectedLayout, detect_layout
 from ctadesk.io.excel.table import ExcelTable, build_table
@@ -135,26 +136,15 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
         built.append(Dimension.flat(name, inner, total=total if has_total else None,
                                     total_first=has_total and codes[0] == total))
     structure = TableStructure(tuple(built))
-    positions = [{code: k for k, code in enumerate(d.codes)} for d in built]
     values = np.zeros(structure.n_cells)
-    lines = np.zeros(structure.n_cells, np.int64)
+    locator = CellLocator(structure, path)
     for line, row in body:
-        index = []
-        for d, at in enumerate(code_at):
-            code = row[at].strip()
-            k = positions[d].get(code, positions[d].get(row[at]))
-            if k is None:
-                raise FileFormatError(f"code '{code}' of {dimensions[d]} is not in its hierarchy",
-                                      file=path, row=line)
-            index.append(k)
-        i = int(np.ravel_multi_index(index, structure.shape))
-        if lines[i]:
-            raise FileFormatError(f"the cell {structure.cell_label(i)} is listed again (first on line "
-                                  f"{lines[i]})", file=path, row=line)
+        i = locator.locate([row[at] for at in code_at], line)
         number = parse_number(row[value_at], dialect.decimal_comma)
         if number is None:
             raise FileFormatError(f"{value} '{row[value_at]}' is not a number", file=path, row=line)
-        values[i], lines[i] = number, line
+        values[i] = number
+    lines = locator.lines
     absent = int((lines == 0).sum())
     if absent:
         messages.append(f"{absent} cell(s) not in the file were taken as 0")

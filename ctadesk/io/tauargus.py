@@ -23,6 +23,7 @@ import numpy as np
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension, TableStructure
 from ctadesk.engine.tabulated import CellStatistics
+from ctadesk.io.cells import CellLocator
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.hierarchy import read_hrc
 from ctadesk.io.numbers import parse_number
@@ -212,25 +213,14 @@ def read_tab(path: str | Path, rda: str | Path | None = None) -> TauArgusTable:
         messages += note
         labels.append(_codelist(variable, metadata.path.parent))
     structure = TableStructure(tuple(dimensions))
-    positions = [{code: k for k, code in enumerate(dim.codes)} for dim in dimensions]
     n = structure.n_cells
     columns = {v.name: np.zeros(n) for v in others}
     status = np.full(n, STATUS_EMPTY, dtype="<U1")
-    lines = np.zeros(n, np.int64)
+    locator = CellLocator(structure, path)
+    lines = locator.lines
     status_codes = metadata.status_codes()
     for row, fields in records:
-        index = []
-        for d, code in enumerate(fields[:len(spanning)]):
-            k = positions[d].get(code, positions[d].get(code.strip()))
-            if k is None:
-                raise FileFormatError(f"code '{code}' of {spanning[d].name} is not in its hierarchy",
-                                      file=path, row=row)
-            index.append(k)
-        i = int(np.ravel_multi_index(index, structure.shape))
-        if lines[i]:
-            raise FileFormatError(f"the cell {structure.cell_label(i)} is listed again (first on line "
-                                  f"{lines[i]})", file=path, row=row)
-        lines[i] = row
+        i = locator.locate(fields[:len(spanning)], row)
         for variable, text in zip(others, fields[len(spanning):]):
             if variable.has("STATUS"):
                 if text.strip() not in status_codes:
