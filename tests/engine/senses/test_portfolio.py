@@ -1,0 +1,52 @@
+"""The MILP portfolio: never worse than plain MILP in the same time, a valid bound, prompt cancel,
+and heuristic tables the MILP accepts as incumbents."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from ctadesk.engine.generate import cox_table
+from ctadesk.engine.result import SolveOptions, Status
+from ctadesk.engine.senses.portfolio import milp_columns, solve_milp_portfolio
+from ctadesk.engine.senses.random_best import random_senses
+from ctadesk.engine.solvers.lp import solve_lp
+from ctadesk.engine.solvers.milp import milp_model, solve_milp
+
+
+def test_portfolio_is_no_worse_than_plain_milp_and_certifies_its_gap():
+    _, problem = cox_table((6, 5, 3), seed=4)
+    plain = solve_milp(problem, SolveOptions(time_limit=2.5))
+    portfolio = solve_milp_portfolio(problem, SolveOptions(time_limit=2.5))
+    assert portfolio.verified
+    assert portfolio.objective <= plain.objective + 1e-6 * plain.objective
+    assert portfolio.bound <= portfolio.objective + 1e-6
+    assert portfolio.gap == pytest.approx((portfolio.objective - portfolio.bound) / portfolio.objective, abs=1e-9)
+
+
+def test_a_stop_ends_the_portfolio_within_two_seconds():
+    _, problem = cox_table((10, 10, 10), seed=1)
+    stop = threading.Event()
+    threading.Timer(1.0, stop.set).start()
+    began = time.perf_counter()
+    result = solve_milp_portfolio(problem, SolveOptions(time_limit=60, stop=stop))
+    assert time.perf_counter() - began < 3.0
+    assert result.status is Status.CANCELLED
+
+
+def test_a_heuristic_table_is_a_feasible_point_of_the_milp():
+    _, problem = cox_table((5, 4, 3), seed=2)
+    senses = random_senses(problem, np.random.default_rng(1))
+    table = solve_lp(problem, senses=senses)
+    assert table.verified
+    model, free, _ = milp_model(problem, SolveOptions())
+    x = milp_columns(problem, table.values, table.senses, free)
+    matrix = np.zeros((model.matrix.n_rows, model.matrix.n_cols))
+    for j in range(model.matrix.n_cols):
+        span = slice(model.matrix.start[j], model.matrix.start[j + 1])
+        matrix[model.matrix.index[span], j] = model.matrix.value[span]
+    activity = matrix @ x
+    assert np.all(x >= model.col_lower - 1e-7) and np.all(x <= model.col_upper + 1e-7)
+    assert np.all(activity >= model.row_lower - 1e-6) and np.all(activity <= model.row_upper + 1e-6)
+    assert model.cost @ x == pytest.approx(table.objective)
