@@ -1,7 +1,8 @@
 """Portfolio: the exact MILP for the whole time limit, a heuristic beside it (paper 000 §3).
 
-HiGHS's branch and bound is largely serial, so on two cores the MILP (2),
-with the imbalance cuts of ``ctadesk.engine.solvers.cuts``, runs for the full
+HiGHS's branch and bound is largely serial, so on two cores the MILP (2)
+(optionally with the imbalance cuts of ``ctadesk.engine.solvers.cuts``: a
+higher bound, but on 10x10x10 at 15 s a worse incumbent) runs for the full
 time limit on one thread while a sense heuristic (BCD by default) runs in a
 second *process*, restarted from the MILP's newest incumbent whenever it has
 one.  (A second thread would not do: the heuristic's Python holds the GIL
@@ -109,7 +110,7 @@ class _Helper:
 
 
 def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptions(),
-                         heuristic: Heuristic = solve_bcd, name: str = METHOD, cuts: bool = True) -> CTAResult:
+                         heuristic: Heuristic = solve_bcd, name: str = METHOD, cuts: bool = False) -> CTAResult:
     """The MILP for options.time_limit on one thread, ``heuristic`` in a second process feeding it
     incumbents; the better table with the MILP's bound and gap."""
     started = time.perf_counter()
@@ -166,6 +167,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
     h = highspy.Highs()
     log_lines: list[str] = []
     handed = [0]
+    shift = [0.0]       # objective offset against HiGHS's user-solution comparison (see presolve_offset)
     h.setOptionValue("output_flag", True)
     h.setOptionValue("log_to_console", False)
     h.setOptionValue("time_limit", max(0.0, seconds))
@@ -177,7 +179,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
         y = np.asarray(event.data_out.mip_solution)[2 * n:]
         senses = problem.effective_senses.copy()
         senses[free] = np.where(y > 0.5, SENSE_UP, SENSE_DOWN)
-        helper.send((float(event.data_out.objective_function_value), senses.astype(np.int8)))
+        helper.send((float(event.data_out.objective_function_value) + shift[0], senses.astype(np.int8)))
 
     def user_solution(event) -> None:
         helper.receive()
@@ -185,7 +187,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
             return
         helper.fresh = False
         objective, values, senses = helper.best
-        if objective < float(event.data_out.mip_primal_bound) - 1e-9 * max(1.0, objective):
+        if objective < float(event.data_out.mip_primal_bound) + shift[0] - 1e-9 * max(1.0, objective):
             event.data_in.setSolution(milp_columns(problem, values, senses, free))
             handed[0] += 1
 
@@ -194,6 +196,14 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
         h.cbMipUserSolution.subscribe(user_solution)
     if _pass_model(h, model) == highspy.HighsStatus.kError or h.getNumCol() != model.matrix.n_cols:
         return Status.ERROR, None, math.nan, None, "".join(log_lines), 0.0, "model rejected", 0
+    if helper is not None:
+        shift[0] = presolve_offset(model)
+        h.changeObjectiveOffset(-shift[0])
+        h.setOptionValue("mip_abs_gap", float(options.gap) * max(shift[0], 0.0))
+        note = f"objective values in the HiGHS log below are shifted by {-shift[0]:.10g} (see presolve_offset)\n"
+        log_lines.append(note)
+        if options.on_log is not None:
+            options.on_log(note.rstrip())
     began = time.perf_counter()
     h.run()
     seconds = time.perf_counter() - began
@@ -209,9 +219,27 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
     if info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible:
         z = np.asarray(h.getSolution().col_value)
         values = np.clip(problem.values + z[:n] - z[n:2 * n], problem.lower, problem.upper)
-    objective = float(info.objective_function_value) if values is not None else math.nan
-    return (status, values, objective, float(info.mip_dual_bound), "".join(log_lines), seconds,
+    objective = float(info.objective_function_value) + shift[0] if values is not None else math.nan
+    return (status, values, objective, float(info.mip_dual_bound) + shift[0], "".join(log_lines), seconds,
             h.modelStatusToString(model_status), handed[0])
+
+
+def presolve_offset(model) -> float:
+    """The objective offset HiGHS's MIP presolve moves out of ``model``.
+
+    HiGHS 1.15 compares a user solution's objective in the original space with
+    its incumbent's in the presolved one (HighsMipSolverData::queryExternalSolution
+    passes the original objective to addIncumbent), so a user solution is only
+    taken when it beats the incumbent by more than this offset, which on Cox
+    tables is about the LP bound: never.  Giving the model the offset minus this
+    value makes the two comparable.
+    """
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    _pass_model(h, model)
+    h.presolve()
+    return float(h.getPresolvedLp().offset_) if h.getModelPresolveStatus() == highspy.HighsPresolveStatus.kReduced \
+        else 0.0
 
 
 def _worker(read_fd: int, write_fd: int) -> None:
