@@ -23,6 +23,7 @@ from ctadesk.engine.solvers.milp import solve_milp
 TABLES = ["4x4", "10x10", "15x15", "20x20", "25x25", "10x10x10", "20x20x20", "10x10x20"]
 DEFAULT_METHODS = ["milp", "random", "hybrid-swaps", "bcd", "scatter", "learning",
                    "hybrid-milp", "bcd-milp", "learning-milp"]
+#: the *-milp methods are portfolios: MILP for the whole time, the heuristic beside it handing it tables
 
 
 def main() -> None:
@@ -49,8 +50,11 @@ def main() -> None:
         for name, result, seconds in rows:
             gap = (result.objective - best_bound) / result.objective if result.verified else math.nan
             versus = "" if name == "milp" else ("  <= milp" if result.objective <= plain + 1e-6 else "  WORSE than milp")
-            print(f"  {name:14s} {result.objective:14.6f} {seconds:7.1f}s  gap {100 * gap:6.2f} %  "
-                  f"{result.status.value:10s} verified={result.verified}{versus}", flush=True)
+            own = f"own gap {100 * result.gap:6.2f} %" if result.gap is not None else ""
+            portfolio = (f"  from {result.info['source']}, {result.info['handed_to_milp']} handed to the MILP"
+                         if "handed_to_milp" in result.info else "")
+            print(f"  {name:14s} {result.objective:14.6f} {seconds:7.1f}s  gap {100 * gap:6.2f} %  {own}  "
+                  f"{result.status.value:10s} verified={result.verified}{versus}{portfolio}", flush=True)
 
 
 if __name__ == "__main__":
