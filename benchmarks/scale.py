@@ -56,6 +56,7 @@ def run_case(kind: str, method: str) -> None:
     made = time.perf_counter() - began
     started = time.perf_counter()
     senses = ordering_senses(problem)
+    senses_seconds = time.perf_counter() - started
     solver = {"network": solve_network_l1, "network-l2": solve_network_l2, "lp": solve_lp}[method]
     result = solver(problem, senses=senses)
     seconds = time.perf_counter() - started
@@ -64,6 +65,8 @@ def run_case(kind: str, method: str) -> None:
           f"relations {problem.n_relations:6d} | table {made:5.2f}s  solve {seconds:6.2f}s  "
           f"L1 {result.objective:.10g}  {result.status.value} verified={result.verified}  "
           f"peak {peak:6.0f} MiB | {result.log.strip().splitlines()[-1][:90] if result.log else ''}", flush=True)
+    print("      " + "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items())
+          + f"  (senses {senses_seconds:.2f}s)", flush=True)
 
 
 def main() -> None:

@@ -118,7 +118,8 @@ def network_form(problem: CTAProblem) -> NetworkForm | None:
         A = sp.csc_array(sp.diags_array(1.0 - drop) @ rows)
         A.eliminate_zeros()
     kept_rows = np.flatnonzero(kept)
-    A = sp.csc_array(A.tocsr()[kept_rows])
+    if kept_rows.size < m:
+        A = sp.csc_array(A.tocsr()[kept_rows])
     A.sort_indices()
     count = np.diff(A.indptr)
     first = A.indptr[:-1]
