@@ -73,8 +73,12 @@ class _Helper:
         os.close(to_parent)
         self.conn = Connection(from_parent, readable=False)
         self.incoming = Connection(from_child, writable=False)
+        self.sending = threading.Lock()
         plain = problem.replace(cell_label=None, relation_label=None)
-        self.send((plain, options.gap, seconds, heuristic))
+        # the problem outgrows the pipe's buffer: written while the process starts, not before the MILP
+        ends = time.time() + seconds    # wall clock: the process's own clock starts after its imports
+        threading.Thread(target=self._send_problem, args=((plain, options.gap, ends, heuristic),),
+                         daemon=True).start()
         self.best: tuple[float, np.ndarray, np.ndarray] | None = None
         self.fresh = False      # best not yet handed to the MILP
 
@@ -89,16 +93,29 @@ class _Helper:
         except (EOFError, OSError):
             pass
 
+    def _send_problem(self, message) -> None:
+        with self.sending:
+            try:
+                self.conn.send(message)
+            except OSError:
+                pass
+
     def send(self, message) -> None:
+        """Send an incumbent unless the pipe is busy (a later incumbent will follow)."""
+        if not self.sending.acquire(blocking=False):
+            return
         try:
             self.conn.send(message)
         except OSError:
             pass
+        finally:
+            self.sending.release()
 
     def stop(self) -> None:
         """Tell the process to stop, keep reading its tables until it exits (terminate it after
         STOP_GRACE seconds)."""
-        self.conn.close()       # end of file: the process stops
+        with self.sending:
+            self.conn.close()   # end of file: the process stops
         grace = time.perf_counter() + STOP_GRACE
         while self.process.poll() is None and time.perf_counter() < grace:
             self.receive(wait=0.05)
@@ -247,8 +264,7 @@ def _worker(read_fd: int, write_fd: int) -> None:
     each from the MILP's newest incumbent (or the best table so far); every better table is sent back."""
     incoming = Connection(read_fd, writable=False)
     outgoing = Connection(write_fd, readable=False)
-    problem, gap, seconds, heuristic = incoming.recv()
-    began = time.perf_counter()
+    problem, gap, ends, heuristic = incoming.recv()
     halt = threading.Event()
     milp: list = [math.inf, None]
 
@@ -264,7 +280,7 @@ def _worker(read_fd: int, write_fd: int) -> None:
     threading.Thread(target=listen, daemon=True).start()
     best = math.inf
     start = None
-    while not halt.is_set() and (left := seconds - (time.perf_counter() - began)) > 0:
+    while not halt.is_set() and (left := ends - time.time()) > 0:
         if milp[1] is not None and milp[0] < best:
             start = milp[1]
         limit = min(ROUND_SECONDS, left)
