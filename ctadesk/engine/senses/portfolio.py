@@ -37,7 +37,7 @@ from ctadesk.engine.solvers._finish import finish, senses_of
 from ctadesk.engine.solvers._highs import _pass_model, _subscribe
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.milp import milp_model, solve_milp
+from ctadesk.engine.solvers.milp import infeasibility_message, milp_model, solve_milp
 
 METHOD = "milp-portfolio"
 #: seconds a heuristic round may take before it restarts from the MILP's incumbent
@@ -145,8 +145,9 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
     finally:
         if helper is not None:
             helper.stop()
+    message = infeasibility_message(problem, model, free, options) if status is Status.INFEASIBLE else ""
     exact = finish(problem, name, status, values, started=started, build_seconds=build_seconds,
-                   solve_seconds=milp_seconds, model_objective=objective, bound=bound, log=log,
+                   solve_seconds=milp_seconds, message=message, model_objective=objective, bound=bound, log=log,
                    info={"highs_status": model_status, "binaries": int(free.size), "big_m_from": m_origin})
     if exact.status is Status.NOT_PROTECTED:
         polished = solve_lp(problem, dataclasses.replace(options, time_limit=30.0),
