@@ -137,8 +137,10 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
     solved = with_imbalance_cuts(problem, model) if cuts else model
     build_seconds = time.perf_counter() - started
     remaining = options.time_limit - build_seconds
+    # the heuristic process inherits two pipe descriptors (pass_fds), which only POSIX offers:
+    # elsewhere the MILP runs alone, which is still the plain MILP with its certified gap
     helper = _Helper(problem, options, heuristic, remaining) \
-        if remaining >= MIN_HEURISTIC_SECONDS and not options.cancelled() else None
+        if remaining >= MIN_HEURISTIC_SECONDS and not options.cancelled() and os.name == "posix" else None
     try:
         status, values, objective, bound, log, milp_seconds, model_status, handed = \
             _run_milp(problem, solved, options, remaining, free, helper)

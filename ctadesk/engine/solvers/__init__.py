@@ -15,9 +15,10 @@ sat-lp         fixed-sense LP with senses avoiding the combinations the relation
 bcd            block coordinate descent: exact MILP over blocks of senses, the rest fixed (paper 000 §3)
 scatter        scatter search over sense vectors with a reference set (paper 004 §4)
 learning       LP relaxations learn preferred senses, the confident ones fixed, the rest exact (paper 004 §5)
-hybrid-milp    Hybrid-with-swaps, then the exact MILP started from it: best table and certified gap
-bcd-milp       BCD, then the exact MILP started from it: best table and certified gap
-learning-milp  learning, then the exact MILP started from it: best table and certified gap
+hybrid-milp    portfolio: the exact MILP for the whole time limit, Hybrid-with-swaps beside it in a
+               second process handing it better tables; best table and the MILP's certified gap
+bcd-milp       portfolio of the exact MILP and BCD (as hybrid-milp)
+learning-milp  portfolio of the exact MILP and learning (as hybrid-milp)
 network        fixed-sense L1 of a 2-D/1H2D table as a network flow LP
 network-l2     fixed-sense L2 of a 2-D/1H2D table by a dual Newton method
 soft-lp        fixed-sense LP with penalised protection slack: always a table, under-protected cells named

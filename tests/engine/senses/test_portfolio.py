@@ -17,8 +17,8 @@ from ctadesk.engine.solvers.milp import milp_model, solve_milp
 
 def test_portfolio_is_no_worse_than_plain_milp_and_certifies_its_gap():
     _, problem = cox_table((6, 5, 3), seed=4)
-    plain = solve_milp(problem, SolveOptions(time_limit=2.2))
-    portfolio = solve_milp_portfolio(problem, SolveOptions(time_limit=2.2))
+    plain = solve_milp(problem, SolveOptions(time_limit=5))
+    portfolio = solve_milp_portfolio(problem, SolveOptions(time_limit=5))
     assert portfolio.verified
     assert portfolio.objective <= plain.objective + 1e-6 * plain.objective
     assert portfolio.bound <= portfolio.objective + 1e-6
