@@ -10,6 +10,7 @@ relation are merged by adding their coefficients; status ``z`` fixes a cell.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -168,7 +169,7 @@ def read_jj(path: str | os.PathLike) -> JJInstance:
 
 
 def _format(value: float) -> str:
-    return f"{value:.10g}" if np.isfinite(value) else ("1e+20" if value > 0 else "-1e+20")
+    return f"{value:.10g}" if math.isfinite(value) else ("1e+20" if value > 0 else "-1e+20")
 
 
 def write_jj(path: str | os.PathLike, problem: CTAProblem,
@@ -186,18 +187,22 @@ def write_jj(path: str | os.PathLike, problem: CTAProblem,
     lpl[problem.sensitive] = problem.lower_protection
     upl[problem.sensitive] = problem.upper_protection
     relations = problem.relations.tocsr()
+    columns = [_texts(problem.values), _texts(problem.weights), status.tolist(), _texts(problem.lower),
+               _texts(problem.upper), _texts(lpl), _texts(upl)]
+    coefficients = [f"{c} ({v})" for c, v in zip(relations.indices.tolist(), _texts(relations.data))]
+    indptr = relations.indptr.tolist()
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
         handle.write(f"0\n{n}\n")
-        handle.writelines(
-            f"{i} {_format(problem.values[i])} {_format(problem.weights[i])} {status[i]} "
-            f"{_format(problem.lower[i])} {_format(problem.upper[i])} {_format(lpl[i])} {_format(upl[i])} 0\n"
-            for i in range(n))
+        handle.writelines(f"{i} {a} {w} {t} {lb} {ub} {lp} {up} 0\n" for i, (a, w, t, lb, ub, lp, up)
+                          in enumerate(zip(*columns)))
         handle.write(f"{relations.shape[0]}\n")
-        for r in range(relations.shape[0]):
-            start, stop = relations.indptr[r], relations.indptr[r + 1]
-            terms = " ".join(f"{c} ({_format(v)})" for c, v in
-                             zip(relations.indices[start:stop], relations.data[start:stop]))
-            handle.write(f"{_format(problem.rhs[r])} {stop - start} : {terms}\n")
+        handle.writelines(f"{rhs} {stop - start} : {' '.join(coefficients[start:stop])}\n"
+                          for rhs, start, stop in zip(_texts(problem.rhs), indptr[:-1], indptr[1:]))
+
+
+def _texts(values: np.ndarray) -> list[str]:
+    """Numbers as JJ text, infinities as +-1e+20 (what tau-argus writes for 'no bound')."""
+    return [_format(v) for v in np.asarray(values, dtype=float).tolist()]
 
 
 def write_sol(path: str | os.PathLike, problem: CTAProblem, adjusted: np.ndarray) -> None:
