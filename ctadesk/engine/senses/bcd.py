@@ -78,7 +78,7 @@ def solve_bcd(problem: CTAProblem, options: SolveOptions = SolveOptions(), start
             sub = problem.with_senses(np.where(problem.effective_senses != SENSE_FREE,
                                                problem.effective_senses, fixed))
             result = solve_milp(sub, evaluator.deadline.options_for(BLOCK_SECONDS, start_senses=current,
-                                                                    on_log=None))
+                                                                    on_log=None), certify=False)
             if result.verified and result.objective < value - 1e-9 * max(1.0, abs(value)):
                 result = dataclasses.replace(result, senses=np.asarray(result.senses, np.int8))
                 current = result.senses.copy()

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
+from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
 from ctadesk.engine.solvers.network import SIMPLEX_ROWS, network_form, solve_network_l1
@@ -92,25 +93,21 @@ class SenseEvaluator:
         if self.options.on_log is not None:
             self.options.on_log(line)
 
-    def result(self, bound: float | None = None, info: dict | None = None) -> CTAResult:
-        """The best table as this method's result (FEASIBLE, or CANCELLED/TIME_LIMIT with none)."""
+    def result(self, info: dict | None = None) -> CTAResult:
+        """The best table as this method's result (FEASIBLE, or CANCELLED/TIME_LIMIT with none), with
+        the certified lower bound of solvers/lower_bound.py and the gap to it."""
         info = {"evaluations": self.evaluations, **(info or {})}
         if self.best is None:
             status = Status.CANCELLED if self.options.cancelled() else \
                 Status.TIME_LIMIT if self.deadline.over() else Status.INFEASIBLE
             return CTAResult(method=self.method, status=status, message=f"{self.method}: no protected table found",
                              timings={"total": self.deadline.elapsed}, info=info)
-        best = self.best
         status = Status.CANCELLED if self.options.cancelled() else Status.FEASIBLE
-        gap = None
-        if bound is not None and math.isfinite(bound):
-            gap = max(0.0, best.objective - bound) / max(best.objective, 1e-12)
-            if gap <= self.options.gap:
-                status = Status.OPTIMAL
-        message = f"{self.method}: best of {self.evaluations} sense assignments; verified"
-        return best.replace(method=self.method, status=status, message=message, bound=bound, gap=gap,
-                            timings={**best.timings, "total": self.deadline.elapsed},
-                            info={**best.info, **info})
+        best = self.best.replace(method=self.method, status=status,
+                                 message=f"{self.method}: best of {self.evaluations} sense assignments; verified",
+                                 bound=None, gap=None, timings={**self.best.timings, "total": self.deadline.elapsed},
+                                 info={**self.best.info, **info})
+        return with_lower_bound(self.problem, best, self.options)
 
 
 def grouped_milp(problem: CTAProblem, groups: np.ndarray, options: SolveOptions,

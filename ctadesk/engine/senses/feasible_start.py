@@ -17,7 +17,7 @@ import scipy.sparse.csgraph as csgraph
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.solvers.milp import propagated_deviation_bounds
+from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 from ctadesk.engine.solvers.network import sense_bounds
 
 #: relations with more free sensitive cells than this are searched for unit clauses only

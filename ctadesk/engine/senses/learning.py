@@ -74,7 +74,7 @@ def solve_learning(problem: CTAProblem, options: SolveOptions = SolveOptions(),
     learned = int(confident.sum())
     if not evaluator.deadline.over():
         result = solve_milp(problem.with_senses(fixed),
-                            evaluator.deadline.options_for(start_senses=start, on_log=None))
+                            evaluator.deadline.options_for(start_senses=start, on_log=None), certify=False)
         if result.verified:
             evaluator.offer(dataclasses.replace(result, senses=np.asarray(result.senses, np.int8)))
     return evaluator.result(info={"fixed_by_learning": learned, "free": int(free.size),

@@ -36,6 +36,7 @@ from ctadesk.engine.senses.bcd import solve_bcd
 from ctadesk.engine.solvers._finish import finish, senses_of
 from ctadesk.engine.solvers._highs import _pass_model, _subscribe
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
+from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import infeasibility_message, milp_model, solve_milp
 
@@ -164,6 +165,10 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
         return exact
     best = min(verified, key=lambda r: r.objective)
     final = status if status in (Status.TIME_LIMIT, Status.CANCELLED) else Status.FEASIBLE
+    certified = lower_bound(problem).value
+    bound_from = "MILP bound"
+    if bound is None or not math.isfinite(bound) or certified > bound:
+        bound, bound_from = certified, "bound from protection levels and relation imbalances"
     gap = None
     if bound is not None and math.isfinite(bound):
         gap = max(0.0, best.objective - bound) / max(best.objective, 1e-12)
@@ -172,7 +177,7 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
     source = "MILP" if best is exact else "heuristic"
     return best.replace(
         method=name, status=final, bound=bound, gap=gap, log=log,
-        message=(f"{name}: best table from the {source}, MILP bound {bound:.10g} "
+        message=(f"{name}: best table from the {source}, {bound_from} {bound:.10g} "
                  f"(gap {100 * (gap or 0):.3g} %); verified"),
         timings={**exact.timings, "total": time.perf_counter() - started},
         info={**exact.info, "milp_objective": exact.objective,

@@ -26,57 +26,11 @@ from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers._finish import finish, senses_of
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, irreducible_conflict, solve_model
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
-from ctadesk.engine.solvers.lp import CONFLICT_NAMES, deviation_bounds, l1_column_bounds, solve_lp
+from ctadesk.engine.solvers.lower_bound import with_lower_bound
+from ctadesk.engine.solvers.lp import CONFLICT_NAMES, l1_column_bounds, solve_lp
+from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
 METHOD = "milp"
-#: rounds of bound propagation over the relations
-PROPAGATION_ROUNDS = 3
-#: relative slack added to a derived bound so rounding never cuts off a solution
-BOUND_SLACK = 1e-9
-
-
-def propagated_deviation_bounds(problem: CTAProblem, rounds: int = PROPAGATION_ROUNDS) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds l_z <= z <= u_z implied by l - a <= z <= u - a and A z = b - A a.
-
-    Each relation c_r . z = d_r bounds every one of its cells by d_r minus the
-    extreme activity of the others (one pass of LP presolve's bound
-    propagation, vectorised over all entries), repeated ``rounds`` times.
-    """
-    lower, upper = deviation_bounds(problem)
-    coo = problem.relations.tocoo()
-    rows, cols, coef = coo.row, coo.col, coo.data
-    d = problem.deviation_rhs[rows]
-    m = problem.n_relations
-    positive = coef > 0
-    for _ in range(rounds):
-        low_part = np.where(positive, coef * lower[cols], coef * upper[cols])
-        high_part = np.where(positive, coef * upper[cols], coef * lower[cols])
-        rest_low = _activity_of_others(rows, low_part, m, -np.inf)
-        rest_high = _activity_of_others(rows, high_part, m, np.inf)
-        with np.errstate(invalid="ignore", over="ignore"):
-            z_high = np.where(positive, (d - rest_low) / coef, (d - rest_high) / coef)
-            z_low = np.where(positive, (d - rest_high) / coef, (d - rest_low) / coef)
-            z_high = z_high + BOUND_SLACK * np.maximum(1.0, np.abs(z_high))
-            z_low = z_low - BOUND_SLACK * np.maximum(1.0, np.abs(z_low))
-        new_upper, new_lower = upper.copy(), lower.copy()
-        np.minimum.at(new_upper, cols, np.where(np.isnan(z_high), np.inf, z_high))
-        np.maximum.at(new_lower, cols, np.where(np.isnan(z_low), -np.inf, z_low))
-        if np.array_equal(new_upper, upper) and np.array_equal(new_lower, lower):
-            break
-        upper, lower = new_upper, new_lower
-    return lower, upper
-
-
-def _activity_of_others(rows: np.ndarray, part: np.ndarray, m: int, infinity: float) -> np.ndarray:
-    """Per entry: the sum of the other entries' parts in its row (``infinity`` if one is infinite)."""
-    infinite = ~np.isfinite(part)
-    finite_part = np.where(infinite, 0.0, part)
-    finite_sum = np.bincount(rows, weights=finite_part, minlength=m)
-    inf_count = np.bincount(rows, weights=infinite, minlength=m)
-    others_infinite = inf_count[rows] - infinite > 0
-    return np.where(others_infinite, infinity, finite_sum[rows] - finite_part)
-
-
 def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> tuple[np.ndarray, np.ndarray, str]:
     """Finite U (up) and L (down) for the free sensitive cells ``free`` (positions in sensitive).
 
@@ -142,13 +96,16 @@ def milp_model(problem: CTAProblem, options: SolveOptions):
     return model, free, m_origin
 
 
-def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts: bool = False) -> CTAResult:
+def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts: bool = False,
+               certify: bool = True) -> CTAResult:
     """Exact weighted-L1 CTA (paper 000, model (2)) with HiGHS.
 
     Honours options.time_limit, gap (relative MIP gap), stop (returns the
     incumbent, if any, with status CANCELLED), start_senses (a MIP start) and
     reports the best bound and gap.  cuts: add the imbalance cuts of
-    ``ctadesk.engine.solvers.cuts`` (a higher bound from the root on).
+    ``ctadesk.engine.solvers.cuts`` (a higher bound from the root on).  certify: report
+    solvers/lower_bound.py's bound where it is higher than HiGHS's (the heuristics that solve
+    many small MILPs turn it off).
     """
     started = time.perf_counter()
     n = problem.n_cells
@@ -178,7 +135,7 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
                     bound=bound, gap=gap, log=outcome.log, info=info)
     if result.status is Status.NOT_PROTECTED:
         result = _polish(problem, options, result, outcome.status, started)
-    return result
+    return with_lower_bound(problem, result, options) if certify else result
 
 
 def infeasibility_message(problem: CTAProblem, model, free: np.ndarray, options: SolveOptions) -> str:

@@ -12,7 +12,9 @@ from ctadesk.engine.senses.learning import solve_learning
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.senses.random_best import random_senses
 from ctadesk.engine.senses.warm import solve_warm_milp
+from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
+from ctadesk.engine.solvers.milp import solve_milp
 
 QUICK = SolveOptions(time_limit=1.0)
 
@@ -24,6 +26,16 @@ def test_every_method_returns_a_verified_table(name, shape):
     result = METHODS[name](problem, QUICK)
     assert result.verified, result.message
     assert result.method == name
+
+
+@pytest.mark.parametrize("name", ["random", "hybrid-swaps", "bcd", "scatter"])
+def test_a_heuristic_says_how_near_its_table_is_to_the_optimum(name):
+    _, problem = cox_table((4, 4, 3), seed=2)
+    optimum = solve_milp(problem).objective
+    result = METHODS[name](problem, QUICK)
+    assert result.bound == pytest.approx(lower_bound(problem).value)
+    assert 0.5 * optimum < result.bound <= optimum + 1e-6
+    assert result.gap == pytest.approx((result.objective - result.bound) / result.objective)
 
 
 @pytest.mark.parametrize("method", [solve_bcd, solve_learning])

@@ -10,7 +10,8 @@ from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses import ordering_senses
 from ctadesk.engine.solvers import solve
 from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.milp import propagated_deviation_bounds, solve_milp
+from ctadesk.engine.solvers.milp import solve_milp
+from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
 from .conftest import locked_problem, thesis_problem
 

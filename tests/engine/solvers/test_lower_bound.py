@@ -1,0 +1,90 @@
+"""The combinatorial lower bound is never above the exact optimum and is close to the MILP's root bound."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from ctadesk.engine.generate import cox_table
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.solvers._highs import solve_model
+from ctadesk.engine.solvers.cuts import with_imbalance_cuts
+from ctadesk.engine.solvers.lower_bound import lower_bound
+from ctadesk.engine.solvers.milp import milp_model, solve_milp
+from ctadesk.engine.structure import Dimension, TableStructure
+
+from .conftest import thesis_problem
+
+
+def hierarchical_problem(seed: int) -> CTAProblem:
+    """A 1H2D table (region hierarchy x 4 industries), random weights, unequal protection, loose capacity."""
+    rng = np.random.default_rng(seed)
+    structure = TableStructure((Dimension.from_levels("R", [1, 2, 2, 1, 2, 2, 2], list("abcdefg")),
+                                Dimension.flat("I", list("wxyz"))))
+    inner = structure.inner_mask()
+    raw = np.where(inner, rng.integers(1, 100, structure.n_cells), 0).astype(float)
+    values = structure.aggregate(raw)
+    sensitive = np.sort(rng.choice(np.flatnonzero(inner), 6, replace=False))
+    return CTAProblem(values=values, relations=structure.relations(), lower=0.5 * values, upper=1.6 * values,
+                      weights=rng.uniform(0.2, 2.0, structure.n_cells), sensitive=sensitive,
+                      lower_protection=0.15 * values[sensitive], upper_protection=0.3 * values[sensitive])
+
+
+def cases():
+    for shape, seed in [((5, 6), 0), ((7, 7), 3), ((4, 4, 3), 2), ((3, 4, 5), 5)]:
+        yield pytest.param(cox_table(shape, seed)[1], id=f"cox-{'x'.join(map(str, shape))}")
+    _, loose = cox_table((6, 6), 4, capacity=0.5)
+    weights = np.random.default_rng(1).uniform(0.1, 3.0, loose.n_cells)
+    yield pytest.param(loose.replace(weights=weights, upper_protection=1.5 * loose.upper_protection),
+                       id="cox-loose-weighted")
+    _, given = cox_table((5, 5), 7)
+    senses = np.zeros(given.n_sensitive, np.int8)
+    senses[::3] = 1
+    yield pytest.param(given.replace(senses=senses), id="some-senses-given")
+    for seed in range(3):
+        yield pytest.param(hierarchical_problem(seed), id=f"1h2d-{seed}")
+
+
+@pytest.mark.parametrize("problem", list(cases()))
+def test_the_bound_is_never_above_the_optimum(problem):
+    optimum = solve_milp(problem, SolveOptions(gap=1e-9))
+    assert optimum.verified and optimum.status.value == "optimal"
+    bound = lower_bound(problem)
+    assert 0 < bound.protection <= bound.value
+    assert bound.value <= optimum.objective * (1 + 1e-7) + 1e-7
+
+
+def test_a_lone_sensitive_cell_costs_its_level_and_moves_its_row_and_column():
+    # thesis table, cell (1,1) = 10 alone with protection 3 both ways; margins fixed, so its row and its
+    # column each need 3 from other cells, and no one cell of the table lies in both; the optimum
+    # closes the cycle with a fourth cell: 12
+    problem = thesis_problem(sensitive=[0], lower_protection=[3], upper_protection=[3], senses=None)
+    bound = lower_bound(problem)
+    assert bound.protection == pytest.approx(3)
+    assert bound.relations == 2
+    assert bound.imbalance == pytest.approx(6)
+    assert bound.value == pytest.approx(9)
+    assert solve_milp(problem).objective == pytest.approx(12)
+
+
+def test_the_bound_is_within_a_percent_of_the_root_bound_with_cuts_on_a_3d_table():
+    _, problem = cox_table((6, 6, 6), 1)
+    model, _, _ = milp_model(problem, SolveOptions())
+    relaxed = dataclasses.replace(with_imbalance_cuts(problem, model), integer_columns=np.zeros(0, np.int64))
+    root = solve_model(relaxed, SolveOptions(), {}).objective
+    bound = lower_bound(problem)
+    assert bound.imbalance > 0.1 * bound.protection
+    assert 0.99 * root <= bound.value <= root * (1 + 1e-7)
+
+
+def test_a_time_limited_milp_reports_the_certified_bound_when_higher():
+    _, problem = cox_table((8, 8, 8), 1)
+    certified = lower_bound(problem).value
+    result = solve_milp(problem, SolveOptions(time_limit=1.0))
+    assert result.verified
+    assert result.bound >= certified - 1e-6
+    assert result.gap == pytest.approx((result.objective - result.bound) / result.objective)
+    if result.info.get("bound_from"):
+        assert result.bound == pytest.approx(certified)
+        assert result.info["solver_bound"] is None or result.info["solver_bound"] < certified
