@@ -34,7 +34,7 @@ from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.bcd import solve_bcd
 from ctadesk.engine.solvers._finish import finish, senses_of
-from ctadesk.engine.solvers._highs import _pass_model, _subscribe
+from ctadesk.engine.solvers._highs import _pass_model, _subscribe, run_outcome
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
@@ -198,7 +198,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
     h.setOptionValue("time_limit", max(0.0, seconds))
     h.setOptionValue("mip_rel_gap", float(options.gap))
     h.setOptionValue("threads", int(options.threads) if options.threads is not None else 1)
-    _subscribe(h, options, log_lines)
+    deadline = _subscribe(h, dataclasses.replace(options, time_limit=max(0.0, seconds)), log_lines)
 
     def improving(event) -> None:
         y = np.asarray(event.data_out.mip_solution)[2 * n:]
@@ -230,14 +230,14 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
         if options.on_log is not None:
             options.on_log(note.rstrip())
     began = time.perf_counter()
+    deadline.start(began)
     h.run()
     seconds = time.perf_counter() - began
     model_status = h.getModelStatus()
     info = h.getInfo()
-    status = {highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
-              highspy.HighsModelStatus.kInfeasible: Status.INFEASIBLE,
-              highspy.HighsModelStatus.kTimeLimit: Status.TIME_LIMIT,
-              highspy.HighsModelStatus.kInterrupt: Status.CANCELLED}.get(model_status, Status.FEASIBLE)
+    status = run_outcome(model_status, options)
+    if status is Status.ERROR:
+        status = Status.FEASIBLE
     if options.cancelled():
         status = Status.CANCELLED
     values = None

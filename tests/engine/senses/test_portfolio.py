@@ -76,3 +76,4 @@ def test_the_running_milp_takes_a_better_table_as_its_incumbent():
     assert any(line.startswith(" X ") for line in log.splitlines())   # HiGHS: "X => User solution"
     assert objective <= good.objective + 1e-6
     assert bound <= objective
+

@@ -1,6 +1,7 @@
 import threading
 import time
 
+import highspy
 import numpy as np
 import pytest
 
@@ -9,8 +10,9 @@ from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses import ordering_senses
 from ctadesk.engine.solvers import solve
+from ctadesk.engine.solvers._highs import run_outcome, solve_model
 from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.milp import solve_milp
+from ctadesk.engine.solvers.milp import milp_model, solve_milp
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
 from .conftest import locked_problem, thesis_problem
@@ -125,3 +127,22 @@ def test_unknown_method_is_a_clear_error(thesis):
     from ctadesk.engine.errors import SolverError
     with pytest.raises(SolverError, match="unknown method 'simplex'"):
         solve(thesis, "simplex")
+
+
+
+def test_an_interrupt_is_a_time_limit_unless_the_user_cancelled():
+    stop = threading.Event()
+    options = SolveOptions(stop=stop)
+    assert run_outcome(highspy.HighsModelStatus.kInterrupt, options) is Status.TIME_LIMIT
+    stop.set()
+    assert run_outcome(highspy.HighsModelStatus.kInterrupt, options) is Status.CANCELLED
+    assert run_outcome(highspy.HighsModelStatus.kOptimal, options) is Status.OPTIMAL
+
+
+def test_the_deadline_interrupts_a_run_that_outlives_its_time_limit():
+    _, problem = cox_table((8, 8, 8), seed=1)
+    model, _, _ = milp_model(problem, SolveOptions())
+    # HiGHS's own limit is far away; only the deadline callback can stop the run (at 0.5 s)
+    outcome = solve_model(model, SolveOptions(time_limit=0.3), {"time_limit": 1e6})
+    assert outcome.status is Status.TIME_LIMIT
+    assert outcome.seconds < 1.5
