@@ -35,6 +35,16 @@ def test_milp_reports_bound_not_above_objective(tmp_path):
     assert result["bound"] is not None and result["bound"] <= result["objective"] + 1e-6
 
 
+def test_a_heuristic_says_how_near_it_is(capsys):
+    assert main(["solve", str(SAMPLES / "cox_20x20.jj"), "--method", "random", "--time-limit", "2"]) == 0
+    line = capsys.readouterr().out
+    objective = float(line.split("objective ")[1].split(",")[0])
+    bound = float(line.split("bound ")[1].split(" ")[0])
+    gap = float(line.split("(gap ")[1].split(" %")[0])
+    assert 0 < bound < objective
+    assert gap == pytest.approx(100 * (objective - bound) / objective, rel=1e-2)
+
+
 def test_sol_file_holds_adjusted_values(tmp_path):
     out = tmp_path / "out.sol"
     assert main(["solve", str(SAMPLES / "thesis_3x4.jj"), "--method", "lp", "--sol", str(out)]) == 0

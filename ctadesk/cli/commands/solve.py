@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("instance", help="JJ instance file")
     parser.add_argument("--method", choices=sorted(METHODS), default="milp",
                         help="milp: exact MILP with binary senses; lp/l2/soc/huber: fixed senses "
-                             "(ordering heuristic for senses not given); default milp")
+                             "(ordering heuristic for senses not given); the others: sense heuristics, "
+                             "MILP portfolios (*-milp) and network solvers for big tables; default milp")
     parser.add_argument("--time-limit", type=float, default=math.inf, metavar="S", help="seconds")
     parser.add_argument("--gap", type=float, default=1e-4, metavar="G", help="relative MIP gap (default 1e-4)")
     parser.add_argument("--weights", default="file-costs", metavar="{unit,inverse,FILE}",
@@ -106,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
     if args.sol and result.values is not None:
         write_sol(args.sol, original, result.values)
     bound = "" if result.bound is None else f", bound {result.bound:.6g}"
+    if result.gap is not None:
+        bound += f" (gap {100 * result.gap:.3g} %)"
     print(f"{result.method}: {result.status.value}, objective {result.objective:.6g}{bound}, "
           f"{'verified' if result.verified else 'NOT verified'}, {seconds:.2f} s")
     if not result.protected:
