@@ -41,7 +41,8 @@ from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import infeasibility_message, milp_model, solve_milp
 
 METHOD = "milp-portfolio"
-#: seconds a heuristic round may take before it restarts from the MILP's incumbent
+#: seconds a heuristic round may take before it restarts from the MILP's incumbent; a round that
+#: brought no better table doubles the next one (on 20x20x20 learning needs tens of seconds)
 ROUND_SECONDS = 5.0
 #: below this time limit the heuristic process (about 0.6 s to start) is not worth it
 MIN_HEURISTIC_SECONDS = 2.0
@@ -231,22 +232,26 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
             options.on_log(note.rstrip())
     began = time.perf_counter()
     deadline.start(began)
-    h.run()
+    finished, _ = deadline.run(h, mip=True)
     seconds = time.perf_counter() - began
-    model_status = h.getModelStatus()
-    info = h.getInfo()
-    status = run_outcome(model_status, options)
+    if finished:
+        model_status = h.getModelStatus()
+        info = h.getInfo()
+        status = run_outcome(model_status, options)
+        described = h.modelStatusToString(model_status)
+        z = np.asarray(h.getSolution().col_value) \
+            if info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible else None
+        objective, bound = float(info.objective_function_value), float(info.mip_dual_bound)
+    else:       # left inside a cut-separation round (see _highs): what the callbacks saw
+        status, described = Status.TIME_LIMIT, "stopped inside a cut-separation round"
+        z, objective, bound = deadline.values, deadline.objective, deadline.bound
     if status is Status.ERROR:
         status = Status.FEASIBLE
     if options.cancelled():
         status = Status.CANCELLED
-    values = None
-    if info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible:
-        z = np.asarray(h.getSolution().col_value)
-        values = np.clip(problem.values + z[:n] - z[n:2 * n], problem.lower, problem.upper)
-    objective = float(info.objective_function_value) + shift[0] if values is not None else math.nan
-    return (status, values, objective, float(info.mip_dual_bound) + shift[0], "".join(log_lines), seconds,
-            h.modelStatusToString(model_status), handed[0])
+    values = None if z is None else np.clip(problem.values + z[:n] - z[n:2 * n], problem.lower, problem.upper)
+    objective = objective + shift[0] if values is not None else math.nan
+    return (status, values, objective, bound + shift[0], "".join(log_lines), seconds, described, handed[0])
 
 
 def presolve_offset(model) -> float:
@@ -288,15 +293,19 @@ def _worker(read_fd: int, write_fd: int) -> None:
     threading.Thread(target=listen, daemon=True).start()
     best = math.inf
     start = None
+    round_seconds = ROUND_SECONDS
     while not halt.is_set() and (left := ends - time.time()) > 0:
         if milp[1] is not None and milp[0] < best:
             start = milp[1]
-        limit = min(ROUND_SECONDS, left)
+        limit = min(round_seconds, left)
         result = heuristic(problem, SolveOptions(time_limit=limit, gap=gap, threads=1, stop=halt,
                                                  start_senses=start))
-        if result.verified and result.objective < best - 1e-9 * abs(result.objective):
+        if result.verified and result.objective < min(best, milp[0]) - 1e-9 * abs(result.objective):
             best, start = result.objective, result.senses
             outgoing.send((result.objective, result.values, result.senses))
-        elif result.timings.get("total", limit) < 0.05 * limit:
-            halt.wait(0.05 * limit)     # nothing new and quick: do not spin
+            round_seconds = ROUND_SECONDS
+        else:
+            round_seconds *= 2
+            if result.timings.get("total", limit) < 0.05 * limit:
+                halt.wait(0.05 * limit)     # nothing new and quick: do not spin
     outgoing.close()

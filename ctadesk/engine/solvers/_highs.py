@@ -4,16 +4,21 @@ Every solve gets a fresh ``Highs`` (the interrupt flag is sticky), the model
 is passed in one ``passModel`` call from column-compressed arrays, the log goes
 to ``options.on_log`` and into the result, and one function subscribed to the
 three interrupt callbacks writes ``stop.is_set()`` every time it is polled
-(SOLVERS.md, "highspy in a GUI worker").  The same function enforces the time
-limit: HiGHS checks its own limit only between cut-separation rounds, and on
-a 20x20x20 table one round ran 22 s past it (60 s limit, 61.7-70 s taken);
-the interrupt callback is polled inside the round.
+(SOLVERS.md, "highspy in a GUI worker").
+
+A MIP runs in a thread of its own: HiGHS polls neither its time limit nor the
+interrupt callbacks inside a root cut-separation round, and on a 20x20x20
+table one round ran 7-22 s past a 20-60 s limit (and would have delayed a
+Cancel as long).  At the time limit (or OVERRUN_GRACE after a cancel) the
+caller gets the newest incumbent and bound the callbacks reported, and the
+thread ends by itself at HiGHS's next poll, which sees the interrupt.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 import time
 
 import highspy
@@ -25,6 +30,8 @@ from ctadesk.engine.result import Progress, SolveOptions, Status
 PROGRESS_INTERVAL = 0.25
 #: seconds past its time limit after which a run is interrupted (HiGHS's own check normally comes first)
 DEADLINE_GRACE = 0.2
+#: seconds a MIP may overrun its deadline or a cancel before the caller stops waiting for it
+OVERRUN_GRACE = 0.5
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
@@ -64,7 +71,7 @@ class HighsOutcome:
     gap: float | None
     log: str
     seconds: float
-    highs: highspy.Highs
+    highs: highspy.Highs | None     # None when the run was left to finish in its thread
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,8 +131,14 @@ def solve_model(model: LinearModel, options: SolveOptions, settings: dict[str, o
         h.setSolution(int(index.size), np.asarray(index, np.int32), np.asarray(value, np.float64))
     began = time.perf_counter()
     deadline.start(began)
-    run_status = h.run()
+    finished, run_status = deadline.run(h, model.is_mip)
     seconds = time.perf_counter() - began
+    if not finished:
+        status = Status.CANCELLED if options.cancelled() else Status.TIME_LIMIT
+        gap = None if deadline.values is None else \
+            max(0.0, deadline.objective - deadline.bound) / max(abs(deadline.objective), 1e-12)
+        return HighsOutcome(status, "stopped inside a cut-separation round", deadline.values,
+                            deadline.objective, deadline.bound, gap, "".join(log_lines), seconds, None)
     model_status = h.getModelStatus()
     info = h.getInfo()
     status = run_outcome(model_status, options)
@@ -151,17 +164,41 @@ def run_outcome(model_status: highspy.HighsModelStatus, options: SolveOptions) -
 
 
 class Deadline:
-    """When a run must stop: options.time_limit (+ DEADLINE_GRACE) after ``start``."""
+    """When a run must stop (options.time_limit + DEADLINE_GRACE after ``start``), and the newest
+    MIP incumbent (all columns), its objective and the dual bound the callbacks reported."""
 
-    def __init__(self, time_limit: float) -> None:
-        self.time_limit = time_limit
+    def __init__(self, options: SolveOptions) -> None:
+        self.options = options
         self.at = math.inf
+        self.values: np.ndarray | None = None
+        self.objective = math.nan
+        self.bound = -math.inf
+        self.detached = False   # the caller stopped waiting: the run's callbacks report nothing more
 
     def start(self, now: float) -> None:
-        self.at = now + self.time_limit + DEADLINE_GRACE
+        self.at = now + float(self.options.time_limit) + DEADLINE_GRACE
 
-    def passed(self) -> bool:
-        return time.perf_counter() > self.at
+    def passed(self, grace: float = 0.0) -> bool:
+        return time.perf_counter() > self.at + grace
+
+    def run(self, h: highspy.Highs, mip: bool) -> tuple[bool, highspy.HighsStatus | None]:
+        """``h.run()``; a MIP in a thread that is left behind OVERRUN_GRACE after the deadline or a
+        cancel.  Returns (finished, HiGHS's status)."""
+        if not mip:
+            return True, h.run()
+        outcome: list[highspy.HighsStatus] = []
+        thread = threading.Thread(target=lambda: outcome.append(h.run()), name="highs-mip", daemon=True)
+        thread.start()
+        cancelled_at = math.inf
+        while thread.is_alive():
+            thread.join(0.05)
+            now = time.perf_counter()
+            if self.options.cancelled():
+                cancelled_at = min(cancelled_at, now)
+            if thread.is_alive() and (self.passed(OVERRUN_GRACE) or now > cancelled_at + OVERRUN_GRACE):
+                self.detached = True
+                return False, None
+        return True, outcome[0]
 
 
 def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) -> Deadline:
@@ -171,13 +208,17 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
     on_log = options.on_log
     on_progress = options.on_progress
     last_report = [-math.inf]
-    deadline = Deadline(float(options.time_limit))
+    deadline = Deadline(options)
 
     def interrupt(event) -> None:
         event.interrupt((stop is not None and stop.is_set()) or deadline.passed())
-        if on_progress is None or event.callback_type == highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt:
+        if event.callback_type == highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt:
             return
         data = event.data_out
+        if event.callback_type == highspy.cb.HighsCallbackType.kCallbackMipInterrupt:
+            deadline.bound = max(deadline.bound, float(data.mip_dual_bound))
+        if on_progress is None or deadline.detached:
+            return
         now = float(data.running_time)
         if now - last_report[0] < PROGRESS_INTERVAL:
             return
@@ -189,11 +230,19 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
             on_progress(Progress(now, message=f"interior point iteration {data.ipm_iteration_count}"))
 
     def improving(event) -> None:
+        if deadline.detached:
+            return
         data = event.data_out
-        on_progress(Progress(float(data.running_time), float(data.objective_function_value),
-                             float(data.mip_dual_bound), float(data.mip_gap), "new incumbent"))
+        deadline.values = np.array(data.mip_solution, dtype=float)
+        deadline.objective = float(data.objective_function_value)
+        deadline.bound = max(deadline.bound, float(data.mip_dual_bound))
+        if on_progress is not None and not deadline.detached:
+            on_progress(Progress(float(data.running_time), float(data.objective_function_value),
+                                 float(data.mip_dual_bound), float(data.mip_gap), "new incumbent"))
 
     def log(event) -> None:
+        if deadline.detached:
+            return
         log_lines.append(event.message)
         if on_log is not None:
             on_log(event.message.rstrip("\n"))
@@ -202,8 +251,7 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
     h.cbSimplexInterrupt.subscribe(interrupt)
     h.cbIpmInterrupt.subscribe(interrupt)
     h.cbMipInterrupt.subscribe(interrupt)
-    if on_progress is not None:
-        h.cbMipImprovingSolution.subscribe(improving)
+    h.cbMipImprovingSolution.subscribe(improving)
     return deadline
 
 

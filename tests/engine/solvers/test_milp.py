@@ -146,3 +146,15 @@ def test_the_deadline_interrupts_a_run_that_outlives_its_time_limit():
     outcome = solve_model(model, SolveOptions(time_limit=0.3), {"time_limit": 1e6})
     assert outcome.status is Status.TIME_LIMIT
     assert outcome.seconds < 1.5
+
+
+def test_a_cancel_inside_a_long_cut_round_returns_at_once():
+    # HiGHS spends 20 s and more in one root separation round of this table without polling
+    # its callbacks; the caller must not wait for the round to end
+    _, problem = cox_table((20, 20, 20), seed=1)
+    stop = threading.Event()
+    threading.Timer(8.0, stop.set).start()
+    began = time.perf_counter()
+    result = solve_milp(problem, SolveOptions(stop=stop))
+    assert time.perf_counter() - began < 8.0 + 2.0
+    assert result.status is Status.CANCELLED
