@@ -72,3 +72,12 @@ def test_swaps_lower_the_group_score():
     assert group_score(problem, swap_groups(problem, labels)) < group_score(problem, labels)
     assert np.array_equal(np.bincount(swap_groups(problem, labels)[labels >= 0]),
                           np.bincount(labels[labels >= 0]))
+
+
+def test_learning_rounds_its_preferences_before_the_milp():
+    # measured: 3 s take the SAT start of this table from 36 494 to 28 742 after 6 rounding rounds
+    _, problem = cox_table((8, 8, 8), seed=2)
+    result = solve_learning(problem, SolveOptions(time_limit=3))
+    assert result.verified
+    assert result.info["rounding_rounds"] >= 2
+    assert result.objective < 0.9 * result.info["start_objective"]
