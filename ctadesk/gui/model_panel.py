@@ -17,6 +17,20 @@ METHOD_LABELS = {
     "l2": "Fixed senses, L2 (QP)",
     "soc": "Fixed senses, L1 as a cone program (SOC)",
     "huber": "Fixed senses, pseudo-Huber",
+    "milp-cuts": "Exact (MILP with imbalance cuts)",
+    "random": "Heuristic: best of random senses",
+    "hybrid": "Heuristic: Hybrid grouping",
+    "hybrid-swaps": "Heuristic: Hybrid with swaps",
+    "sat-lp": "Heuristic: SAT start, fixed senses",
+    "bcd": "Heuristic: block coordinate descent",
+    "scatter": "Heuristic: scatter search",
+    "learning": "Heuristic: learning and rounding (big 3-D tables)",
+    "hybrid-milp": "MILP + Hybrid beside it",
+    "bcd-milp": "MILP + BCD beside it",
+    "learning-milp": "MILP + learning beside it (big tables)",
+    "network": "Fixed senses, L1 as a network (2-D, 1H2D)",
+    "network-l2": "Fixed senses, L2 as a network (2-D, 1H2D)",
+    "soft-lp": "Fixed senses, L1 with soft protection",
 }
 
 WEIGHTS = {

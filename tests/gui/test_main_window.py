@@ -21,6 +21,13 @@ def test_the_method_selector_lists_every_method_of_the_solvers(qapp):
     assert [panel.method.itemData(k) for k in range(panel.method.count())] == list(METHODS)
 
 
+def test_every_method_has_a_label_a_statistician_can_read():
+    from ctadesk.engine.solvers import METHODS
+    from ctadesk.gui.model_panel import METHOD_LABELS
+
+    assert set(METHODS) <= set(METHOD_LABELS)
+
+
 @pytest.mark.parametrize("method", available_methods())
 def test_marking_a_cell_sensitive_then_protecting_shows_a_verified_adjusted_table(qtbot, window, method):
     project = window.project
