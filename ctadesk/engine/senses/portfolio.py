@@ -36,7 +36,7 @@ from ctadesk.engine.senses.bcd import solve_bcd
 from ctadesk.engine.solvers._finish import finish, senses_of
 from ctadesk.engine.solvers._highs import _pass_model, _subscribe, run_outcome
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
-from ctadesk.engine.solvers.lower_bound import lower_bound
+from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import infeasibility_message, milp_model, solve_milp
 
@@ -166,24 +166,22 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
         return exact
     best = min(verified, key=lambda r: r.objective)
     final = status if status in (Status.TIME_LIMIT, Status.CANCELLED) else Status.FEASIBLE
-    certified = lower_bound(problem).value
-    bound_from = "MILP bound"
-    if bound is None or not math.isfinite(bound) or certified > bound:
-        bound, bound_from = certified, "bound from protection levels and relation imbalances"
     gap = None
     if bound is not None and math.isfinite(bound):
         gap = max(0.0, best.objective - bound) / max(best.objective, 1e-12)
         if gap <= options.gap and final is not Status.CANCELLED:
             final = Status.OPTIMAL
     source = "MILP" if best is exact else "heuristic"
-    return best.replace(
+    result = with_lower_bound(problem, best.replace(
         method=name, status=final, bound=bound, gap=gap, log=log,
-        message=(f"{name}: best table from the {source}, {bound_from} {bound:.10g} "
-                 f"(gap {100 * (gap or 0):.3g} %); verified"),
         timings={**exact.timings, "total": time.perf_counter() - started},
         info={**exact.info, "milp_objective": exact.objective,
               "heuristic_objective": candidates[1].objective if len(candidates) > 1 else math.nan,
-              "handed_to_milp": handed, "source": source})
+              "handed_to_milp": handed, "source": source}), options)
+    bound_from = "bound from protection levels and relation imbalances" if "bound_from" in result.info \
+        else "MILP bound"
+    return result.replace(message=f"{name}: best table from the {source}, {bound_from} {result.bound:.10g} "
+                                  f"(gap {100 * (result.gap or 0):.3g} %); verified")
 
 
 def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float, free: np.ndarray,
@@ -199,7 +197,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
     h.setOptionValue("time_limit", max(0.0, seconds))
     h.setOptionValue("mip_rel_gap", float(options.gap))
     h.setOptionValue("threads", int(options.threads) if options.threads is not None else 1)
-    deadline = _subscribe(h, dataclasses.replace(options, time_limit=max(0.0, seconds)), log_lines)
+    watch = _subscribe(h, dataclasses.replace(options, time_limit=max(0.0, seconds)), log_lines)
 
     def improving(event) -> None:
         y = np.asarray(event.data_out.mip_solution)[2 * n:]
@@ -231,8 +229,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
         if options.on_log is not None:
             options.on_log(note.rstrip())
     began = time.perf_counter()
-    deadline.start(began)
-    finished, _ = deadline.run(h, mip=True)
+    finished, _ = watch.run(h, mip=True)
     seconds = time.perf_counter() - began
     if finished:
         model_status = h.getModelStatus()
@@ -244,7 +241,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
         objective, bound = float(info.objective_function_value), float(info.mip_dual_bound)
     else:       # left inside a cut-separation round (see _highs): what the callbacks saw
         status, described = Status.TIME_LIMIT, "stopped inside a cut-separation round"
-        z, objective, bound = deadline.values, deadline.objective, deadline.bound
+        z, objective, bound = watch.values, watch.objective, watch.bound
     if status is Status.ERROR:
         status = Status.FEASIBLE
     if options.cancelled():

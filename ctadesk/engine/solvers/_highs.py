@@ -122,7 +122,7 @@ def solve_model(model: LinearModel, options: SolveOptions, settings: dict[str, o
         h.setOptionValue("threads", int(options.threads))
     for name, value in settings.items():
         h.setOptionValue(name, value)
-    deadline = _subscribe(h, options, log_lines)
+    watch = _subscribe(h, options, log_lines)
     if _pass_model(h, model) == highspy.HighsStatus.kError or h.getNumCol() != model.matrix.n_cols:
         return HighsOutcome(Status.ERROR, "model rejected", None, math.nan, None, None,
                             "".join(log_lines), 0.0, h)
@@ -130,15 +130,14 @@ def solve_model(model: LinearModel, options: SolveOptions, settings: dict[str, o
         index, value = start
         h.setSolution(int(index.size), np.asarray(index, np.int32), np.asarray(value, np.float64))
     began = time.perf_counter()
-    deadline.start(began)
-    finished, run_status = deadline.run(h, model.is_mip)
+    finished, run_status = watch.run(h, model.is_mip)
     seconds = time.perf_counter() - began
     if not finished:
         status = Status.CANCELLED if options.cancelled() else Status.TIME_LIMIT
-        gap = None if deadline.values is None else \
-            max(0.0, deadline.objective - deadline.bound) / max(abs(deadline.objective), 1e-12)
-        return HighsOutcome(status, "stopped inside a cut-separation round", deadline.values,
-                            deadline.objective, deadline.bound, gap, "".join(log_lines), seconds, None)
+        gap = None if watch.values is None else \
+            max(0.0, watch.objective - watch.bound) / max(abs(watch.objective), 1e-12)
+        return HighsOutcome(status, "stopped inside a cut-separation round", watch.values,
+                            watch.objective, watch.bound, gap, "".join(log_lines), seconds, None)
     model_status = h.getModelStatus()
     info = h.getInfo()
     status = run_outcome(model_status, options)
@@ -163,8 +162,8 @@ def run_outcome(model_status: highspy.HighsModelStatus, options: SolveOptions) -
     return status
 
 
-class Deadline:
-    """When a run must stop (options.time_limit + DEADLINE_GRACE after ``start``), and the newest
+class RunWatch:
+    """When a run must stop (options.time_limit + DEADLINE_GRACE after it starts), and the newest
     MIP incumbent (all columns), its objective and the dual bound the callbacks reported."""
 
     def __init__(self, options: SolveOptions) -> None:
@@ -175,15 +174,13 @@ class Deadline:
         self.bound = -math.inf
         self.detached = False   # the caller stopped waiting: the run's callbacks report nothing more
 
-    def start(self, now: float) -> None:
-        self.at = now + float(self.options.time_limit) + DEADLINE_GRACE
-
     def passed(self, grace: float = 0.0) -> bool:
         return time.perf_counter() > self.at + grace
 
     def run(self, h: highspy.Highs, mip: bool) -> tuple[bool, highspy.HighsStatus | None]:
         """``h.run()``; a MIP in a thread that is left behind OVERRUN_GRACE after the deadline or a
         cancel.  Returns (finished, HiGHS's status)."""
+        self.at = time.perf_counter() + float(self.options.time_limit) + DEADLINE_GRACE
         if not mip:
             return True, h.run()
         outcome: list[highspy.HighsStatus] = []
@@ -201,23 +198,22 @@ class Deadline:
         return True, outcome[0]
 
 
-def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) -> Deadline:
-    """Log, progress, cancel and time-limit callbacks on ``h``; call start() on the result right
-    before ``h.run()``."""
+def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) -> RunWatch:
+    """Log, progress, cancel and time-limit callbacks on ``h``; run ``h`` through the result's run()."""
     stop = options.stop
     on_log = options.on_log
     on_progress = options.on_progress
     last_report = [-math.inf]
-    deadline = Deadline(options)
+    watch = RunWatch(options)
 
     def interrupt(event) -> None:
-        event.interrupt((stop is not None and stop.is_set()) or deadline.passed())
+        event.interrupt((stop is not None and stop.is_set()) or watch.passed())
         if event.callback_type == highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt:
             return
         data = event.data_out
         if event.callback_type == highspy.cb.HighsCallbackType.kCallbackMipInterrupt:
-            deadline.bound = max(deadline.bound, float(data.mip_dual_bound))
-        if on_progress is None or deadline.detached:
+            watch.bound = max(watch.bound, float(data.mip_dual_bound))
+        if on_progress is None or watch.detached:
             return
         now = float(data.running_time)
         if now - last_report[0] < PROGRESS_INTERVAL:
@@ -230,18 +226,18 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
             on_progress(Progress(now, message=f"interior point iteration {data.ipm_iteration_count}"))
 
     def improving(event) -> None:
-        if deadline.detached:
+        if watch.detached:
             return
         data = event.data_out
-        deadline.values = np.array(data.mip_solution, dtype=float)
-        deadline.objective = float(data.objective_function_value)
-        deadline.bound = max(deadline.bound, float(data.mip_dual_bound))
-        if on_progress is not None and not deadline.detached:
+        watch.values = np.array(data.mip_solution, dtype=float)
+        watch.objective = float(data.objective_function_value)
+        watch.bound = max(watch.bound, float(data.mip_dual_bound))
+        if on_progress is not None:
             on_progress(Progress(float(data.running_time), float(data.objective_function_value),
                                  float(data.mip_dual_bound), float(data.mip_gap), "new incumbent"))
 
     def log(event) -> None:
-        if deadline.detached:
+        if watch.detached:
             return
         log_lines.append(event.message)
         if on_log is not None:
@@ -252,7 +248,7 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
     h.cbIpmInterrupt.subscribe(interrupt)
     h.cbMipInterrupt.subscribe(interrupt)
     h.cbMipImprovingSolution.subscribe(improving)
-    return deadline
+    return watch
 
 
 def irreducible_conflict(h: highspy.Highs) -> tuple[np.ndarray, np.ndarray]:

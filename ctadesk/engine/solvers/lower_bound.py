@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import weakref
 
 import highspy
 import numpy as np
@@ -43,6 +44,8 @@ from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 PACKING_PASSES = 8
 #: seconds HiGHS may spend on the packing LP
 LP_SECONDS = 30.0
+#: bounds already found, per (immutable) problem: a heuristic's rounds in a portfolio ask again and again
+_FOUND: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,6 +60,12 @@ class LowerBound:
 
 def lower_bound(problem: CTAProblem) -> LowerBound:
     """A value no protected table's cost sum w |x - a| can be below (module docstring)."""
+    if problem not in _FOUND:
+        _FOUND[problem] = _lower_bound(problem)
+    return _FOUND[problem]
+
+
+def _lower_bound(problem: CTAProblem) -> LowerBound:
     n = problem.n_cells
     senses = problem.effective_senses
     implied_lower, implied_upper = propagated_deviation_bounds(problem)
