@@ -23,6 +23,8 @@ SENSE_FREE = 0
 
 #: relative tolerance used when deciding whether a safe value fits inside the bounds
 BOUND_RTOL = 1e-9
+#: a bound this large in magnitude means "no bound" (tau-argus writes +-1e20 for it)
+NO_BOUND = 1e20
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
@@ -48,7 +50,7 @@ class CTAProblem:
     values            original cell values a (n,)
     relations         sparse A (m x n); duplicate entries are summed
     rhs               b (m,), zero for an additive table
-    lower, upper      bounds on published values (may be -inf/+inf)
+    lower, upper      bounds on published values (-inf/+inf or |bound| >= NO_BOUND: none)
     weights           w >= 0 of each cell's absolute change
     sensitive         indices of the sensitive cells (s,), ascending
     lower_protection  lpl (s,) and upper_protection upl (s,), both >= 0
@@ -109,6 +111,8 @@ class CTAProblem:
 
         lower = _vector("lower", self.lower, n, -np.inf)
         upper = _vector("upper", self.upper, n, np.inf)
+        lower[lower <= -NO_BOUND] = -np.inf
+        upper[upper >= NO_BOUND] = np.inf
         for name, bound in (("lower bound", lower), ("upper bound", upper)):
             nan = np.flatnonzero(np.isnan(bound))
             if nan.size:

@@ -18,9 +18,10 @@ class Status(str, enum.Enum):
     """How a solve ended.  A result is a protected table only when it carries
     values that passed verification (see CTAResult.protected)."""
 
-    OPTIMAL = "optimal"            # proven optimal for the method's model
+    OPTIMAL = "optimal"            # proven optimal for the problem asked, within the reported gap
     FEASIBLE = "feasible"          # a protected table, optimality not proven
-    INFEASIBLE = "infeasible"      # the model has no solution
+    INFEASIBLE = "infeasible"      # proven: no protected table exists for the problem asked
+    NOT_FOUND = "not_found"        # no table found, and nothing proven (e.g. the senses a heuristic chose fail)
     TIME_LIMIT = "time_limit"      # stopped by the time limit (values: best table so far, if any)
     CANCELLED = "cancelled"        # stopped by the user (values: best table so far, if any)
     NOT_PROTECTED = "not_protected"  # a table came back but failed verification
@@ -72,7 +73,8 @@ class CTAResult:
     senses      sense of each sensitive cell (+1 up / -1 down), or None
     objective   weighted L1 distance sum w_i |x_i - a_i| (for every method)
     model_objective the method's own objective (e.g. sum w x^2 for L2)
-    bound       best proven lower bound on the method's objective, gap relative
+    bound       proven lower bound on the weighted L1 cost of any protected table of the
+                problem (None when nothing valid is known); gap = (objective - bound) / objective
     verification what the verifier found (None only when values is None)
     """
 

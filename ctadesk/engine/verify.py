@@ -1,9 +1,14 @@
 """Check an adjusted table against its CTA problem, independently of any solver.
 
-Checks, in the terms of paper 000 model (1): A x = b within a relative
-tolerance, l <= x <= u, fixed cells unchanged, and every sensitive cell at or
-beyond its safe value (x_i <= a_i - lpl_i or x_i >= a_i + upl_i), on the side
-of its reported sense.
+Checks, in the terms of paper 000 model (1): A x = b, l <= x <= u, fixed
+cells unchanged, and every sensitive cell at or beyond its safe value
+(x_i <= a_i - lpl_i or x_i >= a_i + upl_i), on the side of its reported sense.
+
+Every tolerance is fixed by the original table, never by the returned values
+(issue 10): relation r may be off by RTOL times the largest of |b_r| and
+|c_rj a_j| over its cells, a cell by RTOL times |a_i|, each with the floor
+RTOL times the table's unit (ctadesk.engine.units), so a table that moved
+cells to 3e19 is not excused by its own size.
 """
 
 from __future__ import annotations
@@ -13,11 +18,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ctadesk.engine.units import table_unit
+
 if TYPE_CHECKING:
     from ctadesk.engine.problem import CTAProblem
 
-#: relative tolerance of every check; scaled by max(1, |magnitude involved|)
-RTOL = 1e-6
+#: relative tolerance of every check, in the table's own magnitudes (module docstring)
+RTOL = 1e-9
 #: at most this many violations are kept in detail; counts are always complete
 MAX_DETAILS = 200
 
@@ -51,8 +58,15 @@ class Verification:
         return "NOT protected: " + ", ".join(parts) + (f"; first: {first}" if first else "")
 
 
-def _tolerance(magnitude: np.ndarray, rtol: float) -> np.ndarray:
-    return rtol * np.maximum(1.0, magnitude)
+def relation_scale(problem: CTAProblem, unit: float) -> np.ndarray:
+    """Per relation: max(|b_r|, max_j |c_rj a_j|, unit), the magnitude its residual is measured in."""
+    A = problem.relations
+    terms = np.abs(A.data * problem.values[A.indices])
+    largest = np.zeros(problem.n_relations)
+    filled = np.flatnonzero(np.diff(A.indptr) > 0)
+    if filled.size:
+        largest[filled] = np.maximum.reduceat(terms, A.indptr[filled])
+    return np.maximum(np.maximum(largest, np.abs(problem.rhs)), unit)
 
 
 def verify(problem: CTAProblem, values: np.ndarray, senses: np.ndarray | None = None,
@@ -77,15 +91,16 @@ def verify(problem: CTAProblem, values: np.ndarray, senses: np.ndarray | None = 
         return Verification(False, counts, tuple(details), np.inf, np.inf, -np.inf)
 
     a = problem.values
-    A = problem.relations
-    residual = A @ x - problem.rhs
-    row_scale = abs(A) @ np.abs(x) + np.abs(problem.rhs)
-    bad = np.flatnonzero(np.abs(residual) > _tolerance(row_scale, rtol))
+    unit = table_unit(problem)
+    residual = problem.relations @ x - problem.rhs
+    row_scale = relation_scale(problem, unit)
+    bad = np.flatnonzero(np.abs(residual) > rtol * row_scale)
     record("relation", bad, residual[bad],
            lambda r, amt: f"{problem.describe_relation(r)} does not add up (off by {amt:.6g})")
-    max_relation_error = float(np.max(np.abs(residual) / np.maximum(1.0, row_scale))) if residual.size else 0.0
+    max_relation_error = float(np.max(np.abs(residual) / row_scale)) if residual.size else 0.0
 
-    tol = _tolerance(np.abs(a), rtol)
+    cell_scale = np.maximum(np.abs(a), unit)
+    tol = rtol * cell_scale
     below = problem.lower - x
     above = x - problem.upper
     excess = np.maximum(below, above)
@@ -93,7 +108,7 @@ def verify(problem: CTAProblem, values: np.ndarray, senses: np.ndarray | None = 
     record("bound", bad, excess[bad],
            lambda i, amt: f"{problem.describe_cell(i)} = {x[i]:.6g} lies outside its bounds "
                           f"[{problem.lower[i]:g}, {problem.upper[i]:g}]")
-    max_bound_error = float(np.max(np.maximum(excess, 0.0) / np.maximum(1.0, np.abs(a)))) if x.size else 0.0
+    max_bound_error = float(np.max(np.maximum(excess, 0.0) / cell_scale)) if x.size else 0.0
     moved = np.abs(x - a)
     bad = np.flatnonzero(problem.fixed & (moved > tol))
     record("fixed", bad, moved[bad], lambda i, amt: f"{problem.describe_cell(i)} must not change but moved by {amt:.6g}")
@@ -115,6 +130,6 @@ def verify(problem: CTAProblem, values: np.ndarray, senses: np.ndarray | None = 
         ((required == 1) & (up_margin < -stol)) | ((required == -1) & (down_margin < -stol))))
     record("sense", s_idx[wrong], margin[wrong],
            lambda i, amt: f"{problem.describe_cell(i)} moved against its required sense")
-    min_margin = float(np.min(margin / np.maximum(1.0, np.abs(a[s_idx])))) if s_idx.size else np.inf
+    min_margin = float(np.min(margin / cell_scale[s_idx])) if s_idx.size else np.inf
     ok = not any(counts.values())
     return Verification(ok, counts, tuple(details), max_relation_error, max_bound_error, min_margin)

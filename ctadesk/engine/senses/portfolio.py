@@ -38,7 +38,7 @@ from ctadesk.engine.solvers._highs import _pass_model, _subscribe, run_outcome
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.milp import infeasibility_message, milp_model, solve_milp
+from ctadesk.engine.solvers.milp import certified_big_m, infeasibility_message, milp_model, solve_milp
 
 METHOD = "milp-portfolio"
 #: seconds a heuristic round may take before it restarts from the MILP's incumbent; a round that
@@ -133,7 +133,7 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
     """The MILP for options.time_limit on one thread, ``heuristic`` in a second process feeding it
     incumbents; the better table with the MILP's bound and gap."""
     started = time.perf_counter()
-    model, free, m_origin = milp_model(problem, options)
+    model, free, m = milp_model(problem, options)
     if not free.size:
         return solve_milp(problem, options).replace(method=name)
     solved = with_imbalance_cuts(problem, model) if cuts else model
@@ -152,20 +152,28 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
     message = infeasibility_message(problem, model, free, options) if status is Status.INFEASIBLE else ""
     exact = finish(problem, name, status, values, started=started, build_seconds=build_seconds,
                    solve_seconds=milp_seconds, message=message, model_objective=objective, bound=bound, log=log,
-                   info={"highs_status": model_status, "binaries": int(free.size), "big_m_from": m_origin})
+                   info={"highs_status": model_status, "binaries": int(free.size), "big_m_from": m.origin})
     if exact.status is Status.NOT_PROTECTED:
-        polished = solve_lp(problem, dataclasses.replace(options, time_limit=30.0),
+        polished = solve_lp(problem, dataclasses.replace(options, time_limit=max(1.0, remaining)),
                             senses=senses_of(problem, exact.values))
         exact = polished if polished.verified else exact
+    exact = certified_big_m(problem, free, m, exact)
+    if exact.status is Status.INFEASIBLE and exact.info.get("big_m_certified"):
+        return exact
     candidates = [exact]
     if helper is not None and helper.best is not None:
         candidates.append(finish(problem, name, Status.FEASIBLE, helper.best[1], senses=helper.best[2],
                                  started=started, build_seconds=build_seconds, solve_seconds=milp_seconds))
+    elif exact.status is Status.ERROR and not options.cancelled():
+        # the MILP failed before the heuristic sent anything: the heuristic gets the time left alone
+        left = options.time_limit - (time.perf_counter() - started)
+        candidates.append(heuristic(problem, dataclasses.replace(options, time_limit=max(1.0, left))))
     verified = [r for r in candidates if r.verified]
     if not verified:
         return exact
     best = min(verified, key=lambda r: r.objective)
     final = status if status in (Status.TIME_LIMIT, Status.CANCELLED) else Status.FEASIBLE
+    bound = exact.bound if exact.info.get("big_m_certified", True) else None
     gap = None
     if bound is not None and math.isfinite(bound):
         gap = max(0.0, best.objective - bound) / max(best.objective, 1e-12)
@@ -178,10 +186,7 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
         info={**exact.info, "milp_objective": exact.objective,
               "heuristic_objective": candidates[1].objective if len(candidates) > 1 else math.nan,
               "handed_to_milp": handed, "source": source}), options)
-    bound_from = "bound from protection levels and relation imbalances" if "bound_from" in result.info \
-        else "MILP bound"
-    return result.replace(message=f"{name}: best table from the {source}, {bound_from} {result.bound:.10g} "
-                                  f"(gap {100 * (result.gap or 0):.3g} %); verified")
+    return result.replace(message=f"{name}: best table from the {source}; verified")
 
 
 def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float, free: np.ndarray,
@@ -242,7 +247,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
     else:       # left inside a cut-separation round (see _highs): what the callbacks saw
         status, described = Status.TIME_LIMIT, "stopped inside a cut-separation round"
         z, objective, bound = watch.values, watch.objective, watch.bound
-    if status is Status.ERROR:
+    if status is Status.ERROR and z is not None:     # HiGHS stopped oddly but left an incumbent
         status = Status.FEASIBLE
     if options.cancelled():
         status = Status.CANCELLED

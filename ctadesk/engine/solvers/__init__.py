@@ -22,6 +22,9 @@ learning-milp  portfolio of the exact MILP and learning (as hybrid-milp)
 network        fixed-sense L1 of a 2-D/1H2D table as a network flow LP
 network-l2     fixed-sense L2 of a 2-D/1H2D table by a dual Newton method
 soft-lp        fixed-sense LP with penalised protection slack: always a table, under-protected cells named
+
+Every METHODS entry solves in table units and says only what it can stand by (solvers/claims.py);
+the solve_* functions themselves are the building blocks the heuristics call.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from collections.abc import Callable
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
+from ctadesk.engine.solvers.claims import in_table_units
 from ctadesk.engine.solvers.conic import solve_huber, solve_l2, solve_soc
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import solve_milp
@@ -69,6 +73,7 @@ def _heuristic(name: str) -> Callable[[CTAProblem, SolveOptions], CTAResult]:
 
 
 METHODS.update({name: _heuristic(name) for name in HEURISTIC_METHODS})
+METHODS = {name: in_table_units(name, method) for name, method in METHODS.items()}
 
 
 def solve(problem: CTAProblem, method: str = "milp", options: SolveOptions = SolveOptions()) -> CTAResult:

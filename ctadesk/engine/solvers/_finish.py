@@ -56,11 +56,11 @@ def finish(problem: CTAProblem, method: str, status: Status, values: np.ndarray 
             status = Status.NOT_PROTECTED
             message = verification.summary() + (f" ({message})" if message else "")
         elif not message:
-            message = _describe(status)
+            message = describe(status)
             if status in (Status.TIME_LIMIT, Status.CANCELLED):
                 message += "; best table found so far, verified"
     elif not message:
-        message = _describe(status)
+        message = describe(status)
     timings = {"build": build_seconds, "solve": solve_seconds, "verify": verify_seconds,
                "total": time.perf_counter() - started}
     return CTAResult(method=method, status=status, message=message, values=values, senses=senses,
@@ -68,7 +68,8 @@ def finish(problem: CTAProblem, method: str, status: Status, values: np.ndarray 
                      log=log, timings=timings, verification=verification, info=dict(info or {}))
 
 
-def _describe(status: Status) -> str:
+def describe(status: Status) -> str:
+    """The plain message of a status."""
     return {
         Status.OPTIMAL: "optimal; verified",
         Status.FEASIBLE: "protected table found (optimality not proven); verified",
@@ -76,5 +77,6 @@ def _describe(status: Status) -> str:
         Status.CANCELLED: "cancelled",
         Status.INFEASIBLE: "no table satisfies the relations, bounds and protection levels",
         Status.ERROR: "the solver failed",
+        Status.NOT_FOUND: "no protected table found; that does not prove none exists",
         Status.NOT_PROTECTED: "the table failed verification",
     }[status]

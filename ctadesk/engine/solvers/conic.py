@@ -8,6 +8,7 @@ a hair inside a bound, so it is clipped to the bounds before verification.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable
@@ -38,6 +39,11 @@ _STATUS = {
     "MaxTime": Status.TIME_LIMIT,
     "CallbackTerminated": Status.CANCELLED,
 }
+#: bounds farther from the original values than this many times the table's largest value or
+#: protection level are left out of the cone model until a solution crosses one
+FAR_BOUND = 1e3
+#: solves with more bounds put back before the last answer is taken as it is
+BOUND_ROUNDS = 3
 #: statuses whose iterate is handed to the verifier as a table
 _WITH_TABLE = {Status.OPTIMAL, Status.FEASIBLE}
 
@@ -101,19 +107,70 @@ def _cone_model(delta: float) -> _Builder:
 
 def _solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray | None, method: str,
                  builder: _Builder) -> CTAResult:
+    """Solve with the bounds far beyond the table left out (cone data of 1e9 stalls the interior
+    point method); an answer that respects them is the optimum with them, one that does not is
+    solved again with the bounds it crossed.  A solve that ends inaccurate or infeasible is checked
+    by the fixed-sense LP with the same senses before anything is said."""
     started = time.perf_counter()
     senses, origin = fixed_senses(problem, senses)
     lower, upper = deviation_box(problem, senses)
     if np.any(lower > upper):
         return solve_lp(problem, options, senses=senses).replace(method=method)
+    far = FAR_BOUND * max(float(np.abs(problem.values).max(initial=0.0)),
+                          float(problem.upper_protection.max(initial=0.0)),
+                          float(problem.lower_protection.max(initial=0.0)), 1.0)
+    kept_lower, kept_upper = lower > -far, upper < far
+    log = ""
+    for _ in range(BOUND_ROUNDS):
+        z, status, objective, info, round_log = _cone_solve(problem, options, lower, upper, kept_lower, kept_upper,
+                                                             builder)
+        log += round_log
+        if z is None:
+            break
+        crossed_lower, crossed_upper = (z < lower) & ~kept_lower, (z > upper) & ~kept_upper
+        if not (crossed_lower.any() or crossed_upper.any()):
+            break
+        kept_lower, kept_upper = kept_lower | crossed_lower, kept_upper | crossed_upper
+    build_seconds = info.pop("build_seconds")
+    solve_seconds = time.perf_counter() - started - build_seconds
+    info["senses_from"] = origin
+    values = None if z is None else problem.values + np.clip(z, lower, upper)
+    result = finish(problem, method, status, values, started=started, build_seconds=build_seconds,
+                    solve_seconds=solve_seconds, senses=senses, model_objective=objective, log=log, info=info)
+    if result.verified or status is Status.CANCELLED or options.cancelled():
+        return result
+    return _checked_by_lp(problem, options, senses, method, result)
+
+
+def _checked_by_lp(problem: CTAProblem, options: SolveOptions, senses: np.ndarray, method: str,
+                   result: CTAResult) -> CTAResult:
+    """The fixed-sense L1 LP with the same senses, for a cone solve that gave no verified table:
+    its table (said to be the LP's) where it has one, its proof where it has none."""
+    said = result.info.get("clarabel_status", result.status.value)
+    checked = solve_lp(problem, dataclasses.replace(options, on_progress=None), senses=senses)
+    if checked.verified:
+        return checked.replace(method=method, status=Status.FEASIBLE, log=result.log + checked.log,
+                               message=f"clarabel ended '{said}'; this is the fixed-sense L1 LP's table with "
+                                       "the same senses; verified",
+                               info={**result.info, **checked.info, "fallback": "lp"})
+    if checked.status is Status.INFEASIBLE:
+        return checked.replace(method=method, log=result.log + checked.log, info={**result.info, **checked.info})
+    return result
+
+
+def _cone_solve(problem: CTAProblem, options: SolveOptions, lower: np.ndarray, upper: np.ndarray,
+                kept_lower: np.ndarray, kept_upper: np.ndarray, builder: _Builder):
+    """One clarabel solve over the deviations z with the bounds marked kept; returns
+    (z or None, status, model objective, info, log)."""
+    began = time.perf_counter()
     movable = np.flatnonzero(lower < upper)
     z = np.where(lower == upper, lower, 0.0)  # cells that may not move sit at their only value
     A = problem.relations.tocsc()
     rhs = problem.deviation_rhs - A @ z
     A_moving = sp.csc_array(A[:, movable])
     k = movable.size
-    has_upper = np.flatnonzero(np.isfinite(upper[movable]))
-    has_lower = np.flatnonzero(np.isfinite(lower[movable]))
+    has_upper = np.flatnonzero(np.isfinite(upper[movable]) & kept_upper[movable])
+    has_lower = np.flatnonzero(np.isfinite(lower[movable]) & kept_lower[movable])
     box = sp.vstack([sp.csc_array((np.ones(has_upper.size), (np.arange(has_upper.size), has_upper)),
                                   shape=(has_upper.size, k)),
                      sp.csc_array((-np.ones(has_lower.size), (np.arange(has_lower.size), has_lower)),
@@ -132,33 +189,20 @@ def _solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray 
     solver = clarabel.DefaultSolver(sp.csc_matrix(sp.triu(P, format="csc")), q, sp.csc_matrix(A_all),
                                     b_all, cones, settings)
     solver.print_to_buffer()
-    solver.set_termination_callback(_callback(options, time.perf_counter()))
-    build_seconds = time.perf_counter() - started
-    began = time.perf_counter()
+    solver.set_termination_callback(_callback(options, began))
+    build_seconds = time.perf_counter() - began
     solution = solver.solve()
-    solve_seconds = time.perf_counter() - began
     log = solver.get_print_buffer()
     if options.on_log is not None:
         for line in log.splitlines():
             options.on_log(line)
     status = _STATUS.get(str(solution.status), Status.ERROR)
-    values = None
-    objective = math.nan
-    message = ""
-    if status in _WITH_TABLE:
-        z[movable] = np.asarray(solution.x)[:k]
-        z = np.clip(z, lower, upper)
-        values = problem.values + z
-        objective = model_objective(z[movable])
-    elif status is Status.INFEASIBLE:
-        message = solve_lp(problem, SolveOptions(time_limit=options.time_limit, stop=options.stop),
-                           senses=senses).message or "no table with the senses chosen satisfies the relations and bounds"
-    elif status is Status.ERROR:
-        message = f"clarabel failed: {solution.status}"
-    return finish(problem, method, status, values, started=started, build_seconds=build_seconds,
-                  solve_seconds=solve_seconds, senses=senses, message=message, model_objective=objective,
-                  log=log, info={"senses_from": origin, "clarabel_status": str(solution.status),
-                                 "iterations": int(solution.iterations)})
+    info = {"clarabel_status": str(solution.status), "iterations": int(solution.iterations),
+            "build_seconds": build_seconds}
+    if status not in _WITH_TABLE:
+        return None, status, math.nan, info, log
+    z[movable] = np.asarray(solution.x)[:k]
+    return z, status, model_objective(z[movable]), info, log
 
 
 def _callback(options: SolveOptions, started: float) -> Callable[[object], bool]:

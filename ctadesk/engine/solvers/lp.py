@@ -26,6 +26,10 @@ METHOD = "lp"
 #: 34-38 s with crossover; 50x50x50 12 s against 51 s with presolve.  The interior answer
 #: is verified like any other.
 IPM_SETTINGS: dict[str, object] = {"solver": "ipm", "run_crossover": "off", "presolve": "off"}
+#: the fallback when the IPM ends without an optimum or with a table that fails verification
+#: (badly scaled tables, cells of 1e11 beside cells of 1): dual simplex after presolve, whose
+#: basic solutions are exact to the solver's tolerances
+SIMPLEX_SETTINGS: dict[str, object] = {"solver": "simplex", "presolve": "on"}
 #: how many cells and relations an infeasibility message names
 CONFLICT_NAMES = 6
 
@@ -114,8 +118,22 @@ def solve_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
                         matrix, rhs, rhs)
     build_seconds = time.perf_counter() - started
     outcome = solve_model(model, options, IPM_SETTINGS)
+    result = _lp_result(problem, outcome, senses, origin, started, build_seconds)
+    if result.status in (Status.ERROR, Status.NOT_PROTECTED) and not options.cancelled():
+        retried = _lp_result(problem, solve_model(model, options, SIMPLEX_SETTINGS), senses, origin, started,
+                             build_seconds)
+        if retried.status is not Status.ERROR:
+            result = retried.replace(log=result.log + retried.log,
+                                     info={**retried.info, "ipm_status": result.info["highs_status"]})
+    return result
+
+
+def _lp_result(problem: CTAProblem, outcome: HighsOutcome, senses: np.ndarray, origin: str, started: float,
+               build_seconds: float) -> CTAResult:
+    """The verified result of one HiGHS run of (5.10); a run that ended without an optimum leaves no table."""
+    n = problem.n_cells
     values = None
-    if outcome.values is not None:
+    if outcome.values is not None and outcome.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.CANCELLED):
         values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:], problem.lower, problem.upper)
     message = ""
     if outcome.status is Status.INFEASIBLE:

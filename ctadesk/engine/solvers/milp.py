@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
-from ctadesk.engine.solvers._finish import finish, senses_of
+from ctadesk.engine.solvers._finish import describe, finish, senses_of
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, irreducible_conflict, solve_model
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
@@ -31,19 +31,47 @@ from ctadesk.engine.solvers.lp import CONFLICT_NAMES, l1_column_bounds, solve_lp
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
 METHOD = "milp"
-def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> tuple[np.ndarray, np.ndarray, str]:
+#: a big-M more than this many times the table's largest value or protection level is replaced by
+#: the move a fixed-sense LP's cost allows, where that is smaller (HiGHS takes y = 1e-6 as integral)
+LARGE_M = 1e3
+
+
+@dataclasses.dataclass(frozen=True)
+class BigM:
+    """Big-M values U (up) and L (down) of the free sensitive cells, where they came from, and which
+    cells' values were not derived from the table (``guessed``): an optimum over them is certified
+    only if it costs no more than w_i M_i for each such cell (``certifies``)."""
+
+    up: np.ndarray
+    down: np.ndarray
+    origin: str
+    guessed: np.ndarray     # bool per free cell
+
+    def certifies(self, problem: CTAProblem, free: np.ndarray, objective: float) -> bool:
+        """True when no table cheaper than ``objective`` can move a cell past a guessed M."""
+        if not self.guessed.any():
+            return True
+        weights = problem.weights[problem.sensitive[free]][self.guessed]
+        reach = weights * np.minimum(self.up[self.guessed], self.down[self.guessed])
+        return bool(np.all(reach >= objective))
+
+
+def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> BigM:
     """Finite U (up) and L (down) for the free sensitive cells ``free`` (positions in sensitive).
 
-    From bound propagation; where that leaves a bound infinite, from the
-    objective F of a fixed-sense LP (no optimal table moves cell i by more
-    than F / w_i), and failing that a generous multiple of the table's size.
+    From bound propagation (valid for every table); where that leaves a bound infinite or huge
+    (LARGE_M), also from the objective F of a fixed-sense LP (no table cheaper than F moves cell i
+    by more than F / w_i), and failing both a generous multiple of the table's size (guessed).
     """
     lower, upper = propagated_deviation_bounds(problem)
     cells = problem.sensitive[free]
     up_m, down_m = upper[cells], -lower[cells]
     origin = "propagation"
-    if np.isfinite(up_m).all() and np.isfinite(down_m).all():
-        return up_m, down_m, origin
+    magnitude = max(float(np.abs(problem.values).max(initial=0.0)),
+                    float(problem.upper_protection.max(initial=0.0)),
+                    float(problem.lower_protection.max(initial=0.0)), 1e-300)
+    if np.all(up_m <= LARGE_M * magnitude) and np.all(down_m <= LARGE_M * magnitude):
+        return BigM(up_m, down_m, origin, np.zeros(free.size, bool))
     reference = solve_lp(problem, SolveOptions(time_limit=options.time_limit, stop=options.stop))
     weights = problem.weights[cells]
     if reference.verified:
@@ -51,21 +79,24 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> tuple
             by_objective = np.where(weights > 0, reference.objective / weights, np.inf)
         up_m, down_m = np.minimum(up_m, by_objective), np.minimum(down_m, by_objective)
         origin = "propagation and a fixed-sense LP"
+    guessed = ~(np.isfinite(up_m) & np.isfinite(down_m))
     generous = 10.0 * (np.abs(problem.values).sum() + problem.upper_protection.sum()
                        + problem.lower_protection.sum() + 1.0)
-    if not (np.isfinite(up_m).all() and np.isfinite(down_m).all()):
+    if guessed.any():
         origin += f"; {generous:g} where the table gives no bound"
-    return np.where(np.isfinite(up_m), up_m, generous), np.where(np.isfinite(down_m), down_m, generous), origin
+    return BigM(np.where(np.isfinite(up_m), up_m, generous), np.where(np.isfinite(down_m), down_m, generous),
+                origin, guessed)
 
 
 def milp_model(problem: CTAProblem, options: SolveOptions):
-    """The LinearModel of (2a)-(2e), the positions of the free sensitive cells, and how M was found."""
+    """The LinearModel of (2a)-(2e), the positions of the free sensitive cells, and its BigM."""
     n = problem.n_cells
     senses = problem.effective_senses
     free = np.flatnonzero(senses == SENSE_FREE)
     f = free.size
     col_lower, col_upper = l1_column_bounds(problem, senses)
-    up_m, down_m, m_origin = big_m(problem, free, options) if f else (np.zeros(0), np.zeros(0), "")
+    m = big_m(problem, free, options) if f else BigM(np.zeros(0), np.zeros(0), "", np.zeros(0, bool))
+    up_m, down_m = m.up, m.down
     cells = problem.sensitive[free]
     col_lower[cells] = 0.0
     col_lower[n + cells] = 0.0
@@ -93,7 +124,7 @@ def milp_model(problem: CTAProblem, options: SolveOptions):
                            matrix.data)
     model = LinearModel(cost, np.concatenate([col_lower, np.zeros(f)]), np.concatenate([col_upper, np.ones(f)]),
                         columns, row_lower, row_upper, integer_columns=2 * n + k)
-    return model, free, m_origin
+    return model, free, m
 
 
 def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts: bool = False,
@@ -109,7 +140,7 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
     """
     started = time.perf_counter()
     n = problem.n_cells
-    model, free, m_origin = milp_model(problem, options)
+    model, free, m = milp_model(problem, options)
     start = None
     if options.start_senses is not None and free.size:
         start_senses = np.asarray(options.start_senses).reshape(-1)[free]
@@ -117,7 +148,7 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
     build_seconds = time.perf_counter() - started
     solved = with_imbalance_cuts(problem, model) if cuts else model
     outcome = solve_model(solved, options, {"mip_rel_gap": float(options.gap)}, start=start)
-    info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m_origin}
+    info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m.origin}
     bound, gap = outcome.bound, outcome.gap
     if not free.size and outcome.status is Status.OPTIMAL:  # every sense fixed: an LP, solved exactly
         bound, gap = outcome.objective, 0.0
@@ -135,7 +166,20 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
                     bound=bound, gap=gap, log=outcome.log, info=info)
     if result.status is Status.NOT_PROTECTED:
         result = _polish(problem, options, result, outcome.status, started)
+    result = certified_big_m(problem, free, m, result)
     return with_lower_bound(problem, result, options) if certify else result
+
+
+def certified_big_m(problem: CTAProblem, free: np.ndarray, m: BigM, result: CTAResult) -> CTAResult:
+    """``result`` without the claims a guessed big-M does not support: a bound or "optimal" when a
+    cheaper table could lie beyond a guessed M, "infeasible" whenever an M was guessed."""
+    if result.status is Status.INFEASIBLE:
+        return result.replace(info={**result.info, "big_m_certified": not m.guessed.any()})
+    if not result.verified or m.certifies(problem, free, result.objective):
+        return result
+    status = Status.FEASIBLE if result.status is Status.OPTIMAL else result.status
+    return result.replace(status=status, bound=None, gap=None, message=describe(status),
+                          info={**result.info, "big_m_certified": False})
 
 
 def infeasibility_message(problem: CTAProblem, model, free: np.ndarray, options: SolveOptions) -> str:
@@ -169,7 +213,10 @@ def _polish(problem: CTAProblem, options: SolveOptions, result: CTAResult, statu
     timings["solve"] += polished.timings["solve"]
     timings["total"] = time.perf_counter() - started
     gap = None if result.bound is None else max(0.0, polished.objective - result.bound) / max(polished.objective, 1e-12)
+    if gap is None or gap > options.gap:    # the LP's table is not the MILP's: it keeps the bound, not the label
+        status = Status.FEASIBLE if status is Status.OPTIMAL else status
     return polished.replace(method=METHOD, status=status, bound=result.bound, gap=gap,
                             log=result.log + polished.log, timings=timings,
                             info={**result.info, "polished_by_lp": True},
-                            message=polished.message)
+                            message=f"{describe(status)}; the MILP's table missed verification by a hair, "
+                                    "this is the fixed-sense LP's table with its senses")

@@ -328,8 +328,7 @@ def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions()
     objective = float(problem.weights @ np.abs(z))
     _report(options, started, objective)
     result = finish(problem, METHOD_L1, Status.OPTIMAL, values, started=started, build_seconds=build_seconds,
-                    solve_seconds=solve_seconds, senses=senses, model_objective=objective, bound=objective,
-                    gap=0.0, log=note, info=info)
+                    solve_seconds=solve_seconds, senses=senses, model_objective=objective, log=note, info=info)
     if not result.verified and info["dropped_relations"]:
         return _fallback_lp(problem, options, senses, "a dropped relation was not implied by the others")
     return result
@@ -449,5 +448,5 @@ def _log(options: SolveOptions, line: str) -> None:
 
 def _report(options: SolveOptions, started: float, objective: float) -> None:
     if options.on_progress is not None:
-        options.on_progress(Progress(time.perf_counter() - started, objective=objective, bound=objective,
-                                     gap=0.0, message="fixed-sense optimum"))
+        options.on_progress(Progress(time.perf_counter() - started, objective=objective,
+                                     message="optimum for the senses used"))
