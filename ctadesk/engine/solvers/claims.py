@@ -31,6 +31,8 @@ from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
 from ctadesk.engine.solvers._finish import describe, weighted_l1
 from ctadesk.engine.solvers.lower_bound import lower_bound
+from ctadesk.engine.solvers.lp import solve_lp
+from ctadesk.engine.solvers.milp import relations_admit_a_table
 from ctadesk.engine.units import in_units, table_unit
 from ctadesk.engine.verify import verify
 
@@ -125,6 +127,9 @@ def _without_table_claims(problem: CTAProblem, name: str, result: CTAResult, all
     if result.status is not Status.INFEASIBLE:
         return result.replace(bound=result.bound if name in EXACT else None, gap=None)
     proven = (name in EXACT and result.info.get("big_m_certified", True)) or all_fixed
+    if not proven and not relations_admit_a_table(problem):
+        return result.replace(bound=None, gap=None, message="no table satisfies the relations and bounds, "
+                                                            "protection aside; " + result.message)
     if proven:
         return result.replace(bound=None, gap=None)
     why = result.message or describe(Status.INFEASIBLE)
@@ -140,8 +145,6 @@ def _senses_origin(result: CTAResult) -> str:
 def _rescued(problem: CTAProblem, result: CTAResult, options: SolveOptions) -> CTAResult:
     """An exact method's result without a verified table, or the fixed-sense LP's table (ordering
     senses) when that one verifies: a wrong "infeasible" is refuted, a failure still gives a table."""
-    from ctadesk.engine.solvers.lp import solve_lp
-
     fallback = solve_lp(problem, dataclasses.replace(options, on_progress=None))
     if not fallback.verified:
         return result

@@ -27,7 +27,7 @@ from ctadesk.engine.solvers._finish import describe, finish, senses_of
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, irreducible_conflict, solve_model
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
-from ctadesk.engine.solvers.lp import CONFLICT_NAMES, l1_column_bounds, solve_lp
+from ctadesk.engine.solvers.lp import CONFLICT_NAMES, deviation_bounds, l1_column_bounds, l1_matrix, solve_lp
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
 METHOD = "milp"
@@ -172,14 +172,26 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
 
 def certified_big_m(problem: CTAProblem, free: np.ndarray, m: BigM, result: CTAResult) -> CTAResult:
     """``result`` without the claims a guessed big-M does not support: a bound or "optimal" when a
-    cheaper table could lie beyond a guessed M, "infeasible" whenever an M was guessed."""
+    cheaper table could lie beyond a guessed M, "infeasible" when an M was guessed, unless the
+    relations and bounds alone admit no table (then no M matters)."""
     if result.status is Status.INFEASIBLE:
-        return result.replace(info={**result.info, "big_m_certified": not m.guessed.any()})
+        certified = not m.guessed.any() or not relations_admit_a_table(problem)
+        return result.replace(info={**result.info, "big_m_certified": certified})
     if not result.verified or m.certifies(problem, free, result.objective):
         return result
     status = Status.FEASIBLE if result.status is Status.OPTIMAL else result.status
     return result.replace(status=status, bound=None, gap=None, message=describe(status),
                           info={**result.info, "big_m_certified": False})
+
+
+def relations_admit_a_table(problem: CTAProblem) -> bool:
+    """Whether some table satisfies the relations and bounds (fixed cells included), protection aside."""
+    n = problem.n_cells
+    lower_z, upper_z = deviation_bounds(problem)
+    rhs = problem.deviation_rhs
+    model = LinearModel(np.zeros(2 * n), np.zeros(2 * n), np.concatenate([upper_z, -lower_z]),
+                        l1_matrix(problem), rhs, rhs)
+    return solve_model(model, SolveOptions(time_limit=30.0), {"solver": "simplex"}).status is not Status.INFEASIBLE
 
 
 def infeasibility_message(problem: CTAProblem, model, free: np.ndarray, options: SolveOptions) -> str:

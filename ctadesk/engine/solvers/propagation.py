@@ -13,7 +13,8 @@ from ctadesk.engine.solvers.lp import deviation_bounds
 
 #: rounds of bound propagation over the relations
 PROPAGATION_ROUNDS = 3
-#: relative slack added to a derived bound so rounding never cuts off a solution
+#: slack added to a derived bound so rounding never cuts off a solution, relative to the magnitude
+#: of the sum it came from (a bound of 1 derived from cells of 1e11 carries their rounding error)
 BOUND_SLACK = 1e-9
 
 
@@ -35,11 +36,13 @@ def propagated_deviation_bounds(problem: CTAProblem, rounds: int = PROPAGATION_R
         high_part = np.where(positive, coef * upper[cols], coef * lower[cols])
         rest_low = _activity_of_others(rows, low_part, m, -np.inf)
         rest_high = _activity_of_others(rows, high_part, m, np.inf)
+        magnitude = np.bincount(rows, weights=_finite_abs(low_part) + _finite_abs(high_part), minlength=m)
         with np.errstate(invalid="ignore", over="ignore"):
             z_high = np.where(positive, (d - rest_low) / coef, (d - rest_high) / coef)
             z_low = np.where(positive, (d - rest_high) / coef, (d - rest_low) / coef)
-            z_high = z_high + BOUND_SLACK * np.maximum(1.0, np.abs(z_high))
-            z_low = z_low - BOUND_SLACK * np.maximum(1.0, np.abs(z_low))
+            rounding = BOUND_SLACK * (magnitude[rows] + np.abs(d)) / np.abs(coef)
+            z_high = z_high + rounding + BOUND_SLACK * np.maximum(1.0, np.abs(z_high))
+            z_low = z_low - rounding - BOUND_SLACK * np.maximum(1.0, np.abs(z_low))
         new_upper, new_lower = upper.copy(), lower.copy()
         np.minimum.at(new_upper, cols, np.where(np.isnan(z_high), np.inf, z_high))
         np.maximum.at(new_lower, cols, np.where(np.isnan(z_low), -np.inf, z_low))
@@ -47,6 +50,10 @@ def propagated_deviation_bounds(problem: CTAProblem, rounds: int = PROPAGATION_R
             break
         upper, lower = new_upper, new_lower
     return lower, upper
+
+
+def _finite_abs(part: np.ndarray) -> np.ndarray:
+    return np.where(np.isfinite(part), np.abs(part), 0.0)
 
 
 def _activity_of_others(rows: np.ndarray, part: np.ndarray, m: int, infinity: float) -> np.ndarray:
