@@ -99,7 +99,7 @@ class SenseEvaluator:
         info = {"evaluations": self.evaluations, **(info or {})}
         if self.best is None:
             status = Status.CANCELLED if self.options.cancelled() else \
-                Status.TIME_LIMIT if self.deadline.over() else Status.INFEASIBLE
+                Status.TIME_LIMIT if self.deadline.over() else Status.NOT_FOUND
             return CTAResult(method=self.method, status=status, message=f"{self.method}: no protected table found",
                              timings={"total": self.deadline.elapsed}, info=info)
         status = Status.CANCELLED if self.options.cancelled() else Status.FEASIBLE

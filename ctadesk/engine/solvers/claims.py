@@ -91,6 +91,9 @@ def honest(problem: CTAProblem, name: str, result: CTAResult, options: SolveOpti
         return _without_table_claims(problem, name, result, all_fixed)
     notes: list[str] = []
     status = result.status
+    if status in (Status.ERROR, Status.INFEASIBLE, Status.NOT_FOUND, Status.NOT_PROTECTED):
+        notes.append(f"the solver ended '{status.value}', but its table verifies")
+        status = Status.FEASIBLE
     own_bound = result.bound if name in EXACT else None
     if status is Status.OPTIMAL and name not in EXACT:
         if all_fixed and name in FIXED_SENSE_L1:

@@ -45,14 +45,18 @@ class BigM:
     up: np.ndarray
     down: np.ndarray
     origin: str
-    guessed: np.ndarray     # bool per free cell
+    guessed_up: np.ndarray      # bool per free cell
+    guessed_down: np.ndarray
+
+    @property
+    def guessed(self) -> np.ndarray:
+        return self.guessed_up | self.guessed_down
 
     def certifies(self, problem: CTAProblem, free: np.ndarray, objective: float) -> bool:
         """True when no table cheaper than ``objective`` can move a cell past a guessed M."""
-        if not self.guessed.any():
-            return True
-        weights = problem.weights[problem.sensitive[free]][self.guessed]
-        reach = weights * np.minimum(self.up[self.guessed], self.down[self.guessed])
+        weights = problem.weights[problem.sensitive[free]]
+        reach = weights * np.minimum(np.where(self.guessed_up, self.up, np.inf),
+                                     np.where(self.guessed_down, self.down, np.inf))
         return bool(np.all(reach >= objective))
 
 
@@ -71,7 +75,7 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> BigM:
                     float(problem.upper_protection.max(initial=0.0)),
                     float(problem.lower_protection.max(initial=0.0)), 1e-300)
     if np.all(up_m <= LARGE_M * magnitude) and np.all(down_m <= LARGE_M * magnitude):
-        return BigM(up_m, down_m, origin, np.zeros(free.size, bool))
+        return BigM(up_m, down_m, origin, np.zeros(free.size, bool), np.zeros(free.size, bool))
     reference = solve_lp(problem, SolveOptions(time_limit=options.time_limit, stop=options.stop))
     weights = problem.weights[cells]
     if reference.verified:
@@ -79,13 +83,12 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> BigM:
             by_objective = np.where(weights > 0, reference.objective / weights, np.inf)
         up_m, down_m = np.minimum(up_m, by_objective), np.minimum(down_m, by_objective)
         origin = "propagation and a fixed-sense LP"
-    guessed = ~(np.isfinite(up_m) & np.isfinite(down_m))
     generous = 10.0 * (np.abs(problem.values).sum() + problem.upper_protection.sum()
                        + problem.lower_protection.sum() + 1.0)
-    if guessed.any():
-        origin += f"; {generous:g} where the table gives no bound"
+    if not (np.isfinite(up_m).all() and np.isfinite(down_m).all()):
+        origin += "; a guessed M (ten times the table) where the table gives none"
     return BigM(np.where(np.isfinite(up_m), up_m, generous), np.where(np.isfinite(down_m), down_m, generous),
-                origin, guessed)
+                origin, ~np.isfinite(up_m), ~np.isfinite(down_m))
 
 
 def milp_model(problem: CTAProblem, options: SolveOptions):
@@ -95,7 +98,8 @@ def milp_model(problem: CTAProblem, options: SolveOptions):
     free = np.flatnonzero(senses == SENSE_FREE)
     f = free.size
     col_lower, col_upper = l1_column_bounds(problem, senses)
-    m = big_m(problem, free, options) if f else BigM(np.zeros(0), np.zeros(0), "", np.zeros(0, bool))
+    none = np.zeros(0, bool)
+    m = big_m(problem, free, options) if f else BigM(np.zeros(0), np.zeros(0), "", none, none)
     up_m, down_m = m.up, m.down
     cells = problem.sensitive[free]
     col_lower[cells] = 0.0

@@ -1,0 +1,170 @@
+"""What a registered method may claim (solvers/claims.py): table units, bounds, status (issue 10)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ctadesk.engine.generate import cox_table
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import CTAResult, SolveOptions, Status
+from ctadesk.engine.solvers import solve
+from ctadesk.engine.solvers.claims import honest
+from ctadesk.engine.solvers.lower_bound import lower_bound
+from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.units import in_units, table_unit
+from ctadesk.engine.verify import verify
+from ctadesk.io.jj import read_jj
+
+SAMPLES = Path(__file__).resolve().parents[3] / "sample_data"
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "instances" / "castro-l2"
+FIXED_SENSE = ("lp", "l2", "soc", "huber", "network", "network-l2")
+
+
+def small_table() -> CTAProblem:
+    structure = TableStructure.flat(2, 2)
+    values = structure.aggregate(np.array([[10.0, 20, 0], [30, 40, 0], [0, 0, 0]]))
+    return CTAProblem(values=values, relations=structure.relations(), lower=0, sensitive=[0],
+                      lower_protection=[3], upper_protection=[5])
+
+
+def test_no_bound_marker_is_no_bound():
+    problem = small_table().replace(lower=-1e20, upper=1e20)
+    assert np.all(problem.lower == -np.inf) and np.all(problem.upper == np.inf)
+    assert np.all(small_table().replace(upper=2e20).upper == np.inf)
+
+
+def test_table_unit_is_a_power_of_two_and_restating_is_exact():
+    _, problem = cox_table((6, 7), seed=3)
+    for factor in (1e-3, 1.0, 3.7e6, 1e9):
+        scaled = problem.replace(values=problem.values * factor, lower=problem.lower * factor,
+                                 upper=problem.upper * factor, lower_protection=problem.lower_protection * factor,
+                                 upper_protection=problem.upper_protection * factor)
+        unit = table_unit(scaled)
+        assert np.log2(unit) == round(np.log2(unit))
+        restated = in_units(scaled, unit)
+        assert np.array_equal(restated.values * unit, scaled.values)
+        assert 0.5 <= np.median(np.abs(restated.values[restated.values != 0])) <= 2.0
+
+
+def test_verifier_tolerance_does_not_grow_with_the_answer():
+    problem = small_table().replace(lower=-np.inf)
+    x = problem.values + np.array([5, -5, 0, -5, 5, 0, 0, 0, 0], float)
+    assert verify(problem, x).ok
+    huge = x + 3e19 * np.array([1, -1, 0, -1, 1, 0, 0, 0, 0])
+    huge[0] += 65536.0      # off by 65 536 next to values of 3e19: the old relative tolerance let it pass
+    found = verify(problem, huge)
+    assert not found.ok and found.counts["relation"] >= 2
+
+
+@pytest.mark.parametrize("factor", [1e-3, 1e7])
+@pytest.mark.parametrize("method", ["milp", "lp", "l2", "soc", "huber", "network"])
+def test_every_magnitude_gives_the_same_table(method, factor):
+    _, problem = cox_table((5, 6), seed=4)
+    big = problem.replace(values=problem.values * factor, lower=problem.lower * factor,
+                          upper=problem.upper * factor, lower_protection=problem.lower_protection * factor,
+                          upper_protection=problem.upper_protection * factor)
+    plain = solve(problem, method, SolveOptions(time_limit=20))
+    scaled = solve(big, method, SolveOptions(time_limit=20))
+    assert plain.protected and scaled.protected and scaled.status is plain.status
+    assert scaled.objective == pytest.approx(plain.objective * factor, rel=1e-6)
+
+
+@pytest.mark.parametrize("bound", [1e20, np.inf, 1e9])
+def test_milp_takes_the_no_bound_marker_and_huge_bounds(bound):
+    _, problem = cox_table((5, 5), seed=8)
+    reference = solve(problem.replace(lower=-np.inf, upper=np.inf), "milp", SolveOptions(time_limit=30))
+    result = solve(problem.replace(lower=-bound, upper=bound), "milp", SolveOptions(time_limit=30))
+    assert reference.status is Status.OPTIMAL and result.status is Status.OPTIMAL
+    assert result.objective == pytest.approx(reference.objective, rel=1e-6)
+
+
+@pytest.mark.parametrize("method", ["lp", "l2", "soc", "huber", "network", "network-l2", "milp"])
+def test_thesis_table_with_huge_bounds_and_upper_senses(method):
+    problem = read_jj(SAMPLES / "thesis_3x4.jj").problem
+    problem = problem.replace(lower=-1e9, upper=1e9, senses=np.ones(problem.n_sensitive))
+    result = solve(problem, method, SolveOptions(time_limit=20))
+    assert result.protected
+    if method in ("lp", "soc", "network", "milp"):
+        assert result.objective == pytest.approx(20.0, rel=1e-6)
+        assert result.status is Status.OPTIMAL
+
+
+@pytest.mark.parametrize("method", FIXED_SENSE)
+def test_fixed_sense_methods_never_offer_their_objective_as_a_bound(method):
+    _, problem = cox_table((10, 10), seed=1)
+    optimum = solve(problem, "milp", SolveOptions(time_limit=60))
+    result = solve(problem, method, SolveOptions(time_limit=60))
+    assert result.protected
+    assert result.bound is not None and result.bound <= optimum.objective * (1 + 1e-9)
+    assert result.bound == pytest.approx(lower_bound(problem).value, rel=1e-12)
+    if result.objective > optimum.objective * (1 + 1e-4):
+        assert result.status is Status.FEASIBLE
+
+
+def test_an_optimal_label_outside_the_gap_is_withdrawn():
+    problem = small_table()
+    table = problem.values + np.array([5, -5, 0, -5, 5, 0, 0, 0, 0], float)
+    claimed = CTAResult("milp", Status.OPTIMAL, values=table, senses=np.array([1], np.int8), objective=20.0,
+                        bound=18.0, gap=0.1, verification=verify(problem, table))
+    assert honest(problem, "milp", claimed, SolveOptions(gap=1e-4)).status is Status.FEASIBLE
+    assert honest(problem, "milp", claimed.replace(bound=19.999), SolveOptions(gap=1e-4)).status is Status.OPTIMAL
+
+
+def test_a_bound_above_a_verified_table_is_dropped():
+    problem = small_table()
+    table = problem.values + np.array([5, -5, 0, -5, 5, 0, 0, 0, 0], float)
+    claimed = CTAResult("milp", Status.OPTIMAL, values=table, senses=np.array([1], np.int8), objective=20.0,
+                        bound=42.72, gap=0.0, verification=verify(problem, table))
+    result = honest(problem, "milp", claimed, SolveOptions())
+    assert result.bound is not None and result.bound <= 20.0
+    assert result.status is not Status.OPTIMAL or result.bound == pytest.approx(20.0)
+    assert "dropped" in result.message
+
+
+def test_infeasible_only_when_proven():
+    structure = TableStructure.flat(2, 2)
+    values = structure.aggregate(np.array([[10.0, 20, 0], [30, 40, 0], [0, 0, 0]]))
+    # cell 0 must move by 5, but every other cell of its row and column is fixed: no table at all
+    fixed = np.zeros(values.size, bool)
+    fixed[[1, 2, 3, 6]] = True
+    problem = CTAProblem(values=values, relations=structure.relations(), sensitive=[0],
+                         lower_protection=[5], upper_protection=[5], fixed=fixed)
+    for method in ("milp", "lp", "l2", "hybrid"):
+        result = solve(problem, method, SolveOptions(time_limit=10))
+        assert result.status in (Status.INFEASIBLE, Status.NOT_FOUND), method
+        assert result.values is None
+    assert solve(problem, "milp").status is Status.INFEASIBLE
+
+
+def test_inconsistent_relations_are_proven_infeasible_for_every_method():
+    _, problem = cox_table((4, 5), seed=1)
+    rng = np.random.default_rng(1)
+    shifted = problem.replace(lower=-np.inf, upper=np.inf,
+                              rhs=problem.relations @ problem.values + rng.normal(0, 20, problem.n_relations))
+    for method in ("milp", "lp", "l2"):
+        result = solve(shifted, method)
+        assert result.status is Status.INFEASIBLE, method
+        assert "relation" in result.message
+
+
+def test_nonzero_right_hand_sides_keep_the_bound_below_the_optimum():
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        _, problem = cox_table((4, 5) if seed % 2 else (3, 3, 3), seed=seed)
+        moved = problem.values + rng.normal(0, 20, problem.n_cells) * (rng.random(problem.n_cells) < 0.3)
+        shifted = problem.replace(lower=-np.inf, rhs=problem.relations @ moved)
+        result = solve(shifted, "milp", SolveOptions(time_limit=30))
+        assert result.status is Status.OPTIMAL
+        assert lower_bound(shifted).value <= result.objective * (1 + 1e-9)
+
+
+@pytest.mark.skipif(not (SHARED / "toysarah.jj").exists(), reason="shared instances not present")
+def test_cells_of_1e11_beside_cells_of_1():
+    problem = read_jj(SHARED / "toysarah.jj").problem
+    exact = solve(problem, "milp", SolveOptions(time_limit=30))
+    assert exact.protected
+    for method in ("lp", "l2", "soc", "network"):
+        result = solve(problem, method, SolveOptions(time_limit=30))
+        assert result.protected, (method, result.message)
+        assert result.objective >= exact.objective * (1 - 1e-6), method
