@@ -10,6 +10,19 @@ import numpy as np
 from ctadesk.engine.structure import TableStructure
 from ctadesk.io.errors import FileFormatError
 
+#: the most cells a table read from codes may span (a few lines of codes can span
+#: billions of cells: 10 000 codes down and across are 10^8)
+MAX_TABLE_CELLS = 20_000_000
+
+
+def check_table_size(structure: TableStructure, path: str | Path) -> None:
+    """FileFormatError when structure spans more than MAX_TABLE_CELLS cells (before any
+    per-cell array is made)."""
+    if structure.n_cells > MAX_TABLE_CELLS:
+        raise FileFormatError(f"the codes span a table of {structure.n_cells:,} cells "
+                              f"({' x '.join(map(str, structure.shape))}), more than the {MAX_TABLE_CELLS:,} "
+                              "ctadesk reads", file=path)
+
 
 class CellLocator:
     """Maps a line's codes to its cell, each cell at most once; errors name file and line.
@@ -19,6 +32,7 @@ class CellLocator:
     """
 
     def __init__(self, structure: TableStructure, path: str | Path) -> None:
+        check_table_size(structure, path)
         self.structure = structure
         self.path = path
         self.positions = [{code: k for k, code in enumerate(d.codes)} for d in structure.dimensions]

@@ -1,7 +1,8 @@
 """Tables in CSV files: long format (one line per cell: codes, then the value) and
 wide format (row labels down the left, column labels across the top, as a sheet).
 
-The delimiter (`;` `,` tab `|`) and a decimal comma are detected unless given.
+The delimiter (`;` `,` tab `|`) and a decimal comma are detected unless given,
+the encoding by ctadesk.io.text (UTF-8, else cp1252).  Numbers must be finite.
 Wide files go through the same layout detection as Excel sheets
 (ctadesk.io.excel), so indented or multi-column row labels and several header
 lines make hierarchies there too.  Written label text that starts with
@@ -17,13 +18,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension, TableStructure
 from ctadesk.io.cells import CellLocator
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.layout import DetectedLayout, detect_layout
 from ctadesk.io.excel.table import ExcelTable, build_table
-from ctadesk.io.excel.workbook import SheetGrid
-from ctadesk.io.numbers import parse_number, uses_decimal_comma
+from ctadesk.io.excel.workbook import SheetGrid, coordinate
+from ctadesk.io.numbers import finite_values, not_a_number, out_of_range, parse_number, uses_decimal_comma
+from ctadesk.io.text import csv_records, read_text, split_lines
 
 DELIMITERS = (";", ",", "\t", "|")
 MAX_BYTES = 512 * 1024 * 1024
@@ -37,20 +40,10 @@ class CsvDialect:
 
 
 def _text(path: Path) -> str:
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise FileFormatError("file not found", file=path) from None
-    if size > MAX_BYTES:
-        raise FileFormatError(f"the file is {size / 2**20:.0f} MB, more than the {MAX_BYTES / 2**20:.0f} MB "
-                              "ctadesk reads", file=path)
-    raw = path.read_bytes()
-    if b"\x00" in raw[:4096]:
+    text = read_text(path, max_bytes=MAX_BYTES)
+    if "\x00" in text[:4096]:
         raise FileFormatError("this is not a text (CSV) file", file=path)
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")
+    return text
 
 
 def detect_dialect(text: str, delimiter: str | None = None, decimal_comma: bool | None = None) -> CsvDialect:
@@ -72,11 +65,21 @@ def detect_dialect(text: str, delimiter: str | None = None, decimal_comma: bool 
     return CsvDialect(delimiter, decimal_comma)
 
 
-def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tuple[list[list[str]], CsvDialect]:
+def _records(path: Path, delimiter: str | None,
+             decimal_comma: bool | None) -> tuple[list[tuple[int, list[str]]], CsvDialect]:
+    """The file's CSV records with the line each starts on, and its dialect."""
     text = _text(path)
-    dialect = detect_dialect(text, delimiter, decimal_comma)
-    rows = list(csv.reader(text.splitlines(), delimiter=dialect.delimiter))
-    return rows, dialect
+    try:
+        dialect = detect_dialect(text, delimiter, decimal_comma)
+    except csv.Error as error:
+        raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
+    return csv_records(split_lines(text), dialect.delimiter, path), dialect
+
+
+def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tuple[list[list[str]], CsvDialect]:
+    """The file's CSV records (blank lines too, as []), and its dialect."""
+    records, dialect = _records(path, delimiter, decimal_comma)
+    return [fields for _, fields in records], dialect
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -103,21 +106,24 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     Cells the file does not list are 0 and reported.
     """
     path = Path(path)
-    rows, dialect = _rows(path, delimiter, decimal_comma)
-    if len(rows) < 2:
+    records, dialect = _records(path, delimiter, decimal_comma)
+    records = [(line, row) for line, row in records if any(f.strip() for f in row)]
+    if len(records) < 2:
         raise FileFormatError("expected a header line and at least one line of cells", file=path)
-    header = [h.strip() for h in rows[0]]
+    (header_line, header), body = records[0], records[1:]
+    header = [h.strip() for h in header]
     value = value or header[-1]
     if value not in header:
-        raise FileFormatError(f"no column '{value}' (columns: {', '.join(header)})", file=path, row=1)
+        raise FileFormatError(f"no column '{value}' (columns: {', '.join(header)})", file=path, row=header_line)
     value_at = header.index(value)
     dimensions = list(dimensions) if dimensions is not None else header[:value_at]
     missing = [d for d in dimensions if d not in header]
-    if missing or not dimensions:
-        raise FileFormatError(f"no code column '{missing[0] if missing else ''}' "
-                              f"(columns: {', '.join(header)})", file=path, row=1)
+    if missing:
+        raise FileFormatError(f"no code column '{missing[0]}' (columns: {', '.join(header)})",
+                              file=path, row=header_line)
+    if not dimensions:
+        raise FileFormatError(f"no code column left of the value column '{value}'", file=path, row=header_line)
     code_at = [header.index(d) for d in dimensions]
-    body = [(line, row) for line, row in enumerate(rows[1:], start=2) if any(f.strip() for f in row)]
     for line, row in body:
         if len(row) != len(header):
             raise FileFormatError(f"{len(row)} fields, the header has {len(header)}", file=path, row=line)
@@ -133,16 +139,20 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
         inner = [c for c in codes if c != total]
         if not has_total:
             messages.append(f"{name}: no '{total}' code; the variable has no total")
-        built.append(Dimension.flat(name, inner, total=total if has_total else None,
-                                    total_first=has_total and codes[0] == total))
+        try:
+            built.append(Dimension.flat(name, inner, total=total if has_total else None,
+                                        total_first=has_total and codes[0] == total))
+        except ProblemError as error:
+            raise FileFormatError(str(error), file=path) from None
     structure = TableStructure(tuple(built))
-    values = np.zeros(structure.n_cells)
     locator = CellLocator(structure, path)
+    values = np.zeros(structure.n_cells)
     for line, row in body:
         i = locator.locate([row[at] for at in code_at], line)
         number = parse_number(row[value_at], dialect.decimal_comma)
         if number is None:
-            raise FileFormatError(f"{value} '{row[value_at]}' is not a number", file=path, row=line)
+            raise FileFormatError(f"{value} {not_a_number(row[value_at], dialect.decimal_comma)}",
+                                  file=path, row=line)
         values[i] = number
     lines = locator.lines
     absent = int((lines == 0).sum())
@@ -155,7 +165,9 @@ def write_long_csv(path: str | Path, structure: TableStructure, values: np.ndarr
                    delimiter: str = ";", decimal_comma: bool = False, decimals: int | None = None) -> Path:
     """One line per cell: its codes, then its value."""
     path = Path(path)
-    values = np.asarray(values, float).reshape(-1)
+    values = finite_values(values, "values", path).reshape(-1)
+    if values.size != structure.n_cells:
+        raise FileFormatError(f"{values.size} values for a table of {structure.n_cells} cells", file=path)
     grids = np.meshgrid(*[np.arange(s) for s in structure.shape], indexing="ij")
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, delimiter=delimiter)
@@ -180,10 +192,12 @@ def wide_grid(path: str | Path, delimiter: str | None = None, decimal_comma: boo
     rows, dialect = _rows(path, delimiter, decimal_comma)
     width = max((len(r) for r in rows), default=0)
     values = []
-    for row in rows:
+    for r, row in enumerate(rows):
         cells = []
-        for text in row + [""] * (width - len(row)):
+        for c, text in enumerate(row + [""] * (width - len(row))):
             number = parse_number(text, dialect.decimal_comma)
+            if number is None and out_of_range(text, dialect.decimal_comma):
+                raise FileFormatError(not_a_number(text, dialect.decimal_comma), file=path, cell=coordinate(r, c))
             cells.append(None if not text.strip() else number if number is not None else text)
         values.append(tuple(cells))
     indents = tuple(tuple((len(t) - len(t.lstrip(" "))) // 2 for t in row + [""] * (width - len(row)))
@@ -198,7 +212,7 @@ def write_wide_csv(path: str | Path, table: ExcelTable, values: np.ndarray, *, d
     rows, dialect = _rows(table.source, None, None)
     delimiter = delimiter or dialect.delimiter
     decimal_comma = dialect.decimal_comma if decimal_comma is None else decimal_comma
-    grid = np.asarray(values, float).reshape(table.structure.shape)
+    grid = finite_values(values, "values", path).reshape(table.structure.shape)
     width = max(len(r) for r in rows)
     out = [[_safe(text) for text in row + [""] * (width - len(row))] for row in rows]
     for i, r in enumerate(table.rows):

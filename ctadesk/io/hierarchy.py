@@ -2,11 +2,11 @@
 CSVs, and digit positions of the codes (tau-argus <HIERLEVELS>).
 
 All three give a ``Dimension`` (ctadesk.engine.structure) whose total is the root.
+Files are decoded as ctadesk.io.text decides (UTF-8, else cp1252).
 """
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -15,11 +15,7 @@ import numpy as np
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension
 from ctadesk.io.errors import FileFormatError
-
-
-def _read_lines(path: str | Path) -> list[str]:
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        return handle.read().splitlines()
+from ctadesk.io.text import csv_records, read_lines
 
 
 def _dimension(name: str, levels: list[int], codes: list[str], total: str | None, path, rows: list[int]) -> Dimension:
@@ -41,7 +37,7 @@ def read_hrc(path: str | Path, name: str, lead: str = "@", total: str = DEFAULT_
     if not lead:
         raise ProblemError("the hierarchy lead string must not be empty")
     levels, codes, rows = [], [], []
-    for row, line in enumerate(_read_lines(path), start=1):
+    for row, line in enumerate(read_lines(path), start=1):
         text = line.rstrip()
         if not text:
             continue
@@ -65,19 +61,18 @@ def read_level_csv(path: str | Path, name: str, lead: str = "@", total: str = DE
     """A two-column CSV of level markers ('@', '@@', ...) and codes, as sdcTable
     writes it.  When the shallowest level holds a single first code it is the
     total itself (sdcTable lists it as '@'); otherwise ``total`` is added above.
-    A header line whose first column is not a marker is skipped."""
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        sample = handle.read(4096)
-        handle.seek(0)
-        delimiter = ";" if sample.count(";") > sample.count(",") else ","
-        table = list(csv.reader(handle, delimiter=delimiter))
+    A first line whose first column is not a marker is a header and skipped."""
+    if not lead:
+        raise ProblemError("the hierarchy lead string must not be empty")
+    lines = read_lines(path)
+    sample = "\n".join(lines[:100])
+    delimiter = ";" if sample.count(";") > sample.count(",") else ","
+    records = [(row, fields) for row, fields in csv_records(lines, delimiter, path) if any(f.strip() for f in fields)]
     levels, codes, rows = [], [], []
-    for row, fields in enumerate(table, start=1):
-        if not fields or not any(f.strip() for f in fields):
-            continue
+    for k, (row, fields) in enumerate(records):
         marker = fields[0].strip()
         if marker == "" or marker.replace(lead, "") != "":
-            if not codes and row == 1:
+            if k == 0:
                 continue  # header
             raise FileFormatError(f"'{fields[0]}' is not a level marker made of '{lead}'", file=path, row=row)
         if len(fields) < 2 or not fields[1].strip():

@@ -5,6 +5,9 @@ then one line per cell ``i value cost status lb ub lpl upl spl``, the number
 of relations, and one line per relation ``rhs k : c1 (coef1) c2 (coef2) ...``.
 Coefficients may be written ``(-1)`` or ``( -1 )``; duplicate cells in a
 relation are merged by adding their coefficients; status ``z`` fixes a cell.
+Bounds of magnitude 1e20 or more mean "no bound" (tau-argus writes +-1e20) and
+are read as +-inf and written as +-1e20.  Counts and indices are whole numbers
+the file can hold; every other number is finite.
 """
 
 from __future__ import annotations
@@ -18,15 +21,23 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ctadesk.engine.errors import CTAError, ProblemError
-from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.errors import ProblemError
+from ctadesk.engine.problem import NO_BOUND, CTAProblem
+from ctadesk.io.errors import FileFormatError
+from ctadesk.io.numbers import finite_values, not_a_number
+from ctadesk.io.text import read_lines
 
 STATUSES = ("s", "u", "m", "z")
 _COEF = re.compile(r"\(\s*([^()\s]+)\s*\)")
+_WHOLE = re.compile(r"\+?[0-9]+")
+#: the fields of a cell line, parsed in one pass by np.loadtxt
+_CELL_LINE = np.dtype([("index", np.int64), ("value", float), ("cost", float), ("status", "U2"),
+                       ("lower", float), ("upper", float), ("lpl", float), ("upl", float), ("spl", float)])
+_SOL_LINE = np.dtype([("index", np.int64), ("value", float), ("adjusted", float), ("sensitive", np.int64)])
 
 
-class JJFormatError(CTAError):
-    """A JJ file does not follow the format; the message names file and line."""
+class JJFormatError(FileFormatError):
+    """A JJ or .sol file does not follow the format; the message names file and line."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,91 +51,125 @@ class JJInstance:
 
 
 def _number(text: str, path: str, line: int, what: str) -> float:
+    """The finite number text spells; anything else (also 'nan', 'inf', '1e400') is refused."""
     try:
-        return float(text)
+        number = float(text)
     except ValueError:
-        raise JJFormatError(f"{path}, line {line}: {what} '{text}' is not a number") from None
+        number = math.nan
+    if not math.isfinite(number):
+        raise JJFormatError(f"{what} {not_a_number(text)}", file=path, row=line)
+    return number
 
 
 def _numbers(texts: list[str], path: str, line: int, what: str) -> np.ndarray:
+    """_number of each text, vectorised while every text is a finite number."""
     try:
-        return np.array(texts, dtype=float)
+        numbers = np.array(texts, dtype=float)
     except ValueError:
-        return np.array([_number(t, path, line, what) for t in texts])
+        numbers = None
+    if numbers is None or not np.all(np.isfinite(numbers)):
+        numbers = np.array([_number(t, path, line, what) for t in texts])
+    return numbers
+
+
+def _whole(text: str, path: str, line: int, what: str) -> int:
+    """The whole number 0, 1, 2, ... that text spells; '1.5', '1e-400', '7.0' and '-1' are refused."""
+    if not _WHOLE.fullmatch(text):
+        raise JJFormatError(f"{what} '{text}' must be a whole number, 0 or more", file=path, row=line)
+    if len(text.lstrip("+0")) > 18:  # beyond int64, and beyond any file's lines
+        raise JJFormatError(f"{what} '{text[:40]}' is too large", file=path, row=line)
+    return int(text)
+
+
+def _indices(texts: list[str], path: str, line: int, what: str) -> np.ndarray:
+    """_whole of each text, vectorised while every text is one."""
+    try:
+        return np.array(texts, dtype=np.int64)
+    except (ValueError, OverflowError):
+        return np.array([_whole(t, path, line, what) for t in texts], dtype=np.int64)
+
+
+def _bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds with tau-argus' "no bound" (|bound| >= 1e20) as -inf / +inf."""
+    return np.where(lower <= -NO_BOUND, -np.inf, lower), np.where(upper >= NO_BOUND, np.inf, upper)
 
 
 def _read_cells(lines: list[tuple[int, str]], n: int, path: str):
     """The n cell lines as arrays; a fast vectorised path, and a line-by-line one for messages."""
-    if len(lines) < n:
-        raise JJFormatError(f"{path}: the file ends after {len(lines)} of its {n} cell lines")
-    texts = [text for _, text in lines[:n]]
     try:
-        numbers = np.loadtxt(texts, usecols=(0, 1, 2, 4, 5, 6, 7, 8), ndmin=2)
-        status = np.char.lower(np.loadtxt(texts, usecols=3, dtype="U1", ndmin=1))
+        table = np.loadtxt([text for _, text in lines], dtype=_CELL_LINE, ndmin=1, comments=None)
     except ValueError:
-        numbers = None
-    if numbers is not None:
-        index = numbers[:, 0].astype(np.int64)
-        if np.array_equal(np.sort(index), np.arange(n)) and np.all(np.isin(status, STATUSES)):
-            order = np.argsort(index)
-            values, costs, lower, upper, lpl, upl, spl = numbers[order, 1:].T
-            return values, costs, status[order], lower, upper, lpl, upl, spl
+        table = None
+    if table is not None:
+        index = table["index"]
+        status = np.char.lower(table["status"])
+        numbers = [table[name] for name in ("value", "cost", "lower", "upper", "lpl", "upl", "spl")]
+        in_order = np.array_equal(index, np.arange(n))
+        if ((in_order or np.array_equal(np.sort(index), np.arange(n))) and np.all(np.isin(status, STATUSES))
+                and all(np.all(np.isfinite(column)) for column in numbers)):
+            order = slice(None) if in_order else np.argsort(index)
+            values, costs, lower, upper, lpl, upl, spl = (column[order] for column in numbers)
+            return (values, costs, status[order], *_bounds(lower, upper), lpl, upl, spl)
     values, costs, lower, upper, lpl, upl, spl = (np.zeros(n) for _ in range(7))
     statuses = np.empty(n, dtype="<U1")
     seen = np.zeros(n, bool)
     for number, text in lines:
         fields = text.split()
         if len(fields) < 8:
-            raise JJFormatError(f"{path}, line {number}: a cell line needs 9 fields "
-                                f"(i value cost status lb ub lpl upl spl), found {len(fields)}")
-        i = int(_number(fields[0], path, number, "cell index"))
-        if not 0 <= i < n:
-            raise JJFormatError(f"{path}, line {number}: cell index {i} is outside 0..{n - 1}")
+            raise JJFormatError(f"a cell line needs 9 fields (i value cost status lb ub lpl upl spl), "
+                                f"found {len(fields)}", file=path, row=number)
+        i = _whole(fields[0], path, number, "cell index")
+        if i >= n:
+            raise JJFormatError(f"cell index {i} is outside 0..{n - 1}", file=path, row=number)
         if seen[i]:
-            raise JJFormatError(f"{path}, line {number}: cell {i} is described twice")
+            raise JJFormatError(f"cell {i} is described twice", file=path, row=number)
         seen[i] = True
         status = fields[3].lower()
         if status not in STATUSES:
-            raise JJFormatError(f"{path}, line {number}: cell {i} has status '{fields[3]}' (expected s, u, m or z)")
+            raise JJFormatError(f"cell {i} has status '{fields[3]}' (expected s, u, m or z)", file=path, row=number)
         statuses[i] = status
         values[i], costs[i], lower[i], upper[i], lpl[i], upl[i] = (
             _number(fields[k], path, number, name) for k, name in
             ((1, "value"), (2, "cost"), (4, "lower bound"), (5, "upper bound"),
              (6, "lower protection level"), (7, "upper protection level")))
         spl[i] = _number(fields[8], path, number, "sliding protection level") if len(fields) > 8 else 0.0
-    return values, costs, statuses, lower, upper, lpl, upl, spl
+    return (values, costs, statuses, *_bounds(lower, upper), lpl, upl, spl)
 
 
 def read_jj(path: str | os.PathLike) -> JJInstance:
     """Read a JJ file into a validated CTAProblem (costs become the weights)."""
     path = str(path)
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        lines = [(k + 1, line.strip()) for k, line in enumerate(handle)]
-    lines = [(k, line) for k, line in lines if line]
+    lines = [(k, text) for k, line in enumerate(read_lines(path), start=1) if (text := line.strip())]
     if len(lines) < 2:
-        raise JJFormatError(f"{path}: too short to be a JJ file (needs '0' and the number of cells)")
+        raise JJFormatError("too short to be a JJ file (needs '0' and the number of cells)", file=path)
     position = 0
 
     def next_line() -> tuple[int, str]:
         nonlocal position
         if position >= len(lines):
-            raise JJFormatError(f"{path}: the file ends early (after line {lines[-1][0]})")
+            raise JJFormatError(f"the file ends early (after line {lines[-1][0]})", file=path)
         position += 1
         return lines[position - 1]
 
-    number, first = next_line()
-    if first.split()[0] not in ("0",):
-        raise JJFormatError(f"{path}, line {number}: the first line must be 0, found '{first}'")
-    number, text = next_line()
-    n = int(_number(text.split()[0], path, number, "number of cells"))
-    if n <= 0:
-        raise JJFormatError(f"{path}, line {number}: the number of cells must be positive")
+    def count(what: str) -> int:
+        """The number of `what` lines on the next line; more than the lines that follow are refused."""
+        number, text = next_line()
+        value = _whole(text.split()[0], path, number, f"the number of {what}s")
+        if value > len(lines) - position:
+            raise JJFormatError(f"the file ends after {len(lines) - position} of its {value} {what} lines",
+                                file=path, row=number)
+        return value
 
+    number, first = next_line()
+    if first.split()[0] != "0":
+        raise JJFormatError(f"the first line must be 0, found '{first}'", file=path, row=number)
+    n = count("cell")
+    if n == 0:
+        raise JJFormatError("the number of cells must be positive", file=path, row=lines[position - 1][0])
     values, costs, statuses, lower, upper, lpl, upl, spl = _read_cells(lines[position:position + n], n, path)
     position += n
 
-    number, text = next_line()
-    m = int(_number(text.split()[0], path, number, "number of relations"))
+    m = count("relation")
     rows: list[np.ndarray] = []
     cols: list[np.ndarray] = []
     data: list[np.ndarray] = []
@@ -133,22 +178,22 @@ def read_jj(path: str | os.PathLike) -> JJInstance:
         number, text = next_line()
         head, colon, body = text.partition(":")
         if not colon:
-            raise JJFormatError(f"{path}, line {number}: relation {r} lacks the ':' after 'rhs k'")
+            raise JJFormatError(f"relation {r} lacks the ':' after 'rhs k'", file=path, row=number)
         head_fields = head.split()
         if len(head_fields) != 2:
-            raise JJFormatError(f"{path}, line {number}: relation {r} must start with 'rhs k :'")
+            raise JJFormatError(f"relation {r} must start with 'rhs k :'", file=path, row=number)
         rhs[r] = _number(head_fields[0], path, number, "right-hand side")
-        count = int(_number(head_fields[1], path, number, "number of terms"))
+        terms = _whole(head_fields[1], path, number, "number of terms")
         coefficients = _COEF.findall(body)
         cells = _COEF.sub(" ", body).split()
-        if len(cells) != len(coefficients) or len(cells) != count:
-            raise JJFormatError(f"{path}, line {number}: relation {r} announces {count} terms but has "
-                                f"{len(cells)} cells and {len(coefficients)} coefficients")
-        index = _numbers(cells, path, number, "cell index").astype(np.int64)
+        if len(cells) != len(coefficients) or len(cells) != terms:
+            raise JJFormatError(f"relation {r} announces {terms} terms but has {len(cells)} cells and "
+                                f"{len(coefficients)} coefficients", file=path, row=number)
+        index = _indices(cells, path, number, "cell index")
         missing = index[(index < 0) | (index >= n)]
         if missing.size:
-            raise JJFormatError(f"{path}, line {number}: relation {r} refers to cell {missing[0]}, "
-                                f"which does not exist (cells are 0..{n - 1})")
+            raise JJFormatError(f"relation {r} refers to cell {missing[0]}, which does not exist "
+                                f"(cells are 0..{n - 1})", file=path, row=number)
         rows.append(np.full(index.size, r))
         cols.append(index)
         data.append(_numbers(coefficients, path, number, "coefficient"))
@@ -164,17 +209,14 @@ def read_jj(path: str | os.PathLike) -> JJInstance:
             weights=costs, sensitive=sensitive, lower_protection=lpl[sensitive],
             upper_protection=upl[sensitive], fixed=statuses == "z")
     except ProblemError as error:
-        raise JJFormatError(f"{path}: {error}") from None
+        raise JJFormatError(str(error), file=path) from None
     return JJInstance(problem, statuses, spl, costs)
-
-
-def _format(value: float) -> str:
-    return f"{value:.10g}" if math.isfinite(value) else ("1e+20" if value > 0 else "-1e+20")
 
 
 def write_jj(path: str | os.PathLike, problem: CTAProblem,
              statuses: Sequence[str] | None = None) -> None:
-    """Write problem as a JJ file (the weights as costs); statuses default from the problem."""
+    """Write problem as a JJ file (the weights as costs); statuses default from the problem.
+    Infinite bounds are written +-1e20, as tau-argus writes "no bound"."""
     n = problem.n_cells
     if statuses is None:
         status = np.full(n, "s", dtype="<U1")
@@ -187,61 +229,97 @@ def write_jj(path: str | os.PathLike, problem: CTAProblem,
     lpl[problem.sensitive] = problem.lower_protection
     upl[problem.sensitive] = problem.upper_protection
     relations = problem.relations.tocsr()
-    columns = [_texts(problem.values), _texts(problem.weights), status.tolist(), _texts(problem.lower),
-               _texts(problem.upper), _texts(lpl), _texts(upl)]
-    coefficients = [f"{c} ({v})" for c, v in zip(relations.indices.tolist(), _texts(relations.data))]
+    columns = [_texts(problem.values, path, "values"), _texts(problem.weights, path, "weights"), status.tolist(),
+               _bound_texts(problem.lower, path, "lower bounds"), _bound_texts(problem.upper, path, "upper bounds"),
+               _texts(lpl, path, "lower protection levels"), _texts(upl, path, "upper protection levels")]
+    coefficients = [f"{c} ({v})" for c, v in
+                    zip(relations.indices.tolist(), _texts(relations.data, path, "coefficients", "entry"))]
+    rhs = _texts(problem.rhs, path, "right-hand sides", "relation")
     indptr = relations.indptr.tolist()
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
         handle.write(f"0\n{n}\n")
         handle.writelines(f"{i} {a} {w} {t} {lb} {ub} {lp} {up} 0\n" for i, (a, w, t, lb, ub, lp, up)
                           in enumerate(zip(*columns)))
         handle.write(f"{relations.shape[0]}\n")
-        handle.writelines(f"{rhs} {stop - start} : {' '.join(coefficients[start:stop])}\n"
-                          for rhs, start, stop in zip(_texts(problem.rhs), indptr[:-1], indptr[1:]))
+        handle.writelines(f"{b} {stop - start} : {' '.join(coefficients[start:stop])}\n"
+                          for b, start, stop in zip(rhs, indptr[:-1], indptr[1:]))
 
 
-def _texts(values: np.ndarray) -> list[str]:
-    """Numbers as JJ text, infinities as +-1e+20 (what tau-argus writes for 'no bound')."""
-    return [_format(v) for v in np.asarray(values, dtype=float).tolist()]
+def _texts(values: np.ndarray, path: str | os.PathLike, what: str, item: str = "cell") -> list[str]:
+    """Finite numbers as JJ text; FileFormatError for a NaN or an infinity."""
+    return [f"{v:.10g}" for v in finite_values(values, what, path, item).tolist()]
+
+
+def _bound_texts(bounds: np.ndarray, path: str | os.PathLike, what: str) -> list[str]:
+    """Bounds as JJ text, infinities (and anything beyond) as +-1e20, what tau-argus writes for 'no bound'."""
+    return _texts(np.clip(np.asarray(bounds, dtype=float), -NO_BOUND, NO_BOUND), path, what)
 
 
 def write_sol(path: str | os.PathLike, problem: CTAProblem, adjusted: np.ndarray) -> None:
     """Write the RCTA answer layout: one line per cell ``i a_i x_i p_i`` (p_i = 1 if sensitive)."""
+    adjusted = np.asarray(adjusted, dtype=float)
+    if adjusted.shape != (problem.n_cells,):
+        raise FileFormatError(f"{adjusted.size} adjusted values for {problem.n_cells} cells", file=path)
     flags = np.zeros(problem.n_cells, np.int64)
     flags[problem.sensitive] = 1
-    adjusted = np.asarray(adjusted, dtype=float)
+    columns = (_texts(problem.values, path, "values"), _texts(adjusted, path, "adjusted values"), flags.tolist())
     with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.writelines(f"{i} {_format(a)} {_format(x)} {p}\n"
-                          for i, (a, x, p) in enumerate(zip(problem.values, adjusted, flags)))
+        handle.writelines(f"{i} {a} {x} {p}\n" for i, (a, x, p) in enumerate(zip(*columns)))
 
 
 def read_sol(path: str | os.PathLike, n_cells: int | None = None) -> np.ndarray:
-    """Read the adjusted values x from an RCTA `.sol` file."""
+    """Read the adjusted values x from an RCTA `.sol` file: one line ``i a_i x_i p_i`` for
+    each of its n_cells cells (default: as many cells as lines)."""
     path = str(path)
+    lines = [(k, text) for k, line in enumerate(read_lines(path), start=1) if (text := line.strip())]
+    n = len(lines) if n_cells is None else n_cells
+    if not lines or len(lines) != n:
+        raise JJFormatError(f"{len(lines)} lines for {n} cells (one line 'i a_i x_i p_i' per cell)", file=path)
     try:
-        table = np.loadtxt(path, ndmin=2)
-    except ValueError as error:
-        raise JJFormatError(f"{path}: not an RCTA .sol file ({error})") from None
-    if table.shape[1] != 4:
-        raise JJFormatError(f"{path}: each line must hold 'i a_i x_i p_i', found {table.shape[1]} fields")
-    index = table[:, 0].astype(np.int64)
-    n = int(n_cells if n_cells is not None else index.max() + 1)
-    if np.any((index < 0) | (index >= n)) or np.unique(index).size != n:
-        raise JJFormatError(f"{path}: cell indices must be 0..{n - 1}, each once")
+        table = np.loadtxt([text for _, text in lines], dtype=_SOL_LINE, ndmin=1, comments=None)
+    except ValueError:
+        table = None
+    if (table is None or not np.array_equal(np.sort(table["index"]), np.arange(n))
+            or not np.all(np.isin(table["sensitive"], (0, 1)))
+            or not np.all(np.isfinite(table["value"]) & np.isfinite(table["adjusted"]))):
+        return _read_sol_lines(lines, path)
     adjusted = np.empty(n)
-    adjusted[index] = table[:, 2]
+    adjusted[table["index"]] = table["adjusted"]
+    return adjusted
+
+
+def _read_sol_lines(lines: list[tuple[int, str]], path: str) -> np.ndarray:
+    """read_sol line by line, for a message naming the line at fault."""
+    n = len(lines)
+    adjusted = np.empty(n)
+    seen = np.zeros(n, bool)
+    for number, text in lines:
+        fields = text.split()
+        if len(fields) != 4:
+            raise JJFormatError(f"a line must hold 'i a_i x_i p_i', found {len(fields)} fields", file=path, row=number)
+        i = _whole(fields[0], path, number, "cell index")
+        if i >= n:
+            raise JJFormatError(f"cell index {i} is outside 0..{n - 1}", file=path, row=number)
+        if seen[i]:
+            raise JJFormatError(f"cell {i} is listed twice", file=path, row=number)
+        seen[i] = True
+        _number(fields[1], path, number, "original value")
+        adjusted[i] = _number(fields[2], path, number, "adjusted value")
+        if fields[3] not in ("0", "1"):
+            raise JJFormatError(f"the sensitivity flag '{fields[3]}' must be 0 or 1", file=path, row=number)
     return adjusted
 
 
 def read_weights(path: str | os.PathLike, n_cells: int) -> np.ndarray:
-    """Read one weight per cell (whitespace or newline separated) for `--weights file`."""
+    """Read one weight per cell (separated by spaces or newlines) for `--weights file`."""
     path = str(path)
+    tokens = [(k, text) for k, line in enumerate(read_lines(path), start=1) for text in line.split()]
+    if len(tokens) != n_cells:
+        raise JJFormatError(f"{len(tokens)} weights for {n_cells} cells", file=path)
     try:
-        weights = np.loadtxt(path, ndmin=1, delimiter=None).reshape(-1)
-    except ValueError as error:
-        raise CTAError(f"{path}: weights must be numbers ({error})") from None
-    if weights.size != n_cells:
-        raise CTAError(f"{path}: {weights.size} weights for {n_cells} cells")
-    return weights
-
-
+        weights = np.array([text for _, text in tokens], dtype=float)
+        if np.all(np.isfinite(weights)):
+            return weights
+    except ValueError:
+        pass
+    return np.array([_number(text, path, number, "weight") for number, text in tokens])

@@ -2,12 +2,12 @@
 
 CSV and xlsx here; every reader ends in ``microdata_from_columns``, which takes
 plain column arrays, so readers of other formats (SPSS, Stata, SAS) reuse it.
-Errors name the file, the line (or row) and the column at fault.
+Errors name the file, the line (or row) and the column at fault.  Numbers must
+be finite; CSV files are decoded as ctadesk.io.text decides (UTF-8, else cp1252).
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,7 +19,8 @@ from ctadesk.engine.microdata import Microdata
 from ctadesk.engine.structure import Dimension, TableStructure
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.hierarchy import digit_levels, flat_dimension
-from ctadesk.io.numbers import parse_number
+from ctadesk.io.numbers import not_a_number, parse_number
+from ctadesk.io.text import csv_records, read_text, split_lines
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,9 +78,9 @@ def _numbers(column: Sequence, name: str, path, first_row: int, decimal_comma: b
     values = np.empty(len(column))
     for r, value in enumerate(column):
         number = parse_number(value, decimal_comma)
-        if number is None or not np.isfinite(number):
-            raise FileFormatError(f"column '{name}': {'an empty cell' if value in (None, '') else repr(value)} "
-                                  f"is not a number", file=path, row=r + first_row)
+        if number is None:
+            what = "an empty cell is not a number" if value in (None, "") else not_a_number(value, decimal_comma)
+            raise FileFormatError(f"column '{name}': {what}", file=path, row=r + first_row)
         values[r] = number
     return values
 
@@ -129,24 +130,22 @@ def microdata_from_columns(columns: Mapping[str, Sequence], spec: MicrodataSpec,
 
 
 def read_csv_microdata(path: str | Path, spec: MicrodataSpec, delimiter: str | None = None,
-                       encoding: str = "utf-8-sig") -> Microdata:
+                       encoding: str | None = None) -> Microdata:
     """A CSV file with a header line naming the variables; the delimiter (',', ';',
-    tab) is sniffed unless given.  Codes are kept as written, spaces included."""
-    with open(path, encoding=encoding, newline="") as handle:
-        sample = handle.read(65536)
-        handle.seek(0)
-        if delimiter is None:
-            first = sample.splitlines()[0] if sample else ""
-            delimiter = max([",", ";", "\t", "|"], key=first.count)
-        rows = list(csv.reader(handle, delimiter=delimiter))
-    if not rows:
+    tab) is sniffed from it unless given, the encoding detected unless given.
+    Codes are kept as written, spaces included."""
+    lines = split_lines(read_text(path, encoding))
+    if delimiter is None:
+        first = next((line for line in lines if line.strip()), "")
+        delimiter = max([",", ";", "\t", "|"], key=first.count)
+    records = [(line, row) for line, row in csv_records(lines, delimiter, path) if any(f.strip() for f in row)]
+    if not records:
         raise FileFormatError("the file is empty", file=path)
-    header = [h.strip() for h in rows[0]]
-    body = rows[1:]
-    short = next((i for i, row in enumerate(body) if len(row) != len(header) and any(row)), None)
-    if short is not None:
-        raise FileFormatError(f"{len(body[short])} fields, the header has {len(header)}", file=path, row=short + 2)
-    body = [row for row in body if any(row)]
+    header = [h.strip() for h in records[0][1]]
+    for line, row in records[1:]:
+        if len(row) != len(header):
+            raise FileFormatError(f"{len(row)} fields, the header has {len(header)}", file=path, row=line)
+    body = [row for _, row in records[1:]]
     columns = {name: [row[i] for row in body] for i, name in enumerate(header)}
     return microdata_from_columns(columns, spec, source=path, first_row=2, row_word="line")
 

@@ -47,12 +47,18 @@ def read_statfile_columns(path: str | Path, usecols: list[str] | None = None) ->
                               f"({', '.join(READERS)})", file=path)
     if not path.exists():
         raise FileFormatError("file not found", file=path)
+    read = getattr(pyreadstat, reader)
     try:
-        data, meta = getattr(pyreadstat, reader)(str(path), usecols=usecols, output_format="dict")
+        try:
+            data, meta = read(str(path), usecols=usecols, output_format="dict")
+        except UnicodeDecodeError:  # text not in UTF-8: old Stata files are in the Windows encoding
+            data, meta = read(str(path), usecols=usecols, output_format="dict", encoding="WINDOWS-1252")
     except pyreadstat.ReadstatError as error:
         raise FileFormatError(f"cannot be read ({error})", file=path) from None
     except pyreadstat.PyreadstatError as error:
         raise FileFormatError(str(error), file=path) from None
+    except UnicodeDecodeError:
+        raise FileFormatError("cannot be read (its text is neither UTF-8 nor cp1252)", file=path) from None
     value_labels = {}
     for name, labels in (meta.variable_value_labels or {}).items():
         value_labels[name] = {_code_text(_plain(code)): str(label) for code, label in labels.items()}

@@ -6,29 +6,34 @@ for a total), then the other variables in the order the `.rda` lists them:
 response value, `<FREQUENCY>`, `<SHADOW>`, `<COSTVAR>`, `<MAXSCORE>` top
 contributions (largest first), `<STATUS>` (S safe, U unsafe, P protected, E
 empty; renamed by `<SAFE>` `<UNSAFE>` `<PROTECT>`), `<LOWERPL>` and `<UPPERPL>`.
-Decimal commas are read.  Hierarchies come from `<HIERCODELIST>` .hrc files
-(ctadesk.io.hierarchy.read_hrc).  Relations the values break are reported;
-`make_additive` recomputes totals from the inner cells when the user asks.
+Decimal commas are read; numbers must be finite, frequencies whole.  Files are
+decoded as ctadesk.io.text decides (UTF-8, else cp1252).  Hierarchies come from
+`<HIERCODELIST>` .hrc files (ctadesk.io.hierarchy.read_hrc).  Relations the
+values break are reported; `make_additive` recomputes totals from the inner
+cells when the user asks.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import shlex
 from pathlib import Path
 
 import numpy as np
 
+from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension, TableStructure
 from ctadesk.engine.tabulated import CellStatistics
 from ctadesk.io.cells import CellLocator
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.hierarchy import read_hrc
-from ctadesk.io.numbers import parse_number
+from ctadesk.io.numbers import finite_values, not_a_number, parse_number
+from ctadesk.io.text import csv_records, read_lines
 
 STATUS_SAFE, STATUS_UNSAFE, STATUS_PROTECTED, STATUS_EMPTY = "S", "U", "P", "E"
+#: the most decimals a `<DECIMALS>` option may ask for
+MAX_DECIMALS = 15
 
 
 @dataclasses.dataclass
@@ -79,7 +84,7 @@ def read_rda(path: str | Path) -> RdaMetadata:
     variables: list[RdaVariable] = []
     options: dict[str, list[str]] = {}
     separator = None
-    for row, line in enumerate(_lines(path), start=1):
+    for row, line in enumerate(read_lines(path), start=1):
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         try:
@@ -101,13 +106,26 @@ def read_rda(path: str | Path) -> RdaMetadata:
                 (variables[-1].options if variables else options)[keyword].append(token)
         if "SEPARATOR" in options and separator is None:
             separator = options["SEPARATOR"][0] if options["SEPARATOR"] else None
+            if separator is not None and (len(separator) != 1 or separator in '"\r\n'):
+                raise FileFormatError(f"<SEPARATOR> '{separator}' must be one character, not a quote or a "
+                                      "line break", file=path, row=row)
+        if variables and "<DECIMALS>" in (token.upper() for token in tokens):
+            _check_decimals(variables[-1], path, row)
     return RdaMetadata(path, separator, variables, options)
+
+
+def _check_decimals(variable: RdaVariable, path: Path, row: int) -> None:
+    """A `<DECIMALS>` option must be a whole number 0..MAX_DECIMALS (none given: 2)."""
+    text = variable.option("DECIMALS", "2")
+    if not (text.isascii() and text.isdigit() and int(text) <= MAX_DECIMALS):
+        raise FileFormatError(f"{variable.name}: <DECIMALS> '{text}' must be a whole number from 0 to "
+                              f"{MAX_DECIMALS}", file=path, row=row)
 
 
 def read_cdl(path: str | Path) -> dict[str, str]:
     """A codelist: `code,label` per line -> {code: label} (codes keep their leading spaces)."""
     labels = {}
-    for row, line in enumerate(_lines(Path(path)), start=1):
+    for row, line in enumerate(read_lines(path), start=1):
         if not line.strip():
             continue
         code, sep, label = line.partition(",")
@@ -206,18 +224,21 @@ def read_tab(path: str | Path, rda: str | Path | None = None) -> TauArgusTable:
                      and any("," in f for _, fields in records for f in fields[len(spanning):]))
     messages: list[str] = []
     dimensions, labels = [], []
-    for d, variable in enumerate(spanning):
-        codes = [fields[d] for _, fields in records]
-        dimension, note = _dimension(variable, codes, metadata.path.parent)
-        dimensions.append(dimension)
-        messages += note
-        labels.append(_codelist(variable, metadata.path.parent))
-    structure = TableStructure(tuple(dimensions))
+    try:
+        for d, variable in enumerate(spanning):
+            codes = [fields[d] for _, fields in records]
+            dimension, note = _dimension(variable, codes, metadata.path.parent)
+            dimensions.append(dimension)
+            messages += note
+            labels.append(_codelist(variable, metadata.path.parent))
+        structure = TableStructure(tuple(dimensions))
+    except ProblemError as error:
+        raise FileFormatError(str(error), file=metadata.path) from None
+    locator = CellLocator(structure, path)
+    lines = locator.lines
     n = structure.n_cells
     columns = {v.name: np.zeros(n) for v in others}
     status = np.full(n, STATUS_EMPTY, dtype="<U1")
-    locator = CellLocator(structure, path)
-    lines = locator.lines
     status_codes = metadata.status_codes()
     for row, fields in records:
         i = locator.locate(fields[:len(spanning)], row)
@@ -230,7 +251,10 @@ def read_tab(path: str | Path, rda: str | Path | None = None) -> TauArgusTable:
                 continue
             number = parse_number(text, decimal_comma) if text.strip() else 0.0
             if number is None:
-                raise FileFormatError(f"{variable.name} '{text}' is not a number", file=path, row=row)
+                raise FileFormatError(f"{variable.name} {not_a_number(text, decimal_comma)}", file=path, row=row)
+            if variable.has("FREQUENCY") and not (number >= 0 and number.is_integer() and number < 2**53):
+                raise FileFormatError(f"{variable.name} '{text}' must be a whole number, 0 or more",
+                                      file=path, row=row)
             columns[variable.name][i] = number
     missing = int((lines == 0).sum())
     if missing:
@@ -258,7 +282,7 @@ def write_tab(path: str | Path, table: TauArgusTable, values: np.ndarray) -> Pat
     """Write `table`'s .tab again with `values` as its response values (and shadow values),
     every other field as it was, in the file's own separator and decimal mark."""
     path = Path(path)
-    values = np.asarray(values, float)
+    values = finite_values(values, "values", path)
     if values.shape != table.values.shape:
         raise FileFormatError(f"{values.size} values for a table of {table.values.size} cells", file=path)
     metadata = table.metadata
@@ -277,7 +301,7 @@ def write_tab(path: str | Path, table: TauArgusTable, values: np.ndarray) -> Pat
             continue
         fields = list(records[int(table.lines[i])])
         for k in replace:
-            decimals = int(others[k].option("DECIMALS", "2") or 2)
+            decimals = int(others[k].option("DECIMALS", "2"))
             text = f"{values[i]:.{decimals}f}"
             fields[len(spanning) + k] = text.replace(".", ",") if decimal_comma else text
         codes = [f'"{code}"' for code in fields[:len(spanning)]]
@@ -287,20 +311,10 @@ def write_tab(path: str | Path, table: TauArgusTable, values: np.ndarray) -> Pat
 
 
 # ------------------------------------------------------------------ helpers
-def _lines(path: Path) -> list[str]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise FileFormatError("file not found", file=path) from None
-    try:
-        return raw.decode("utf-8-sig").splitlines()
-    except UnicodeDecodeError:
-        return raw.decode("latin-1").splitlines()
-
-
 def _records(path: Path, separator: str) -> list[tuple[int, list[str]]]:
-    reader = csv.reader(_lines(path), delimiter=separator, quotechar='"')
-    return [(row, fields) for row, fields in enumerate(reader, start=1) if fields and any(f.strip() for f in fields)]
+    """The non-blank records of a .tab file with the line each starts on."""
+    return [(row, fields) for row, fields in csv_records(read_lines(path), separator, path)
+            if any(f.strip() for f in fields)]
 
 
 def _find(directory: Path, name: str) -> Path:
