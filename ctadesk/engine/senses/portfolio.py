@@ -33,12 +33,11 @@ from multiprocessing.connection import Connection
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.bcd import solve_bcd
-from ctadesk.engine.solvers._finish import finish, senses_of
+from ctadesk.engine.solvers._finish import finish
 from ctadesk.engine.solvers._highs import _pass_model, _subscribe, run_outcome
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
-from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.milp import certified_big_m, infeasibility_message, milp_model, solve_milp
+from ctadesk.engine.solvers.milp import certified_big_m, infeasibility_message, milp_model, polish, solve_milp
 
 METHOD = "milp-portfolio"
 #: seconds a heuristic round may take before it restarts from the MILP's incumbent; a round that
@@ -153,10 +152,9 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
     exact = finish(problem, name, status, values, started=started, build_seconds=build_seconds,
                    solve_seconds=milp_seconds, message=message, model_objective=objective, bound=bound, log=log,
                    info={"highs_status": model_status, "binaries": int(free.size), "big_m_from": m.origin})
-    if exact.status is Status.NOT_PROTECTED:
-        polished = solve_lp(problem, dataclasses.replace(options, time_limit=max(1.0, remaining)),
-                            senses=senses_of(problem, exact.values))
-        exact = polished if polished.verified else exact
+    if exact.values is not None and not options.cancelled():
+        exact = polish(problem, dataclasses.replace(options, time_limit=max(1.0, remaining)), exact, exact.status,
+                       started)
     exact = certified_big_m(problem, free, m, exact)
     if exact.status is Status.INFEASIBLE and exact.info.get("big_m_certified"):
         return exact

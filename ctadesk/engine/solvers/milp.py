@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers._finish import describe, finish, senses_of
-from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, irreducible_conflict, solve_model
+from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, cost_tolerances, irreducible_conflict, solve_model
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import CONFLICT_NAMES, deviation_bounds, l1_column_bounds, l1_matrix, solve_lp
@@ -143,6 +143,8 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
     many small MILPs turn it off).
     """
     started = time.perf_counter()
+    if not np.any(problem.effective_senses == SENSE_FREE):
+        return _every_sense_fixed(problem, options, certify)
     n = problem.n_cells
     model, free, m = milp_model(problem, options)
     start = None
@@ -151,11 +153,10 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
         start = (2 * n + np.arange(free.size), (start_senses == SENSE_UP).astype(float))
     build_seconds = time.perf_counter() - started
     solved = with_imbalance_cuts(problem, model) if cuts else model
-    outcome = solve_model(solved, options, {"mip_rel_gap": float(options.gap)}, start=start)
+    outcome = solve_model(solved, options, {"mip_rel_gap": float(options.gap), **cost_tolerances(model.cost)},
+                          start=start)
     info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m.origin}
     bound, gap = outcome.bound, outcome.gap
-    if not free.size and outcome.status is Status.OPTIMAL:  # every sense fixed: an LP, solved exactly
-        bound, gap = outcome.objective, 0.0
     values = None
     if outcome.values is not None:
         values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:2 * n],
@@ -168,9 +169,25 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
     result = finish(problem, METHOD, outcome.status, values, started=started, build_seconds=build_seconds,
                     solve_seconds=outcome.seconds, message=message, model_objective=outcome.objective,
                     bound=bound, gap=gap, log=outcome.log, info=info)
-    if result.status is Status.NOT_PROTECTED:
-        result = _polish(problem, options, result, outcome.status, started)
+    if result.status is Status.NOT_PROTECTED or (certify and result.verified and not options.cancelled()):
+        result = polish(problem, options, result, outcome.status, started)
     result = certified_big_m(problem, free, m, result)
+    return with_lower_bound(problem, result, options) if certify else result
+
+
+def _every_sense_fixed(problem: CTAProblem, options: SolveOptions, certify: bool) -> CTAResult:
+    """With every sense given or forced, model (2) is the fixed-sense LP: solved as one, its bound
+    the safe bound from the LP's duals (lp.senses_bound), optimal only within options.gap of it."""
+    result = solve_lp(problem, options)
+    bound = result.info.get("senses_bound")
+    if not result.verified or bound is None or not np.isfinite(bound):
+        return result.replace(method=METHOD, status=Status.FEASIBLE if result.verified else result.status,
+                              info={**result.info, "binaries": 0})
+    bound = min(bound, result.objective)
+    gap = max(0.0, result.objective - bound) / max(result.objective, 1e-300)
+    status = Status.OPTIMAL if gap <= options.gap else Status.FEASIBLE
+    result = result.replace(method=METHOD, status=status, bound=bound, gap=gap, message=describe(status),
+                            info={**result.info, "binaries": 0})
     return with_lower_bound(problem, result, options) if certify else result
 
 
@@ -219,11 +236,15 @@ def infeasibility_message(problem: CTAProblem, model, free: np.ndarray, options:
     return text + ("; conflict among " + ", ".join(named) if named else "")
 
 
-def _polish(problem: CTAProblem, options: SolveOptions, result: CTAResult, status: Status,
+def polish(problem: CTAProblem, options: SolveOptions, result: CTAResult, status: Status,
             started: float) -> CTAResult:
-    """Re-solve the fixed-sense LP with the senses of a table that missed verification by a hair."""
-    polished = solve_lp(problem, options, senses=senses_of(problem, result.values))
+    """The fixed-sense LP with the senses of the MILP's table: it replaces a table that missed
+    verification by a hair, or one it beats (HiGHS's MIP stops at its own tolerances; the LP after
+    it checks them).  The LP's table keeps the MILP's bound, and is labelled by its own gap."""
+    polished = solve_lp(problem, dataclasses.replace(options, on_progress=None), senses=senses_of(problem, result.values))
     if not polished.verified:
+        return result
+    if result.verified and polished.objective >= result.objective * (1 - 1e-9):
         return result
     timings = dict(result.timings)
     timings["solve"] += polished.timings["solve"]
@@ -231,8 +252,10 @@ def _polish(problem: CTAProblem, options: SolveOptions, result: CTAResult, statu
     gap = None if result.bound is None else max(0.0, polished.objective - result.bound) / max(polished.objective, 1e-12)
     if gap is None or gap > options.gap:    # the LP's table is not the MILP's: it keeps the bound, not the label
         status = Status.FEASIBLE if status is Status.OPTIMAL else status
+    why = "missed verification by a hair" if not result.verified else \
+        f"cost {result.objective:.10g}, more than the LP with its senses"
     return polished.replace(method=METHOD, status=status, bound=result.bound, gap=gap,
                             log=result.log + polished.log, timings=timings,
                             info={**result.info, "polished_by_lp": True},
-                            message=f"{describe(status)}; the MILP's table missed verification by a hair, "
+                            message=f"{describe(status)}; the MILP's table {why}: "
                                     "this is the fixed-sense LP's table with its senses")
