@@ -2,7 +2,7 @@
 
 Solvers work to absolute tolerances (HiGHS 1e-7, clarabel 1e-9), so a table of
 values around 1e-3 or 1e9 must be solved in units where its typical cell is of
-order 1 (issue 10, "Scale").  The unit is a power of two, so dividing by it and
+order 1 (issue 10, "Scale"), and its weights in units where the typical weight is.  The unit is a power of two, so dividing by it and
 multiplying back are exact in floating point: a table solved in units maps back
 to the same numbers.  The verifier measures its tolerances in the same unit.
 """
@@ -26,19 +26,31 @@ def table_unit(problem: CTAProblem) -> float:
         magnitudes = levels[levels > 0]
     if not magnitudes.size:
         return 1.0
-    return math.ldexp(1.0, round(math.log2(float(np.median(magnitudes)))))
+    return _power_of_two(float(np.median(magnitudes)))
 
 
-def in_units(problem: CTAProblem, unit: float) -> CTAProblem:
-    """``problem`` with values, right-hand sides, bounds and protection levels divided by ``unit``.
+def weight_unit(problem: CTAProblem) -> float:
+    """The power of two nearest the median positive weight (1 when none is positive): inverse
+    weights 1/a on cells of 1e6 make every cost 1e-6, below the solvers' absolute tolerances."""
+    positive = problem.weights[problem.weights > 0]
+    if not positive.size:
+        return 1.0
+    return _power_of_two(float(np.median(positive)))
 
-    Weights are kept, so every cost of the restated problem is the original's divided by unit.
-    """
-    if unit == 1.0:
+
+def _power_of_two(value: float) -> float:
+    return math.ldexp(1.0, round(math.log2(value)))
+
+
+def in_units(problem: CTAProblem, unit: float, weight: float = 1.0) -> CTAProblem:
+    """``problem`` with values, right-hand sides, bounds and protection levels divided by ``unit``
+    and weights by ``weight``: every cost of the restated problem is the original's divided by
+    unit * weight (unit squared times weight for a quadratic one)."""
+    if unit == 1.0 and weight == 1.0:
         return problem
     return problem.replace(values=problem.values / unit, rhs=problem.rhs / unit, lower=problem.lower / unit,
                            upper=problem.upper / unit, lower_protection=problem.lower_protection / unit,
-                           upper_protection=problem.upper_protection / unit)
+                           upper_protection=problem.upper_protection / unit, weights=problem.weights / weight)
 
 
-__all__ = ["in_units", "table_unit"]
+__all__ = ["in_units", "table_unit", "weight_unit"]

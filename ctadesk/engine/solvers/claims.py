@@ -33,7 +33,7 @@ from ctadesk.engine.solvers._finish import describe, weighted_l1
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import relations_admit_a_table
-from ctadesk.engine.units import in_units, table_unit
+from ctadesk.engine.units import in_units, table_unit, weight_unit
 from ctadesk.engine.verify import verify
 
 Method = Callable[[CTAProblem, SolveOptions], CTAResult]
@@ -54,25 +54,25 @@ BOUND_SLACK = 1e-6
 def in_table_units(name: str, method: Method) -> Method:
     """The METHODS entry for ``method``: solved in table units, its claims made honest."""
     def run(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> CTAResult:
-        unit = table_unit(problem)
-        scaled = in_units(problem, unit)
+        unit, weight = table_unit(problem), weight_unit(problem)
+        scaled = in_units(problem, unit, weight)
         power = 2 if name in QUADRATIC else 1
-        result = method(scaled, _scaled_options(options, unit, power))
+        result = method(scaled, _scaled_options(options, unit, power, weight))
         result = honest(scaled, name, result, options)
-        return to_table_units(problem, result, unit, power)
+        return to_table_units(problem, result, unit, power, weight)
 
     run.__name__ = getattr(method, "__name__", name)
     run.__doc__ = method.__doc__
     return run
 
 
-def _scaled_options(options: SolveOptions, unit: float, power: int) -> SolveOptions:
+def _scaled_options(options: SolveOptions, unit: float, power: int, weight: float) -> SolveOptions:
     """Options for the solve in table units: progress reported in the user's units, the
     pseudo-Huber delta (a length) in the table's."""
-    if unit == 1.0:
+    if unit == 1.0 and weight == 1.0:
         return options
     on_progress = options.on_progress
-    scale = unit ** power
+    scale = unit ** power * weight
 
     def report(progress: Progress) -> None:
         on_progress(dataclasses.replace(progress, objective=progress.objective * scale,
@@ -159,12 +159,12 @@ def _rescued(problem: CTAProblem, result: CTAResult, options: SolveOptions) -> C
                             info={**result.info, "rescued_by_lp": True, "solver_said": said})
 
 
-def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: int) -> CTAResult:
-    """``result`` (found for ``problem`` in units of ``unit``) in the user's units, verified there."""
+def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: int, weight: float) -> CTAResult:
+    """``result`` (found for ``problem`` in units of ``unit`` and ``weight``, see units.in_units) in
+    the user's units, verified there."""
+    cost = unit * weight
     if result.values is None:
-        if unit == 1.0:
-            return result
-        return result.replace(objective=math.nan, bound=None if result.bound is None else result.bound * unit)
+        return result.replace(objective=math.nan, bound=None if result.bound is None else result.bound * cost)
     values = np.asarray(result.values, dtype=float) * unit
     verification = verify(problem, values, result.senses)
     status, message = result.status, result.message
@@ -172,9 +172,9 @@ def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: i
         status, message = Status.NOT_PROTECTED, verification.summary() + f" (the solver said: {message})"
     return result.replace(values=values, status=status, message=message, verification=verification,
                           objective=weighted_l1(problem, values),
-                          model_objective=result.model_objective * unit ** power,
-                          bound=None if result.bound is None else result.bound * unit,
-                          info={**result.info, "table_unit": unit})
+                          model_objective=result.model_objective * unit ** power * weight,
+                          bound=None if result.bound is None else result.bound * cost,
+                          info={**result.info, "table_unit": unit, "weight_unit": weight})
 
 
 __all__ = ["EXACT", "FIXED_SENSE_L1", "FIXED_SENSE_OTHER", "honest", "in_table_units", "to_table_units"]
