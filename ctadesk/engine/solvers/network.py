@@ -431,14 +431,25 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
     _log(options, note)
     info = {"senses_from": origin}
     if z is None:
-        status = Status.CANCELLED if note == "cancelled" else Status.ERROR
-        return finish(problem, METHOD_L2, status, None, started=started, build_seconds=build_seconds,
-                      solve_seconds=solve_seconds, senses=senses, message=note, log=note, info=info)
+        if note == "cancelled" or options.cancelled():
+            return finish(problem, METHOD_L2, Status.CANCELLED, None, started=started, build_seconds=build_seconds,
+                          solve_seconds=solve_seconds, senses=senses, message=note, log=note, info=info)
+        return _fallback_qp(problem, options, senses, note)
     values = np.clip(problem.values + z, problem.lower, problem.upper)
     _report(options, started, float(problem.weights @ np.abs(z)))
-    return finish(problem, METHOD_L2, Status.OPTIMAL, values, started=started, build_seconds=build_seconds,
-                  solve_seconds=solve_seconds, senses=senses,
-                  model_objective=float(problem.weights @ (z * z)), log=note, info=info)
+    result = finish(problem, METHOD_L2, Status.OPTIMAL, values, started=started, build_seconds=build_seconds,
+                    solve_seconds=solve_seconds, senses=senses,
+                    model_objective=float(problem.weights @ (z * z)), log=note, info=info)
+    return result if result.verified or options.cancelled() else _fallback_qp(problem, options, senses, note)
+
+
+def _fallback_qp(problem: CTAProblem, options: SolveOptions, senses: np.ndarray, why: str) -> CTAResult:
+    """The same QP by clarabel (conic.solve_l2) where the dual Newton method gave no verified table."""
+    from ctadesk.engine.solvers.conic import solve_l2
+
+    _log(options, f"{why}: solving the QP with clarabel")
+    result = solve_l2(problem, options, senses)
+    return result.replace(method=METHOD_L2, info={**result.info, "network": f"{why}; solved by clarabel"})
 
 
 def _log(options: SolveOptions, line: str) -> None:
