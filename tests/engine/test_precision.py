@@ -1,0 +1,83 @@
+"""Published numbers: protected tables at a published precision (engine/precision.py)."""
+
+import numpy as np
+import pytest
+
+from ctadesk.engine.errors import SolverError
+from ctadesk.engine.generate import cox_table
+from ctadesk.engine.precision import at_precision, published_decimals
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import SolveOptions, Status
+from ctadesk.engine.solvers import solve
+
+
+def on_grid_and_protected(problem: CTAProblem, values: np.ndarray, decimals: int) -> None:
+    """Independent of the verifier: every value a multiple of 10^-d, every relation exact in
+    integer units, every sensitive cell at or beyond a safe value on the grid."""
+    scaled = values * 10 ** decimals
+    k = np.round(scaled).astype(np.int64)
+    assert np.all(np.abs(scaled - k) <= 1e-9 * np.maximum(1.0, np.abs(scaled)))   # the double nearest k / 10^d
+    A = problem.relations.tocoo()
+    sums = np.zeros(problem.n_relations, np.int64)
+    np.add.at(sums, A.row, np.round(A.data).astype(np.int64) * k[A.col])
+    assert np.array_equal(sums, np.round(problem.rhs * 10 ** decimals).astype(np.int64))
+    moved = values[problem.sensitive] - problem.values[problem.sensitive]
+    tolerance = 1e-9 * np.maximum(1.0, np.abs(problem.values[problem.sensitive]))
+    assert np.all((moved >= problem.upper_protection - tolerance) | (-moved >= problem.lower_protection - tolerance))
+    assert np.all(values >= problem.lower - 1e-9) and np.all(values <= problem.upper + 1e-9)
+
+
+def test_published_decimals():
+    assert published_decimals(np.array([3.0, 120.0, 0.0])) == 0
+    assert published_decimals(np.array([1.5, 2.25])) == 2
+    assert published_decimals(np.array([8636.4, 129.6])) == 1
+
+
+@pytest.mark.parametrize("shape", [(8, 9), (4, 5, 3)])
+def test_a_count_table_is_released_in_whole_numbers(shape):
+    _, problem = cox_table(shape, seed=5)
+    problem = problem.replace(values=np.round(problem.values), lower=np.floor(problem.lower),
+                              upper=np.ceil(problem.upper))
+    for method in ("lp", "milp", "l2"):
+        result = solve(problem, method, SolveOptions(time_limit=20))
+        published = at_precision(problem, result, 0)
+        assert published.verified, (method, published.message)
+        on_grid_and_protected(problem, published.values, 0)
+        assert published.info["cells_changed"] == np.count_nonzero(published.values != problem.values)
+
+
+def test_a_table_with_decimals_is_released_at_one_decimal_and_at_whole_numbers():
+    _, problem = cox_table((6, 7), seed=2)
+    # (bounds at exactly the safe values 1.37 a +- level would leave no whole number beyond them)
+    fractional = problem.replace(values=problem.values * 1.37, lower=0.0, upper=np.inf,
+                                 lower_protection=problem.lower_protection * 1.37,
+                                 upper_protection=problem.upper_protection * 1.37)
+    result = solve(fractional, "lp")
+    rounded_cellwise = np.round(result.values)
+    assert not np.allclose(fractional.relations @ rounded_cellwise, fractional.rhs)   # the naive way breaks totals
+    for decimals in (0, 1):
+        published = at_precision(fractional, result, decimals)
+        assert published.verified, published.message
+        on_grid_and_protected(fractional, published.values, decimals)
+
+
+def test_non_integral_coefficients_cannot_add_up_at_a_precision():
+    problem = CTAProblem(values=[1.0, 2.0, 1.5], relations=[[0.5, 0.5, -1.0]], sensitive=[0],
+                         lower_protection=[0.5], upper_protection=[0.5])
+    result = solve(problem, "lp")
+    assert result.protected
+    with pytest.raises(SolverError, match="not a whole number"):
+        at_precision(problem, result, 0)
+
+
+def test_a_table_only_a_unprotected_one_fits_is_not_found():
+    # totals 3 = 1 + 2 with the first cell needing a move of 0.4: on the whole-number grid its safe
+    # values are 0 or 2, and with the other cell fixed the total would have to move by a whole unit
+    # that its bounds forbid
+    problem = CTAProblem(values=[1.0, 2.0, 3.0], relations=[[1.0, 1.0, -1.0]], sensitive=[0],
+                         lower_protection=[0.4], upper_protection=[0.4], fixed=[False, True, False],
+                         lower=[0, 2, 2.5], upper=[5, 2, 3.5])
+    result = solve(problem, "milp")
+    assert result.protected
+    published = at_precision(problem, result, 0)
+    assert published.status is Status.NOT_FOUND and published.values is None
