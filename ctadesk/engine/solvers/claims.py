@@ -168,8 +168,10 @@ def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: i
     values = np.asarray(result.values, dtype=float) * unit
     verification = verify(problem, values, result.senses)
     status, message = result.status, result.message
-    if not verification.ok and status is not Status.NOT_PROTECTED:
-        status, message = Status.NOT_PROTECTED, verification.summary() + f" (the solver said: {message})"
+    if not verification.ok:         # said again in the user's units
+        said = result.info.get("solver_said") or ("" if status is Status.NOT_PROTECTED else message)
+        status = Status.NOT_PROTECTED
+        message = verification.summary() + (f" (the solver said: {said})" if said else "")
     return result.replace(values=values, status=status, message=message, verification=verification,
                           objective=weighted_l1(problem, values),
                           model_objective=result.model_objective * unit ** power * weight,

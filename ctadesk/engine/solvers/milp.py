@@ -21,7 +21,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
+from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers._finish import describe, finish, senses_of
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, cost_tolerances, irreducible_conflict, solve_model
@@ -65,7 +65,8 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> BigM:
 
     From bound propagation (valid for every table); where that leaves a bound infinite or huge
     (LARGE_M), also from the objective F of a fixed-sense LP (no table cheaper than F moves cell i
-    by more than F / w_i), and failing both a generous multiple of the table's size (guessed).
+    by more than F / w_i; senses from the ordering heuristic, else from the 2-SAT start of
+    senses/feasible_start.py), and failing both a generous multiple of the table's size (guessed).
     """
     lower, upper = propagated_deviation_bounds(problem)
     cells = problem.sensitive[free]
@@ -76,7 +77,11 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> BigM:
                     float(problem.lower_protection.max(initial=0.0)), 1e-300)
     if np.all(up_m <= LARGE_M * magnitude) and np.all(down_m <= LARGE_M * magnitude):
         return BigM(up_m, down_m, origin, np.zeros(free.size, bool), np.zeros(free.size, bool))
+    from ctadesk.engine.senses.feasible_start import sat_senses   # (it imports this package)
+
     reference = solve_lp(problem, SolveOptions(time_limit=options.time_limit, stop=options.stop))
+    if not reference.verified and (senses := sat_senses(problem)) is not None:
+        reference = solve_lp(problem, SolveOptions(time_limit=options.time_limit, stop=options.stop), senses=senses)
     weights = problem.weights[cells]
     if reference.verified:
         with np.errstate(divide="ignore"):
@@ -157,10 +162,12 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
                           start=start)
     info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m.origin}
     bound, gap = outcome.bound, outcome.gap
-    values = None
+    values = milp_senses = None
     if outcome.values is not None:
         values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:2 * n],
                          problem.lower, problem.upper)
+        milp_senses = problem.effective_senses.copy()
+        milp_senses[free] = np.where(outcome.values[2 * n:] > 0.5, SENSE_UP, SENSE_DOWN)
     message = ""
     if outcome.status is Status.INFEASIBLE:
         message = infeasibility_message(problem, model, free, options)
@@ -170,7 +177,7 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
                     solve_seconds=outcome.seconds, message=message, model_objective=outcome.objective,
                     bound=bound, gap=gap, log=outcome.log, info=info)
     if result.status is Status.NOT_PROTECTED or (certify and result.verified and not options.cancelled()):
-        result = polish(problem, options, result, outcome.status, started)
+        result = polish(problem, options, result, outcome.status, started, milp_senses)
     result = certified_big_m(problem, free, m, result)
     return with_lower_bound(problem, result, options) if certify else result
 
@@ -237,11 +244,15 @@ def infeasibility_message(problem: CTAProblem, model, free: np.ndarray, options:
 
 
 def polish(problem: CTAProblem, options: SolveOptions, result: CTAResult, status: Status,
-            started: float) -> CTAResult:
-    """The fixed-sense LP with the senses of the MILP's table: it replaces a table that missed
-    verification by a hair, or one it beats (HiGHS's MIP stops at its own tolerances; the LP after
-    it checks them).  The LP's table keeps the MILP's bound, and is labelled by its own gap."""
-    polished = solve_lp(problem, dataclasses.replace(options, on_progress=None), senses=senses_of(problem, result.values))
+            started: float, senses: np.ndarray | None = None) -> CTAResult:
+    """The fixed-sense LP with the MILP's senses (its binaries; else read off its table): it
+    replaces a table that missed verification (HiGHS takes y = 1e-6 as integral, which with a
+    large M moves a cell without protecting it), or one it beats (HiGHS's MIP stops at its own
+    tolerances; the LP after it checks them).  The LP's table keeps the MILP's bound, and is
+    labelled by its own gap."""
+    if senses is None:
+        senses = senses_of(problem, result.values)
+    polished = solve_lp(problem, dataclasses.replace(options, on_progress=None), senses=senses)
     if not polished.verified:
         return result
     if result.verified and polished.objective >= result.objective * (1 - 1e-9):
