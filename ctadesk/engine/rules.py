@@ -12,15 +12,27 @@ Rules (paper 003 Table 3.1; Hundepool et al. 2012 §4.2): a cell is unsafe when
 * manual: cells the user names;
 and the same frequency/dominance/p%/(p,q) rules at holding level, where the
 contributions of one holding are summed first.  Concentration rules apply to
-cells with X > 0 (tau-argus divides by X); they see the weighted contributions
-of ctadesk.engine.tabulated when the table has sampling weights.
+cells with X > 0 (tau-argus divides by X; by S below); they see the weighted
+contributions of ctadesk.engine.tabulated when the table has sampling weights.
+
+With a shadow variable (a tau-argus table's `<SHADOW>`, manual §4.4.4) the
+dominance, p% and (p,q) rules, cell and holding level, read the shadow's total
+S instead of X (CellStatistics.rule_total).
 
 Upper protection levels (paper 003 Table 3.2): (n,k): (100/k)(x_1+...+x_n) - X;
-p%: (p/100) x_1 - (X - x_1 - x_2); (p,q): (p/q) x_1 - (X - x_1 - x_2).  A cell
-flagged by several rules gets the largest level.  Frequency, request and manual
-cells get their safety range (a percentage of |X|); zero cells get the zero
-safety range above and nothing below (as in tau-argus).  Lower levels equal upper
-ones unless ``lower_ratio`` says otherwise.
+p%: (p/100) x_1 - (X - x_1 - x_2); (p,q): (p/q) x_1 - (X - x_1 - x_2); with a
+shadow these are computed on S and given in terms of the response as tau-argus
+does (libtauargus CTable::SetProtectionLevelCell): level * |X| / S.  Frequency,
+request and manual cells get their safety range (a percentage of |X|); zero
+cells get the zero safety range above and nothing below (as in tau-argus).
+
+A cell several rules flag gets, by default, the level tau-argus gives it
+(libtauargus CTable::SetProtectionLevelCell): rules are taken in tau-argus's
+order (CTable::ComputeCellSafeCode) -- dominance and p%/(p,q), request,
+frequency, zero, manual -- and the first that asks for a level > 0 sets it, so
+the frequency safety range counts only where the concentration rules' level is 0.  With
+``level_combination="largest"`` the cell gets the largest of all the levels
+instead.  Lower levels equal upper ones unless ``lower_ratio`` says otherwise.
 """
 
 from __future__ import annotations
@@ -28,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -62,6 +75,10 @@ RULE_NAMES = {
 }
 
 
+#: how the levels of the rules that flag one cell combine: tau-argus's order, or the largest
+LEVEL_COMBINATIONS = ("tau-argus", "largest")
+
+
 def _pairs(name: str, value: Sequence) -> tuple[tuple[float, float], ...]:
     pairs = tuple((float(a), float(b)) for a, b in value)
     if len(pairs) > 2:
@@ -86,6 +103,8 @@ class SafetyRules:
     manual_safety_range      protection of manually unsafe cells, % of |X|
     apply_weights            use sampling weights in the rules when the table has them
     lower_ratio              lower protection = lower_ratio * upper (1: symmetric)
+    level_combination        a cell several rules flag: "tau-argus" (the first rule in
+                             tau-argus's order with a level > 0) or "largest" (module docstring)
     """
 
     min_frequency: int = 0
@@ -105,6 +124,7 @@ class SafetyRules:
     manual_safety_range: float = 0.0
     apply_weights: bool = True
     lower_ratio: float = 1.0
+    level_combination: str = "tau-argus"
 
     def __post_init__(self) -> None:
         for name in ("dominance", "pq", "holding_dominance", "holding_pq"):
@@ -126,6 +146,9 @@ class SafetyRules:
                      "request_safety_range", "manual_safety_range", "lower_ratio"):
             if getattr(self, name) < 0:
                 raise ProblemError(f"{name} must be >= 0")
+        if self.level_combination not in LEVEL_COMBINATIONS:
+            raise ProblemError(f"unknown level combination '{self.level_combination}' "
+                               f"(use {' or '.join(LEVEL_COMBINATIONS)})")
 
     def contributions_needed(self, holding: bool = False) -> int:
         """How many largest contributions per cell the rules read (the k of tabulate)."""
@@ -160,11 +183,39 @@ class RuleResult:
         return "empty" if self.empty[i] else "safe"
 
 
-def _concentration(stats: CellStatistics, rules: SafetyRules, holding: bool,
-                   flags: np.ndarray, upper: np.ndarray) -> None:
-    """Dominance, p% and (p,q) rules (Tables 3.1-3.2), in place."""
+@dataclasses.dataclass(frozen=True, eq=False)
+class _Group:
+    """What one group of rules asks of every cell: the Rule bits that flagged it and the
+    largest upper level among them (0 where none flagged it)."""
+
+    flags: np.ndarray
+    upper: np.ndarray
+
+    @classmethod
+    def none(cls, n: int) -> _Group:
+        return cls(np.zeros(n, np.int64), np.zeros(n))
+
+    def flag(self, unsafe: np.ndarray, bit: Rule, level: np.ndarray | float) -> None:
+        """Flag the `unsafe` cells with `bit`; each keeps the larger of its level and `level`."""
+        self.flags[unsafe] |= int(bit)
+        self.upper[unsafe] = np.maximum(self.upper[unsafe], np.broadcast_to(level, self.upper.shape)[unsafe])
+
+
+class _Groups(NamedTuple):
+    """The groups of rules in tau-argus's order (libtauargus CTable::ComputeCellSafeCode)."""
+
+    concentration: _Group
+    request: _Group
+    frequency: _Group
+    zero: _Group
+    manual: _Group
+
+
+def _concentration(stats: CellStatistics, rules: SafetyRules, holding: bool, group: _Group) -> None:
+    """Dominance, p% and (p,q) rules (Tables 3.1-3.2) on the rule total (X, or the shadow's
+    total S), their levels in rule-total terms, into `group`."""
     weighted = rules.apply_weights and not holding
-    total = stats.total(weighted)
+    total = stats.rule_total(weighted)
     positive = total > 0
     dominance = rules.holding_dominance if holding else rules.dominance
     percents = rules.holding_p_percent if holding else rules.p_percent
@@ -174,17 +225,102 @@ def _concentration(stats: CellStatistics, rules: SafetyRules, holding: bool,
     for n, k in dominance:
         largest = stats.largest_sum(int(n), weighted, holding)
         level = (100.0 / k) * largest - total
-        _flag(flags, upper, positive & (largest > (k / 100.0) * total), bits[0], level)
+        group.flag(positive & (largest > (k / 100.0) * total), bits[0], level)
     if percents or pqs:
         x1 = stats.largest(1, weighted, holding)
         remainder = total - stats.largest_sum(2, weighted, holding)
         for ratio, bit in [(p / 100.0, bits[1]) for p in percents] + [(p / q, bits[2]) for p, q in pqs]:
-            _flag(flags, upper, positive & (remainder < ratio * x1), bit, ratio * x1 - remainder)
+            group.flag(positive & (remainder < ratio * x1), bit, ratio * x1 - remainder)
 
 
-def _flag(flags: np.ndarray, upper: np.ndarray, unsafe: np.ndarray, bit: Rule, level) -> None:
-    flags[unsafe] |= int(bit)
-    upper[unsafe] = np.maximum(upper[unsafe], np.broadcast_to(level, upper.shape)[unsafe])
+def _concentration_group(stats: CellStatistics, rules: SafetyRules, magnitude: np.ndarray) -> _Group:
+    """Cell and holding concentration rules; with a shadow variable the levels, computed on
+    S, are turned into the response's terms as tau-argus does: level * |X| / S
+    (libtauargus CTable::SetProtectionLevelCell)."""
+    group = _Group.none(stats.n_cells)
+    _concentration(stats, rules, False, group)
+    if stats.has_holdings:
+        _concentration(stats, rules, True, group)
+    elif rules.contributions_needed(holding=True):
+        raise ProblemError("holding rules are set but the table has no holdings")
+    if stats.shadow is None:
+        return group
+    flagged = group.flags != 0  # the shadow's total is > 0 there
+    upper = np.zeros(stats.n_cells)
+    upper[flagged] = group.upper[flagged] * magnitude[flagged] / stats.shadow[flagged]
+    return _Group(group.flags, upper)
+
+
+def _frequency_group(stats: CellStatistics, rules: SafetyRules, weighted: bool, magnitude: np.ndarray) -> _Group:
+    """Minimum frequency of records (or of their weights) and of holdings; safety ranges in % of |X|."""
+    group = _Group.none(stats.n_cells)
+    if rules.min_frequency > 0:
+        frequency = stats.frequency(weighted)
+        group.flag((stats.freq > 0) & (frequency < rules.min_frequency), Rule.FREQUENCY,
+                   magnitude * rules.frequency_safety_range / 100.0)
+    if rules.holding_min_frequency > 0:
+        if not stats.has_holdings:
+            raise ProblemError("holding rules are set but the table has no holdings")
+        unsafe = (stats.holding_freq > 0) & (stats.holding_freq < rules.holding_min_frequency)
+        group.flag(unsafe, Rule.HOLDING_FREQUENCY, magnitude * rules.holding_frequency_safety_range / 100.0)
+    return group
+
+
+def _request_group(stats: CellStatistics, rules: SafetyRules, total: np.ndarray, magnitude: np.ndarray) -> _Group:
+    """Request rule: a contributor that asked for protection holds more than p_1% (p_2%) of X."""
+    group = _Group.none(stats.n_cells)
+    if rules.request_percent is None:
+        return group
+    if stats.request_top is None:
+        raise ProblemError("the request rule is set but the table has no request flags")
+    shares = np.asarray(rules.request_percent, float) / 100.0
+    over = np.nan_to_num(stats.request_top, nan=-np.inf) > shares[None, :] * total[:, None]
+    group.flag((stats.freq > 0) & (total > 0) & over.any(axis=1), Rule.REQUEST,
+               magnitude * rules.request_safety_range / 100.0)
+    return group
+
+
+def _zero_group(stats: CellStatistics, rules: SafetyRules, total: np.ndarray) -> _Group:
+    """Zero rule: contributors but X = 0; the zero safety range above (and nothing below)."""
+    group = _Group.none(stats.n_cells)
+    if rules.zero_unsafe:
+        group.flag((stats.freq > 0) & (total == 0), Rule.ZERO, rules.zero_safety_range)
+    return group
+
+
+def _manual_group(manual: Sequence[int] | np.ndarray, rules: SafetyRules, magnitude: np.ndarray) -> _Group:
+    """Cells the user declares unsafe; the manual safety range in % of |X|."""
+    n = magnitude.size
+    group = _Group.none(n)
+    manual = np.asarray(manual, dtype=np.int64).reshape(-1)
+    outside = manual[(manual < 0) | (manual >= n)]
+    if outside.size:
+        raise ProblemError(f"manually unsafe cell {int(outside[0])} does not exist (cells 0..{n - 1})")
+    chosen = np.zeros(n, bool)
+    chosen[manual] = True
+    group.flag(chosen, Rule.MANUAL, magnitude * rules.manual_safety_range / 100.0)
+    return group
+
+
+def _tau_argus_levels(groups: _Groups) -> tuple[np.ndarray, np.ndarray]:
+    """(upper level, no lower level?) per cell: the first group in tau-argus's order that
+    asks for a level > 0 sets it (libtauargus CTable::SetProtectionLevelCell)."""
+    upper = np.zeros(groups.concentration.upper.size)
+    lower_free = np.zeros(upper.size, bool)
+    open_ = np.ones(upper.size, bool)
+    for group in groups:
+        decides = open_ & (group.upper > 0)
+        upper[decides] = group.upper[decides]
+        lower_free[decides] = group is groups.zero
+        open_ &= ~decides
+    return upper, lower_free
+
+
+def _largest_levels(groups: _Groups) -> tuple[np.ndarray, np.ndarray]:
+    """(upper level, no lower level?) per cell: the largest level of every rule that flags it;
+    zero cells have no lower level unless the user flagged them too."""
+    upper = np.max([group.upper for group in groups], axis=0)
+    return upper, (groups.zero.flags != 0) & (groups.manual.flags == 0)
 
 
 def apply_rules(stats: CellStatistics, rules: SafetyRules,
@@ -194,49 +330,17 @@ def apply_rules(stats: CellStatistics, rules: SafetyRules,
     ``manual`` lists cells the user declares unsafe.  Empty cells (no
     contributors) are never flagged except manually.
     """
-    n = stats.n_cells
-    flags = np.zeros(n, np.int64)
-    upper = np.zeros(n)
-    lower_exempt = np.zeros(n, bool)
-    empty = stats.freq == 0
     weighted = rules.apply_weights and stats.has_weights
     total = stats.total(weighted)
     magnitude = np.abs(total)
-
-    _concentration(stats, rules, False, flags, upper)
-    if rules.min_frequency > 0:
-        frequency = stats.frequency(weighted)
-        _flag(flags, upper, ~empty & (frequency < rules.min_frequency), Rule.FREQUENCY,
-              magnitude * rules.frequency_safety_range / 100.0)
-    if stats.has_holdings:
-        _concentration(stats, rules, True, flags, upper)
-        if rules.holding_min_frequency > 0:
-            unsafe = (stats.holding_freq > 0) & (stats.holding_freq < rules.holding_min_frequency)
-            _flag(flags, upper, unsafe, Rule.HOLDING_FREQUENCY,
-                  magnitude * rules.holding_frequency_safety_range / 100.0)
-    elif rules.contributions_needed(holding=True) or rules.holding_min_frequency:
-        raise ProblemError("holding rules are set but the table has no holdings")
-    if rules.request_percent is not None:
-        if stats.request_top is None:
-            raise ProblemError("the request rule is set but the table has no request flags")
-        shares = np.asarray(rules.request_percent, float) / 100.0
-        over = np.nan_to_num(stats.request_top, nan=-np.inf) > shares[None, :] * total[:, None]
-        _flag(flags, upper, ~empty & (total > 0) & over.any(axis=1), Rule.REQUEST,
-              magnitude * rules.request_safety_range / 100.0)
-    if rules.zero_unsafe:
-        zero = ~empty & (total == 0)
-        _flag(flags, upper, zero, Rule.ZERO, rules.zero_safety_range)
-        lower_exempt |= zero
-    manual = np.asarray(manual, dtype=np.int64).reshape(-1)
-    if manual.size:
-        outside = manual[(manual < 0) | (manual >= n)]
-        if outside.size:
-            raise ProblemError(f"manually unsafe cell {int(outside[0])} does not exist (cells 0..{n - 1})")
-        chosen = np.zeros(n, bool)
-        chosen[manual] = True
-        _flag(flags, upper, chosen, Rule.MANUAL, magnitude * rules.manual_safety_range / 100.0)
-        lower_exempt &= ~chosen
-    lower = np.where(lower_exempt, 0.0, rules.lower_ratio * upper)
+    groups = _Groups(_concentration_group(stats, rules, magnitude), _request_group(stats, rules, total, magnitude),
+                     _frequency_group(stats, rules, weighted, magnitude), _zero_group(stats, rules, total),
+                     _manual_group(manual, rules, magnitude))
+    flags = np.bitwise_or.reduce([group.flags for group in groups])
+    levels = _largest_levels if rules.level_combination == "largest" else _tau_argus_levels
+    upper, lower_free = levels(groups)
+    lower = np.where(lower_free, 0.0, rules.lower_ratio * upper)
+    empty = stats.freq == 0
     for array in (flags, upper, lower, empty):
         array.flags.writeable = False
     return RuleResult(flags=flags, upper_protection=upper, lower_protection=lower, empty=empty)

@@ -5,6 +5,11 @@ from a tau-argus .tab file (which carries frequency and <MAXSCORE> top
 contributions per cell) both end up as one ``CellStatistics``; the rules in
 ctadesk.engine.rules never look further.
 
+A tau-argus table may name a shadow variable (`<SHADOW>`; tau-argus manual §4.4.4:
+"the variable that is used to apply the safety rule"), whose largest contributions
+are the ones listed: the dominance and p%/(p,q) rules then compare them with the
+shadow's cell total instead of X (``rule_total``).
+
 Sampling weights follow tau-argus (libtauargus CDataCell::ComputeWeightedScoreCell;
 Hundepool et al. 2012, *Statistical Disclosure Control*, §4.2): a sample
 contribution x_i with weight w_i stands for w_i population units of value x_i, so
@@ -58,6 +63,8 @@ class CellStatistics:
     request_top         largest contribution of a record that asked for
                         protection, per request code 1 and 2 (n, 2), NaN if none;
                         or None
+    shadow              cell totals of the shadow variable (n,), whose largest
+                        contributions ``top`` holds; or None (the rules use X)
 
     Only ``values``, ``freq`` and ``top`` are required; a .tab reader builds
     ``CellStatistics(values, freq, top)`` from its value, frequency and
@@ -73,6 +80,7 @@ class CellStatistics:
     holding_freq: np.ndarray | None = None
     holding_top: np.ndarray | None = None
     request_top: np.ndarray | None = None
+    shadow: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
@@ -85,7 +93,7 @@ class CellStatistics:
             raise ProblemError(f"cell {int(np.flatnonzero(freq < 0)[0])}: frequency is negative")
         set_("freq", freq)
         set_("top", _matrix("top", self.top, n))
-        for name in ("weighted_values", "weight_sums"):
+        for name in ("weighted_values", "weight_sums", "shadow"):
             if getattr(self, name) is not None:
                 set_(name, _column(name, getattr(self, name), n, float))
         if self.holding_freq is not None:
@@ -97,6 +105,8 @@ class CellStatistics:
             raise ProblemError(f"top_weights has shape {self.top_weights.shape}, top has {self.top.shape}")
         if (self.weighted_values is None) != (self.top_weights is None):
             raise ProblemError("weighted_values and top_weights come together (both or neither)")
+        if self.shadow is not None and self.has_weights:
+            raise ProblemError("a shadow variable and sampling weights cannot be combined")
 
     # ------------------------------------------------------------ properties
     @property
@@ -114,6 +124,11 @@ class CellStatistics:
     def total(self, weighted: bool) -> np.ndarray:
         """X per cell: the weighted total when ``weighted`` and weights exist."""
         return self.weighted_values if weighted and self.has_weights else self.values
+
+    def rule_total(self, weighted: bool) -> np.ndarray:
+        """The total the dominance and p%/(p,q) rules compare the top contributions with:
+        the shadow variable's when there is one (tau-argus manual §4.4.4), else X."""
+        return self.shadow if self.shadow is not None else self.total(weighted)
 
     def frequency(self, weighted: bool) -> np.ndarray:
         """Records per cell, or the sum of their weights (tau-argus's weighted frequency)."""

@@ -25,6 +25,8 @@ from ctadesk.engine.problem import CTAProblem
 
 #: default range of the extra share added to each protection level
 DEFAULT_SPREAD = (0.0, 0.25)
+#: room within this share of a required level is no room (bounds set at exactly value ± level)
+_SAME = 1e-9
 
 
 def new_seed() -> int:
@@ -55,8 +57,10 @@ def widen(problem: CTAProblem, seed: int, spread: tuple[float, float] = DEFAULT_
 
 
 def _clipped(widened: np.ndarray, required: np.ndarray, room: np.ndarray, fits: np.ndarray) -> np.ndarray:
-    """Widened levels, cut back to the room where the required level fitted (never below it)."""
-    return np.where(fits, np.minimum(widened, np.maximum(room, required)), widened)
+    """Widened levels, cut back to the room where the required level fitted (never below it;
+    exactly the required level where the bounds leave no room beyond it, rounding aside)."""
+    limit = np.where(room > required * (1 + _SAME), room, required)
+    return np.where(fits, np.minimum(widened, limit), widened)
 
 
 @dataclasses.dataclass(frozen=True)

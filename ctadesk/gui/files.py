@@ -20,7 +20,7 @@ from ctadesk.engine.microdata import Microdata, tabulate
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.rules import SafetyRules, apply_rules, to_problem
 from ctadesk.engine.structure import Dimension, TableStructure
-from ctadesk.io.excel import ExcelTable
+from ctadesk.io.excel import ExcelTable, ExportOutcome
 from ctadesk.io.project import PROJECT_SUFFIX, Project, load_project
 from ctadesk.io.tauargus import TauArgusTable
 
@@ -196,23 +196,40 @@ def _adjusted(project: Project) -> np.ndarray:
     return np.asarray(result.values, float)
 
 
-def export_excel(path: str | Path, project: Project, internal: bool) -> Path:
-    """Release or internal workbook in the layout of the workbook the table came from."""
-    from ctadesk.gui.quality_table import project_quality
-    from ctadesk.io.excel import ExportReport, export_workbook
-
-    source = project.source
-    if not isinstance(source, ExcelSource) or source.csv:
-        raise CTAError("Only a table imported from an Excel workbook can be written back in its layout; "
-                       "export it as CSV instead.")
+def _released(project: Project) -> np.ndarray:
+    """The adjusted values, when they are a protected table that may be released."""
     adjusted = _adjusted(project)
+    if not project.result.protected:
+        raise CTAError("The result is not a protected table, so it cannot be released; "
+                       "the internal workbook can still be written.")
+    return adjusted
+
+
+def export_excel(path: str | Path, project: Project, internal: bool) -> ExportOutcome:
+    """Release or internal workbook: in the layout of the workbook the table came from, else in
+    the default layout (rows x columns with labels).  A release needs a protected table."""
+    from ctadesk.gui.quality_table import project_quality
+    from ctadesk.io.excel import ExportReport, export_table_workbook, export_workbook
+
+    adjusted = _adjusted(project) if internal else _released(project)
     sensitive = np.flatnonzero(project.sensitive)
-    report = ExportReport.from_result(project.result, project.values, sensitive,
-                                      settings={k: v for k, v in project.options.items() if k != "method"},
-                                      measures=project_quality(project, project.result))
-    per_table = [source.table_cells(sensitive, t) for t in range(len(source.tables))]
-    return export_workbook(path, source.tables, source.scatter(adjusted), per_table, internal=internal,
-                           report=report)
+    public, secret = _split_options(project.options)
+    report = ExportReport.from_result(project.result, project.values, sensitive, settings=public,
+                                      measures=project_quality(project, project.result),
+                                      internal_settings=secret.items())
+    source = project.source
+    if isinstance(source, ExcelSource) and not source.csv:
+        per_table = [source.table_cells(sensitive, t) for t in range(len(source.tables))]
+        return export_workbook(path, source.tables, source.scatter(adjusted), per_table, internal=internal,
+                               report=report)
+    return export_table_workbook(path, project.structure, project.values, adjusted, sensitive,
+                                 internal=internal, report=report)
+
+
+def _split_options(options: Mapping[str, object]) -> tuple[dict[str, object], dict[str, object]]:
+    """The solver options a release may show, and the secret ones (a seed) for the internal workbook."""
+    public = {k: v for k, v in options.items() if k != "method" and "seed" not in k}
+    return public, {k: v for k, v in options.items() if "seed" in k}
 
 
 def export_csv(path: str | Path, project: Project) -> Path:
@@ -242,11 +259,12 @@ def export_sol(path: str | Path, project: Project) -> Path:
 
 
 def export_tab(path: str | Path, project: Project) -> Path:
+    """A release .tab (codes and adjusted values) with its .rda, for a table read from a .tab."""
     from ctadesk.io.tauargus import write_tab
 
     if not isinstance(project.source, TauArgusTable):
         raise CTAError("Only a table read from a tau-argus .tab file can be written as .tab.")
-    return write_tab(path, project.source, _adjusted(project))
+    return write_tab(path, project.source, _released(project))
 
 
 #: export kinds: (menu text, file filter, suffix, function)
@@ -258,5 +276,5 @@ EXPORTS = {
     "csv": ("Adjusted table as CSV…", "CSV (*.csv)", ".csv", export_csv),
     "jj": ("Problem as JJ…", "JJ file (*.jj)", ".jj", export_jj),
     "sol": ("Adjusted values as RCTA .sol…", "RCTA solution (*.sol)", ".sol", export_sol),
-    "tab": ("Adjusted table as tau-argus .tab…", "tau-argus table (*.tab)", ".tab", export_tab),
+    "tab": ("Release table as tau-argus .tab…", "tau-argus table (*.tab)", ".tab", export_tab),
 }

@@ -25,8 +25,11 @@ from ctadesk.io.excel.workbook import coordinate
 #: rows and columns of a sheet shown in the preview
 PREVIEW_ROWS, PREVIEW_COLUMNS = 300, 60
 ROW_ROLES = ("title", "header", "data", "total", "heading", "ignore")
-COLUMN_ROLES = ("label", "data", "total", "ignore")
+COLUMN_ROLES = ("label", "code", "data", "total", "ignore")
+#: the decimal marks a user can choose for numbers written as text
+DECIMAL_MARKS = (("decimal point (1,234.5)", False), ("decimal comma (1.234,5)", True))
 ROLE_COLOURS = {"title": QColor(225, 225, 225), "header": QColor(190, 210, 240), "label": QColor(215, 235, 250),
+                "code": QColor(215, 235, 250),
                 "data": QColor(255, 255, 255), "total": QColor(250, 225, 150), "heading": QColor(210, 240, 200),
                 "ignore": QColor(245, 245, 245)}
 
@@ -36,6 +39,7 @@ def set_row_role(layout: DetectedLayout, rows: set[int], role: str) -> DetectedL
     keep = lambda items: [r for r in items if r not in rows]  # noqa: E731
     changed = dataclasses.replace(layout, title_rows=keep(layout.title_rows), header_rows=keep(layout.header_rows),
                                   data_rows=keep(layout.data_rows), heading_rows=keep(layout.heading_rows),
+                                  hidden_rows=keep(layout.hidden_rows),
                                   total_rows={r for r in layout.total_rows if r not in rows})
     target = {"title": changed.title_rows, "header": changed.header_rows, "data": changed.data_rows,
               "total": changed.data_rows, "heading": changed.heading_rows}.get(role)
@@ -48,13 +52,16 @@ def set_row_role(layout: DetectedLayout, rows: set[int], role: str) -> DetectedL
 
 
 def set_column_role(layout: DetectedLayout, columns: set[int], role: str) -> DetectedLayout:
-    """The layout with sheet columns `columns` (0-based) playing `role` (one of COLUMN_ROLES)."""
+    """The layout with sheet columns `columns` (0-based) playing `role` (one of COLUMN_ROLES; a
+    code column holds the codes of the names in the label column right of it)."""
     keep = lambda items: [c for c in items if c not in columns]  # noqa: E731
     changed = dataclasses.replace(layout, label_columns=keep(layout.label_columns),
-                                  data_columns=keep(layout.data_columns),
+                                  data_columns=keep(layout.data_columns), code_columns=keep(layout.code_columns),
+                                  flag_columns=keep(layout.flag_columns), hidden_columns=keep(layout.hidden_columns),
                                   total_columns={c for c in layout.total_columns if c not in columns})
-    target = {"label": changed.label_columns, "data": changed.data_columns, "total": changed.data_columns}.get(role)
-    if target is not None:
+    targets = {"label": [changed.label_columns], "code": [changed.label_columns, changed.code_columns],
+               "data": [changed.data_columns], "total": [changed.data_columns]}.get(role, [])
+    for target in targets:
         target.extend(columns)
         target.sort()
     if role == "total":
@@ -123,6 +130,12 @@ class ExcelImportDialog(QDialog):
         redetect = QPushButton("Detect again", objectName="redetect")
         redetect.clicked.connect(lambda: self._detect(self.current_sheet(), force=True))
         roles.addWidget(redetect, 0, len(ROW_ROLES) + 1)
+        self.decimal_mark = QComboBox(objectName="import_decimal_mark")
+        for text, comma in DECIMAL_MARKS:
+            self.decimal_mark.addItem(text, comma)
+        self.decimal_mark.activated.connect(lambda index: self.set_decimal_comma(self.decimal_mark.itemData(index)))
+        roles.addWidget(QLabel("Numbers written as text use a"), 2, 0)
+        roles.addWidget(self.decimal_mark, 2, 1, 1, 2)
 
         side = QWidget()
         side_layout = QVBoxLayout(side)
@@ -205,6 +218,8 @@ class ExcelImportDialog(QDialog):
         sheet = self.current_sheet()
         layout = self.layouts.get(sheet)
         self.description.setText(layout.describe() if layout is not None else self.problems.get(sheet, ""))
+        comma = layout.decimal_comma if layout is not None else None
+        self.decimal_mark.setCurrentIndex(-1 if comma is None else [c for _, c in DECIMAL_MARKS].index(comma))
         bold = QFont()
         bold.setBold(True)
         for r in range(self.preview.rowCount()):
@@ -228,6 +243,13 @@ class ExcelImportDialog(QDialog):
         sheet = self.current_sheet()
         if rows and self.layouts.get(sheet) is not None:
             self.layouts[sheet] = set_row_role(self.layouts[sheet], set(rows), role)
+            self._paint()
+
+    def set_decimal_comma(self, comma: bool) -> None:
+        """Read the current sheet's numbers written as text with a decimal comma (or point)."""
+        sheet = self.current_sheet()
+        if self.layouts.get(sheet) is not None:
+            self.layouts[sheet] = dataclasses.replace(self.layouts[sheet], decimal_comma=comma)
             self._paint()
 
     def mark_columns(self, columns: set[int], role: str) -> None:

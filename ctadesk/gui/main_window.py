@@ -16,6 +16,8 @@ from ctadesk.engine.errors import CTAError
 from ctadesk.engine.quality import preserve
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.rules import apply_rules
+from ctadesk.engine.precision import published_decimals
+from ctadesk.engine.widening import new_seed, widen
 from ctadesk.gui import files
 from ctadesk.gui.cell_dialogs import LimitsDialog
 from ctadesk.gui.commands import CellEdit
@@ -33,6 +35,8 @@ from ctadesk.gui.table_model import Display
 from ctadesk.io.project import PROJECT_SUFFIX, Project, save_project
 
 RECENT_FILES = 8
+#: the project option holding the secret widening seed (kept out of releases: its name says "seed")
+WIDENING_SEED = "widening_seed"
 OPEN_FILTER = (f"Tables, projects and microdata (*{PROJECT_SUFFIX} *.jj *.xlsx *.xlsm *.csv *.tab *.sav *.zsav *.dta "
                f"*.sas7bdat);;ctadesk projects (*{PROJECT_SUFFIX});;Excel workbooks (*.xlsx *.xlsm);;"
                "CSV tables (*.csv);;tau-argus tables (*.tab);;JJ files (*.jj);;"
@@ -429,11 +433,16 @@ class MainWindow(QMainWindow):
                 and not self.confirm("Stale result", STALE_NOTICE + "\n\nExport the stale result anyway?")):
             return False
         try:
-            files.EXPORTS[kind][3](path, self.project)
+            written = files.EXPORTS[kind][3](path, self.project)
         except Exception as error:
             self.report_error(f"Could not write {path.name}", error)
             return False
-        self.statusBar().showMessage(f"Wrote {path}", 8000)
+        left_out = ""
+        if isinstance(written, files.ExportOutcome):
+            self.log_pane.append_lines(written.lines())
+            if written.dropped:
+                left_out = f" — {len(written.dropped)} item(s) of the source left out, listed in the log"
+        self.statusBar().showMessage(f"Wrote {path}{left_out}", 8000)
         return True
 
     # ---------------------------------------------------------------- rules
@@ -576,6 +585,10 @@ class MainWindow(QMainWindow):
         try:
             problem = self.project.to_problem()
             problem = problem.replace(weights=weights_for(options["weights"], problem.values, problem.weights))
+            if options["widen"]:
+                seed = (self.project.options or {}).get(WIDENING_SEED) or new_seed()
+                options = {**options, WIDENING_SEED: seed}
+                problem = widen(problem, seed)
             if options["preserve"]:
                 problem = preserve(problem, mean="mean" in options["preserve"],
                                    variance="variance" in options["preserve"])
@@ -591,7 +604,10 @@ class MainWindow(QMainWindow):
         self.progress_plot.reset()
         self.solve_state.setText(f"Running {method_label(options['method'])}…")
         self._set_running(True)
-        self.runner.start(problem, options["method"], options["time_limit"], options["gap"])
+        precision = options.get("precision", "auto")
+        decimals = None if precision == "full" else \
+            published_decimals(self.project.values) if precision == "auto" else int(precision)
+        self.runner.start(problem, options["method"], options["time_limit"], options["gap"], decimals)
 
     def cancel(self) -> None:
         if self.runner.running:
@@ -681,10 +697,10 @@ class MainWindow(QMainWindow):
         self.sensitive_info.setText(f"{int(project.sensitive.sum()):,} sensitive, {int(project.fixed.sum()):,} fixed. "
                                     "Select cells, right-click for status, sense and protection level.")
         source = project.source
-        excel = isinstance(source, files.ExcelSource) and not source.csv
         solved = project.result is not None and project.result.values is not None
-        enabled = {"release": excel and solved, "internal": excel and solved, "csv": solved, "jj": True,
-                   "sol": solved, "tab": solved and isinstance(source, files.TauArgusTable)}
+        protected = solved and project.result.protected
+        enabled = {"release": protected, "internal": solved, "csv": solved, "jj": True,
+                   "sol": solved, "tab": protected and isinstance(source, files.TauArgusTable)}
         for kind, action in self.export_actions.items():
             action.setEnabled(enabled[kind])
 

@@ -69,6 +69,16 @@ class ModelPanel(QWidget):
         self.preserve_variance = QCheckBox("variance", objectName="preserve_variance")
         self.preserve_variance.setToolTip("Keep the variance of the inner cells to second order and the regression "
                                           "slope of adjusted on original at 1: L(y) = sum (a - mean a) y = 0")
+        self.precision = QComboBox(objectName="precision")
+        self.precision.setToolTip("Decimals the released table shows: it adds up exactly and stays protected at "
+                                  "that precision")
+        for label, key in (("as the data", "auto"), ("full (no rounding)", "full"), ("whole numbers", 0),
+                           ("1 decimal", 1), ("2 decimals", 2), ("3 decimals", 3)):
+            self.precision.addItem(label, key)
+        self.widen = QCheckBox("Widen protection levels by a secret factor", objectName="widen", checked=True)
+        self.widen.setToolTip("Each sensitive cell's levels grow by a random 0-25 % drawn from a secret seed kept in "
+                              "the project and the internal workbook, so a released value does not sit at exactly "
+                              "original ± a known percentage")
         self.preserve = QGroupBox("Preserve", objectName="preserve")
         row = QHBoxLayout(self.preserve)
         row.setContentsMargins(6, 2, 6, 2)
@@ -81,7 +91,9 @@ class ModelPanel(QWidget):
         form.addRow("Weights", self.weights)
         form.addRow("Time limit", self.time_limit)
         form.addRow("MILP gap", self.gap)
+        form.addRow("Published", self.precision)
         form.addRow(self.preserve)
+        form.addRow(self.widen)
         self.set_methods(methods)
 
     def set_methods(self, methods: list[str]) -> None:
@@ -93,16 +105,18 @@ class ModelPanel(QWidget):
             self.method.setCurrentIndex(methods.index(current))
 
     def options(self) -> dict[str, Any]:
-        """method, weights, time_limit (inf: none), gap (a fraction) and preserve (['mean', 'variance'] or part)."""
+        """method, weights, time_limit (inf: none), gap (a fraction), preserve (['mean', 'variance'] or part)
+        widen (secret widening of the protection levels, engine/widening.py) and precision ("auto",
+        "full" or a number of decimals, engine/precision.py)."""
         limit = self.time_limit.value()
         preserve = [name for name, box in (("mean", self.preserve_mean), ("variance", self.preserve_variance))
                     if box.isChecked()]
         return {"method": self.method.currentData(), "weights": self.weights.currentData(),
                 "time_limit": limit if limit > 0 else math.inf, "gap": self.gap.value() / 100,
-                "preserve": preserve}
+                "preserve": preserve, "widen": self.widen.isChecked(), "precision": self.precision.currentData()}
 
     def set_options(self, options: dict[str, Any]) -> None:
-        for combo, key in ((self.method, "method"), (self.weights, "weights")):
+        for combo, key in ((self.method, "method"), (self.weights, "weights"), (self.precision, "precision")):
             position = combo.findData(options.get(key))
             if position >= 0:
                 combo.setCurrentIndex(position)
@@ -115,3 +129,4 @@ class ModelPanel(QWidget):
         preserve = [preserve] if isinstance(preserve, str) else list(preserve)
         self.preserve_mean.setChecked("mean" in preserve)
         self.preserve_variance.setChecked("variance" in preserve)
+        self.widen.setChecked(bool(options.get("widen", True)))

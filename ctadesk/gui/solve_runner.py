@@ -41,6 +41,29 @@ def default_solve(problem: CTAProblem, method: str, options: SolveOptions) -> CT
     return solve(problem, method, options)
 
 
+def at_published_precision(problem: CTAProblem, result: CTAResult, decimals: int | None,
+                           options: SolveOptions) -> CTAResult:
+    """``result`` at ``decimals`` (engine/precision.py; None: as solved); where the table cannot be
+    put at that precision it stays as solved, and the log says why."""
+    if decimals is None or not result.verified:
+        return result
+    from ctadesk.engine.errors import CTAError
+    from ctadesk.engine.precision import at_precision
+
+    try:
+        published = at_precision(problem, result, decimals, options)
+        why = published.message
+    except CTAError as error:
+        published, why = None, str(error)
+    if published is not None and published.verified:
+        return published.replace(log=result.log + published.message + "\n")
+    note = f"not rounded to {decimals} decimals: {why}"
+    if options.on_log is not None:
+        options.on_log(note)
+    return result.replace(message=f"{result.message}; {note}", log=result.log + note + "\n",
+                          info={**result.info, "precision_note": note})
+
+
 class SolveRunner(QObject):
     """One solve at a time.  Signals arrive on the GUI thread:
 
@@ -74,7 +97,10 @@ class SolveRunner(QObject):
     def running(self) -> bool:
         return self._worker is not None
 
-    def start(self, problem: CTAProblem, method: str, time_limit: float, gap: float) -> None:
+    def start(self, problem: CTAProblem, method: str, time_limit: float, gap: float,
+              decimals: int | None = None) -> None:
+        """Solve in the background; with ``decimals``, the table is then put at that published
+        precision (at_published_precision) in the same worker."""
         if self.running:
             raise RuntimeError("a solve is already running")
         self._stop = threading.Event()
@@ -82,7 +108,10 @@ class SolveRunner(QObject):
         self._reports.clear()
         options = SolveOptions(time_limit=time_limit, gap=gap, threads=SOLVER_THREADS, on_log=self._lines.append,
                                on_progress=self._reports.append, stop=self._stop)
-        worker = create_worker(self._solve, problem, method, options, _start_thread=False, _ignore_errors=True)
+        def run() -> CTAResult:
+            return at_published_precision(problem, self._solve(problem, method, options), decimals, options)
+
+        worker = create_worker(run, _start_thread=False, _ignore_errors=True)
         worker.returned.connect(self._returned)
         worker.errored.connect(self._errored)
         self._worker = worker

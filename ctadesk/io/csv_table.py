@@ -1,12 +1,19 @@
 """Tables in CSV files: long format (one line per cell: codes, then the value) and
 wide format (row labels down the left, column labels across the top, as a sheet).
 
-The delimiter (`;` `,` tab `|`) and a decimal comma are detected unless given,
-the encoding by ctadesk.io.text (UTF-8, else cp1252).  Numbers must be finite.
-Wide files go through the same layout detection as Excel sheets
-(ctadesk.io.excel), so indented or multi-column row labels and several header
-lines make hierarchies there too.  Written label text that starts with
-=, +, - or @ is prefixed with an apostrophe so spreadsheets never run it.
+The delimiter (`;` `,` tab `|`) is detected unless given, the encoding by
+ctadesk.io.text (UTF-8, else cp1252).  The decimal mark is decided from all
+the file's numbers (ctadesk.io.numbers.number_style: the value column of a long
+file, the data cells of a wide one); a mark that could be either ('1.234') is a
+decimal comma in a semicolon file, and where nothing decides the file is
+refused naming a number, unless decimal_comma is given.  Numbers must be
+finite; values are read as data cells are (ctadesk.io.numbers.read_cell:
+'12 e' is 12, '-' is 0, ':' and 'x' are refused naming the line).  Wide files
+go through the same layout detection as Excel sheets (ctadesk.io.excel), so
+indented or multi-column row labels, code and name columns and several header
+lines make hierarchies there too; a wide file read as long is refused, naming
+a column that holds numbers instead of codes.  Written label text that starts
+with =, +, - or @ is prefixed with an apostrophe so spreadsheets never run it.
 """
 
 from __future__ import annotations
@@ -25,18 +32,21 @@ from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.layout import DetectedLayout, detect_layout
 from ctadesk.io.excel.table import ExcelTable, build_table
 from ctadesk.io.excel.workbook import SheetGrid, coordinate
-from ctadesk.io.numbers import finite_values, not_a_number, out_of_range, parse_number, uses_decimal_comma
+from ctadesk.io.numbers import (Kind, finite_values, not_a_number, number_style, out_of_range, parse_number,
+                                read_cell, unknown_value)
 from ctadesk.io.text import csv_records, read_text, split_lines
 
-DELIMITERS = (";", ",", "\t", "|")
+DELIMITERS = ("\t", ";", ",", "|")  # in this order where several split the lines alike
 MAX_BYTES = 512 * 1024 * 1024
 _FORMULA_STARTS = ("=", "+", "-", "@")
 
 
 @dataclasses.dataclass(frozen=True)
 class CsvDialect:
+    """delimiter, and decimal_comma: True, False, or None where the numbers do not tell."""
+
     delimiter: str
-    decimal_comma: bool
+    decimal_comma: bool | None
 
 
 def _text(path: Path) -> str:
@@ -46,40 +56,48 @@ def _text(path: Path) -> str:
     return text
 
 
-def detect_dialect(text: str, delimiter: str | None = None, decimal_comma: bool | None = None) -> CsvDialect:
-    """The delimiter that splits the first lines into the same number (> 1) of fields
-    most often, and whether numbers use a decimal comma."""
+def _delimiter(text: str) -> str:
+    """The delimiter that splits the first lines into the same number (> 1) of fields most often."""
     lines = [line for line in text.splitlines()[:50] if line.strip()]
-    if delimiter is None:
-        best = (0, 0)
-        for candidate in DELIMITERS:
-            counts = [len(row) for row in csv.reader(lines, delimiter=candidate)]
-            common = max(set(counts), key=counts.count) if counts else 1
-            score = (counts.count(common), common) if common > 1 else (0, 0)
-            if score > best:
-                best, delimiter = score, candidate
-        delimiter = delimiter or ","
+    best, delimiter = (0, 0), None
+    for candidate in DELIMITERS:
+        counts = [len(row) for row in csv.reader(lines, delimiter=candidate)]
+        common = max(set(counts), key=counts.count) if counts else 1
+        score = (counts.count(common), common) if common > 1 else (0, 0)
+        if score > best:
+            best, delimiter = score, candidate
+    return delimiter or ","
+
+
+def detect_dialect(text: str, delimiter: str | None = None, decimal_comma: bool | None = None) -> CsvDialect:
+    """The delimiter (see _delimiter) and whether the numbers of all lines use a decimal comma
+    (None when they do not tell; never with a comma delimiter)."""
+    delimiter = delimiter or _delimiter(text)
     if decimal_comma is None:
-        fields = [f for row in csv.reader(lines, delimiter=delimiter) for f in row]
-        decimal_comma = delimiter != "," and uses_decimal_comma(fields)
+        lines = enumerate(csv.reader(text.splitlines(), delimiter=delimiter), start=1)
+        fields = ((field, f"line {line}") for line, row in lines for field in row)
+        decimal_comma = False if delimiter == "," else number_style(fields, comma_likely=delimiter == ";")[0]
     return CsvDialect(delimiter, decimal_comma)
 
 
-def _records(path: Path, delimiter: str | None,
-             decimal_comma: bool | None) -> tuple[list[tuple[int, list[str]]], CsvDialect]:
-    """The file's CSV records with the line each starts on, and its dialect."""
+def _records(path: Path, delimiter: str | None) -> tuple[list[tuple[int, list[str]]], str]:
+    """The file's CSV records with the line each starts on, and its delimiter."""
+    text = _text(path)
+    try:
+        delimiter = delimiter or _delimiter(text)
+    except csv.Error as error:
+        raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
+    return csv_records(split_lines(text), delimiter, path), delimiter
+
+
+def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tuple[list[list[str]], CsvDialect]:
+    """The file's CSV records (blank lines too, as []), and its dialect (detect_dialect)."""
     text = _text(path)
     try:
         dialect = detect_dialect(text, delimiter, decimal_comma)
     except csv.Error as error:
         raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
-    return csv_records(split_lines(text), dialect.delimiter, path), dialect
-
-
-def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tuple[list[list[str]], CsvDialect]:
-    """The file's CSV records (blank lines too, as []), and its dialect."""
-    records, dialect = _records(path, delimiter, decimal_comma)
-    return [fields for _, fields in records], dialect
+    return [fields for _, fields in csv_records(split_lines(text), dialect.delimiter, path)], dialect
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -106,7 +124,7 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     Cells the file does not list are 0 and reported.
     """
     path = Path(path)
-    records, dialect = _records(path, delimiter, decimal_comma)
+    records, delimiter = _records(path, delimiter)
     records = [(line, row) for line, row in records if any(f.strip() for f in row)]
     if len(records) < 2:
         raise FileFormatError("expected a header line and at least one line of cells", file=path)
@@ -127,7 +145,33 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     for line, row in body:
         if len(row) != len(header):
             raise FileFormatError(f"{len(row)} fields, the header has {len(header)}", file=path, row=line)
-    hierarchies = dict(hierarchies or {})
+    _refuse_wide(path, header, [row for _, row in body], code_at)
+    if decimal_comma is None:
+        decimal_comma, why = number_style(((row[value_at], f"line {line}") for line, row in body),
+                                          comma_likely=delimiter == ";")
+        if decimal_comma is None:
+            raise FileFormatError(why, file=path)
+    structure, messages = _long_structure(path, dimensions, code_at, body, dict(hierarchies or {}), total)
+    locator = CellLocator(structure, path)
+    values = np.zeros(structure.n_cells)
+    flagged = 0
+    for line, row in body:
+        i = locator.locate([row[at] for at in code_at], line)
+        values[i], flag = _long_value(path, line, value, row[value_at], decimal_comma)
+        flagged += bool(flag)
+    if flagged:
+        messages.append(f"{flagged} value(s) carry a footnote flag ('12 e'); the numbers were read, the flags "
+                        "left out")
+    lines = locator.lines
+    absent = int((lines == 0).sum())
+    if absent:
+        messages.append(f"{absent} cell(s) not in the file were taken as 0")
+    return LongTable(path, structure, values, lines, CsvDialect(delimiter, decimal_comma), tuple(messages))
+
+
+def _long_structure(path: Path, dimensions: list[str], code_at: list[int], body: list[tuple[int, list[str]]],
+                    hierarchies: dict[str, Dimension], total: str) -> tuple[TableStructure, list[str]]:
+    """The structure of a long table (a given hierarchy, else the codes seen) and notes on it."""
     messages = []
     built = []
     for name, at in zip(dimensions, code_at):
@@ -144,21 +188,34 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
                                         total_first=has_total and codes[0] == total))
         except ProblemError as error:
             raise FileFormatError(str(error), file=path) from None
-    structure = TableStructure(tuple(built))
-    locator = CellLocator(structure, path)
-    values = np.zeros(structure.n_cells)
-    for line, row in body:
-        i = locator.locate([row[at] for at in code_at], line)
-        number = parse_number(row[value_at], dialect.decimal_comma)
-        if number is None:
-            raise FileFormatError(f"{value} {not_a_number(row[value_at], dialect.decimal_comma)}",
-                                  file=path, row=line)
-        values[i] = number
-    lines = locator.lines
-    absent = int((lines == 0).sum())
-    if absent:
-        messages.append(f"{absent} cell(s) not in the file were taken as 0")
-    return LongTable(path, structure, values, lines, dialect, tuple(messages))
+    return TableStructure(tuple(built)), messages
+
+
+def _long_value(path: Path, line: int, name: str, text: str, decimal_comma: bool) -> tuple[float, str]:
+    """The number of a long file's value field and its footnote flag; FileFormatError naming the
+    line when it holds no number (an empty field, a mark such as ':' or 'x', other text)."""
+    reading = read_cell(text, decimal_comma)
+    if reading.kind in (Kind.NUMBER, Kind.ZERO):
+        return reading.number, reading.flag if reading.kind is Kind.NUMBER else ""
+    why = unknown_value() if reading.kind is Kind.UNKNOWN else ""
+    message = f"'{text}' is not a number: {why}" if why else not_a_number(text, decimal_comma)
+    raise FileFormatError(f"{name} {message}", file=path, row=line)
+
+
+def _refuse_wide(path: Path, header: list[str], rows: list[list[str]], code_at: list[int]) -> None:
+    """FileFormatError when the file looks wide: its first column names each of three or more
+    lines once and every other code column holds numbers on most lines and marks such as '-'
+    or ':' on the others, as a wide table's columns do, where a long table's codes repeat."""
+    first = [row[code_at[0]].strip() for row in rows]
+    if len(rows) < 3 or len(code_at) < 2 or len(set(first)) < len(first):
+        return
+    kinds = [[read_cell(row[at], None).kind for row in rows] for at in code_at[1:]]
+    data_like = (Kind.NUMBER, Kind.ZERO, Kind.UNKNOWN, Kind.EMPTY)
+    if all(2 * column.count(Kind.NUMBER) > len(rows) and all(k in data_like for k in column) for column in kinds):
+        names = ", ".join(f"'{header[at]}'" for at in code_at[1:])
+        raise FileFormatError(f"this looks like a wide table, not one line per cell: the first column names "
+                              f"each line once and {names} hold numbers, not codes; read it as a wide table "
+                              "(--wide)", file=path)
 
 
 def write_long_csv(path: str | Path, structure: TableStructure, values: np.ndarray, *, value: str = "value",
@@ -182,36 +239,38 @@ def read_wide_csv(path: str | Path, layout: DetectedLayout | None = None, delimi
                   decimal_comma: bool | None = None) -> ExcelTable:
     """A wide table (labels left, column labels on top) through the sheet layout detection."""
     path = Path(path)
-    grid = wide_grid(path, delimiter, decimal_comma)
-    return build_table(grid, layout or detect_layout(grid), path)
+    grid, delimiter = wide_grid(path, delimiter)
+    layout = layout or detect_layout(grid, decimal_comma=decimal_comma, comma_likely=delimiter == ";")
+    return build_table(grid, layout, path)
 
 
-def wide_grid(path: str | Path, delimiter: str | None = None, decimal_comma: bool | None = None) -> SheetGrid:
-    """The CSV as a sheet grid (leading spaces of labels count as indentation)."""
-    path = Path(path)
-    rows, dialect = _rows(path, delimiter, decimal_comma)
+def wide_grid(path: Path, delimiter: str | None = None) -> tuple[SheetGrid, str]:
+    """The CSV as a sheet grid of texts (leading spaces of labels count as indentation), and its
+    delimiter; numbers out of range are refused."""
+    records, delimiter = _records(path, delimiter)
+    rows = [fields for _, fields in records]
     width = max((len(r) for r in rows), default=0)
     values = []
     for r, row in enumerate(rows):
         cells = []
         for c, text in enumerate(row + [""] * (width - len(row))):
-            number = parse_number(text, dialect.decimal_comma)
-            if number is None and out_of_range(text, dialect.decimal_comma):
-                raise FileFormatError(not_a_number(text, dialect.decimal_comma), file=path, cell=coordinate(r, c))
-            cells.append(None if not text.strip() else number if number is not None else text)
+            if out_of_range(text, False) or out_of_range(text, True):
+                raise FileFormatError(not_a_number(text), file=path, cell=coordinate(r, c))
+            cells.append(text if text.strip() else None)
         values.append(tuple(cells))
     indents = tuple(tuple((len(t) - len(t.lstrip(" "))) // 2 for t in row + [""] * (width - len(row)))
                     for row in rows)
-    return SheetGrid(str(path), path.stem, tuple(values), indents, ())
+    return SheetGrid(str(path), path.stem, tuple(values), indents, ()), delimiter
 
 
 def write_wide_csv(path: str | Path, table: ExcelTable, values: np.ndarray, *, delimiter: str | None = None,
                    decimal_comma: bool | None = None) -> Path:
     """The source CSV of `table` again, with `values` in its data cells."""
     path = Path(path)
-    rows, dialect = _rows(table.source, None, None)
-    delimiter = delimiter or dialect.delimiter
-    decimal_comma = dialect.decimal_comma if decimal_comma is None else decimal_comma
+    records, source_delimiter = _records(table.source, None)
+    rows = [fields for _, fields in records]
+    delimiter = delimiter or source_delimiter
+    decimal_comma = bool(table.layout.decimal_comma) if decimal_comma is None else decimal_comma
     grid = finite_values(values, "values", path).reshape(table.structure.shape)
     width = max(len(r) for r in rows)
     out = [[_safe(text) for text in row + [""] * (width - len(row))] for row in rows]

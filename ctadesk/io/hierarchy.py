@@ -2,7 +2,8 @@
 CSVs, and digit positions of the codes (tau-argus <HIERLEVELS>).
 
 All three give a ``Dimension`` (ctadesk.engine.structure) whose total is the root.
-Files are decoded as ctadesk.io.text decides (UTF-8, else cp1252).
+Files are decoded as ctadesk.io.text decides (UTF-8, else cp1252) and, like the
+table files they go with, may be at most ctadesk.io.csv_table.MAX_BYTES long.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension
+from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.text import csv_records, read_lines
 
@@ -37,7 +39,7 @@ def read_hrc(path: str | Path, name: str, lead: str = "@", total: str = DEFAULT_
     if not lead:
         raise ProblemError("the hierarchy lead string must not be empty")
     levels, codes, rows = [], [], []
-    for row, line in enumerate(read_lines(path), start=1):
+    for row, line in enumerate(read_lines(path, max_bytes=MAX_BYTES), start=1):
         text = line.rstrip()
         if not text:
             continue
@@ -64,7 +66,7 @@ def read_level_csv(path: str | Path, name: str, lead: str = "@", total: str = DE
     A first line whose first column is not a marker is a header and skipped."""
     if not lead:
         raise ProblemError("the hierarchy lead string must not be empty")
-    lines = read_lines(path)
+    lines = read_lines(path, max_bytes=MAX_BYTES)
     sample = "\n".join(lines[:100])
     delimiter = ";" if sample.count(";") > sample.count(",") else ","
     records = [(row, fields) for row, fields in csv_records(lines, delimiter, path) if any(f.strip() for f in fields)]

@@ -4,11 +4,22 @@ CSV and xlsx here; every reader ends in ``microdata_from_columns``, which takes
 plain column arrays, so readers of other formats (SPSS, Stata, SAS) reuse it.
 Errors name the file, the line (or row) and the column at fault.  Numbers must
 be finite; CSV files are decoded as ctadesk.io.text decides (UTF-8, else cp1252).
+
+Microdata files are untrusted input and get the table readers' guards, so a
+damaged file ends in one line naming it (and the sheet or line), never a traceback:
+* CSV: at most ctadesk.io.csv_table.MAX_BYTES, decoded as any text file;
+* xlsx: refused before any XML is parsed when encrypted or a legacy .xls, not a
+  zip archive, unpacking to more than MAX_UNCOMPRESSED_BYTES (as
+  ctadesk.io.excel.workbook) or with a part packed more than BOMB_RATIO times
+  (a zip bomb); at most MAX_CELLS cells read; damaged XML reported;
+* every table spans at most ctadesk.io.cells.MAX_TABLE_CELLS cells.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import zipfile
+import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -17,10 +28,24 @@ import numpy as np
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.microdata import Microdata
 from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.io.cells import check_table_size
+from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError
+from ctadesk.io.excel.workbook import MAX_CELLS, MAX_UNCOMPRESSED_BYTES
 from ctadesk.io.hierarchy import digit_levels, flat_dimension
 from ctadesk.io.numbers import not_a_number, parse_number
 from ctadesk.io.text import csv_records, read_text, split_lines
+
+#: a workbook part that unpacks to more than this many times its packed size, and to more
+#: than BOMB_MIN_BYTES, is a zip bomb (sheets Excel or openpyxl write pack 5 to 15 times)
+BOMB_RATIO = 100
+BOMB_MIN_BYTES = 1024 * 1024
+#: the first bytes of an OLE file: an encrypted workbook or a legacy .xls
+_OLE_SIGNATURE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+#: what a damaged workbook raises while openpyxl unpacks and parses it (XML errors
+#: are SyntaxErrors; defusedxml's refusals ValueErrors; a cut deflate stream zlib.error or EOFError)
+_DAMAGED = (KeyError, ValueError, TypeError, IndexError, AttributeError, OSError, EOFError, SyntaxError,
+            zipfile.BadZipFile, zlib.error)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +133,7 @@ def microdata_from_columns(columns: Mapping[str, Sequence], spec: MicrodataSpec,
             raise FileFormatError(str(error), file=source) from None
         dimensions.append(dataclasses.replace(dimension, name=name) if dimension.name != name else dimension)
     structure = TableStructure(tuple(dimensions))
+    check_table_size(structure, source)
 
     def number_column(name: str | None) -> np.ndarray | None:
         if name is None:
@@ -134,7 +160,7 @@ def read_csv_microdata(path: str | Path, spec: MicrodataSpec, delimiter: str | N
     """A CSV file with a header line naming the variables; the delimiter (',', ';',
     tab) is sniffed from it unless given, the encoding detected unless given.
     Codes are kept as written, spaces included."""
-    lines = split_lines(read_text(path, encoding))
+    lines = split_lines(read_text(path, encoding, max_bytes=MAX_BYTES))
     if delimiter is None:
         first = next((line for line in lines if line.strip()), "")
         delimiter = max([",", ";", "\t", "|"], key=first.count)
@@ -152,23 +178,86 @@ def read_csv_microdata(path: str | Path, spec: MicrodataSpec, delimiter: str | N
 
 def read_xlsx_microdata(path: str | Path, spec: MicrodataSpec, sheet: str | None = None) -> Microdata:
     """The first (or the named) sheet of an xlsx workbook; row 1 names the variables."""
-    import openpyxl
-
-    workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    try:
-        if sheet is not None and sheet not in workbook.sheetnames:
-            raise FileFormatError(f"no sheet named '{sheet}' (sheets: {', '.join(workbook.sheetnames)})", file=path)
-        worksheet = workbook[sheet] if sheet is not None else workbook.worksheets[0]
-        rows = [row for row in worksheet.iter_rows(values_only=True)]
-    finally:
-        workbook.close()
+    title, rows = _xlsx_rows(Path(path), sheet)
     while rows and all(v is None for v in rows[-1]):
         rows.pop()
     if not rows:
-        raise FileFormatError("the sheet is empty", file=path, sheet=worksheet.title)
+        raise FileFormatError("the sheet is empty", file=path, sheet=title)
     header = [_code_text(h).strip() for h in rows[0]]
     columns = {name: [row[i] if i < len(row) else None for row in rows[1:]] for i, name in enumerate(header) if name}
     return microdata_from_columns(columns, spec, source=path, first_row=2, row_word="row")
+
+
+def _check_workbook_archive(path: Path) -> None:
+    """Refuse, before parsing, what ctadesk.io.excel.workbook.open_workbook refuses -- an
+    encrypted or legacy workbook, a file that is not a zip archive, an archive whose parts
+    unpack to more than MAX_UNCOMPRESSED_BYTES -- and a part packed more than BOMB_RATIO
+    times (a zip bomb small enough to pass the size cap would still take minutes to parse)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(_OLE_SIGNATURE))
+    except FileNotFoundError:
+        raise FileFormatError("file not found", file=path) from None
+    except OSError as error:
+        raise FileFormatError(f"cannot be read ({error.strerror or error})", file=path) from None
+    if head == _OLE_SIGNATURE:
+        raise FileFormatError("the workbook is password-protected (encrypted) or a legacy .xls file; "
+                              "remove the password or save it as .xlsx first", file=path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parts = archive.infolist()
+    except (OSError, EOFError, zipfile.BadZipFile):
+        raise FileFormatError("not an .xlsx workbook, or the file is damaged", file=path) from None
+    declared = sum(part.file_size for part in parts)
+    if declared > MAX_UNCOMPRESSED_BYTES:
+        raise FileFormatError(f"the workbook unpacks to {declared / 2**20:.0f} MB, more than the "
+                              f"{MAX_UNCOMPRESSED_BYTES / 2**20:.0f} MB ctadesk reads", file=path)
+    for part in parts:
+        if part.file_size > max(BOMB_MIN_BYTES, BOMB_RATIO * part.compress_size):
+            raise FileFormatError(f"'{part.filename}' unpacks to {part.file_size / 2**20:.0f} MB from "
+                                  f"{part.compress_size / 2**10:.0f} KB, more than {BOMB_RATIO} times: "
+                                  "a zip bomb, not a workbook", file=path)
+
+
+def _xlsx_rows(path: Path, sheet: str | None) -> tuple[str | None, list[tuple]]:
+    """The title and the rows of values of the sheet (openpyxl's read-only, streaming mode)."""
+    import openpyxl
+
+    _check_workbook_archive(path)
+    title = sheet
+    try:
+        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True, keep_links=False)
+        try:
+            if sheet is not None and sheet not in workbook.sheetnames:
+                raise FileFormatError(f"no sheet named '{sheet}' (sheets: {', '.join(workbook.sheetnames)})",
+                                      file=path)
+            worksheet = workbook[sheet] if sheet is not None else workbook.worksheets[0]
+            title = worksheet.title
+            return title, _sheet_rows(worksheet, path)
+        finally:
+            workbook.close()
+    except FileFormatError:
+        raise
+    except _DAMAGED as error:
+        raise FileFormatError(f"the workbook is damaged and cannot be read ({error})", file=path,
+                              sheet=title) from None
+
+
+def _sheet_rows(worksheet, path: Path) -> list[tuple]:
+    """The rows of a read-only worksheet, refused beyond MAX_CELLS cells: by the extent the
+    sheet declares before reading, by the cells read while reading (a sheet may not say)."""
+    declared = (worksheet.max_row or 0) * (worksheet.max_column or 0)
+    if declared > MAX_CELLS:
+        raise FileFormatError(f"the sheet spans {worksheet.max_row} rows x {worksheet.max_column} columns, more "
+                              f"than the {MAX_CELLS:,} cells ctadesk reads", file=path, sheet=worksheet.title)
+    rows, cells = [], 0
+    for row in worksheet.iter_rows(values_only=True):
+        cells += max(len(row), 1)
+        if cells > MAX_CELLS:
+            raise FileFormatError(f"the sheet holds more than the {MAX_CELLS:,} cells ctadesk reads", file=path,
+                                  sheet=worksheet.title)
+        rows.append(row)
+    return rows
 
 
 def read_microdata(path: str | Path, spec: MicrodataSpec, **options) -> Microdata:

@@ -4,6 +4,13 @@ Columns are read as plain arrays (pyreadstat's dict output, no pandas) and go
 through ctadesk.io.microdata.microdata_from_columns like CSV and xlsx
 microdata.  Value labels become the category labels shown for the codes; with
 ``codes_from_labels`` the labels themselves are the codes.
+
+Files are untrusted input: at most MAX_VALUES values (records x variables read)
+are read -- refused from the record count the file declares before reading, and
+a file that declares none (or too few) is cut there -- so a compressed .zsav or
+.sas7bdat cannot unpack without bound; text that is not in the file's declared
+encoding is read as cp1252 (old SPSS and Stata files are in the Windows
+encoding); a damaged file is one line naming it.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +27,8 @@ from ctadesk.io.errors import FileFormatError
 from ctadesk.io.microdata import MicrodataSpec, _code_text, microdata_from_columns
 
 READERS = {".sav": "read_sav", ".zsav": "read_sav", ".dta": "read_dta", ".sas7bdat": "read_sas7bdat"}
+#: the most values (records x variables read) read from one file
+MAX_VALUES = 20_000_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,8 +48,6 @@ class StatFileColumns:
 
 def read_statfile_columns(path: str | Path, usecols: list[str] | None = None) -> StatFileColumns:
     """All (or the named) variables of a .sav/.zsav/.dta/.sas7bdat file."""
-    import pyreadstat
-
     path = Path(path)
     reader = READERS.get(path.suffix.lower())
     if reader is None:
@@ -47,24 +55,45 @@ def read_statfile_columns(path: str | Path, usecols: list[str] | None = None) ->
                               f"({', '.join(READERS)})", file=path)
     if not path.exists():
         raise FileFormatError("file not found", file=path)
-    read = getattr(pyreadstat, reader)
-    try:
-        try:
-            data, meta = read(str(path), usecols=usecols, output_format="dict")
-        except UnicodeDecodeError:  # text not in UTF-8: old Stata files are in the Windows encoding
-            data, meta = read(str(path), usecols=usecols, output_format="dict", encoding="WINDOWS-1252")
-    except pyreadstat.ReadstatError as error:
-        raise FileFormatError(f"cannot be read ({error})", file=path) from None
-    except pyreadstat.PyreadstatError as error:
-        raise FileFormatError(str(error), file=path) from None
-    except UnicodeDecodeError:
-        raise FileFormatError("cannot be read (its text is neither UTF-8 nor cp1252)", file=path) from None
+    _, meta = _read(reader, path, metadataonly=True)
+    records = MAX_VALUES // max(len(usecols) if usecols else meta.number_columns or 1, 1)
+    if (meta.number_rows or 0) > records:
+        raise _too_large(path, records)
+    data, meta = _read(reader, path, usecols=usecols, output_format="dict", row_limit=records + 1)
+    if any(len(values) > records for values in data.values()):
+        raise _too_large(path, records)
     value_labels = {}
     for name, labels in (meta.variable_value_labels or {}).items():
         value_labels[name] = {_code_text(_plain(code)): str(label) for code, label in labels.items()}
     variable_labels = dict(zip(meta.column_names, [label or "" for label in meta.column_labels]))
     return StatFileColumns(path, {name: np.asarray(values) for name, values in data.items()},
                            value_labels, variable_labels)
+
+
+def _read(reader: str, path: Path, **options: object) -> tuple[Any, Any]:
+    """pyreadstat's reader on path: (data, metadata); text that does not decode in the file's
+    encoding is read again as cp1252; every failure a FileFormatError naming the file."""
+    import pyreadstat
+
+    read = getattr(pyreadstat, reader)
+    try:
+        try:
+            return read(str(path), **options)
+        except (UnicodeDecodeError, pyreadstat.ReadstatError) as error:
+            if not isinstance(error, UnicodeDecodeError) and "encoding" not in str(error):
+                raise
+            return read(str(path), encoding="WINDOWS-1252", **options)
+    except pyreadstat.ReadstatError as error:
+        raise FileFormatError(f"cannot be read ({error})", file=path) from None
+    except (pyreadstat.PyreadstatError, OSError) as error:
+        raise FileFormatError(str(error), file=path) from None
+    except UnicodeDecodeError:
+        raise FileFormatError("cannot be read (its text is neither UTF-8 nor cp1252)", file=path) from None
+
+
+def _too_large(path: Path, records: int) -> FileFormatError:
+    return FileFormatError(f"more than {records:,} records of the variables read, beyond the {MAX_VALUES:,} "
+                           "values ctadesk reads", file=path)
 
 
 def read_statfile_microdata(path: str | Path, spec: MicrodataSpec,

@@ -1,5 +1,6 @@
 """tau-argus tabular input: `.tab` data with its `.rda` metadata, `.cdl` labels,
-and writing a `.tab` back with adjusted values (format: shared/formats/TAUARGUS.md).
+and writing a release `.tab` (codes and adjusted values) with its `.rda`
+(format: shared/formats/TAUARGUS.md).
 
 A `.tab` line is one cell: the codes of the spanning variables (the `<TOTCODE>`
 for a total), then the other variables in the order the `.rda` lists them:
@@ -7,16 +8,28 @@ response value, `<FREQUENCY>`, `<SHADOW>`, `<COSTVAR>`, `<MAXSCORE>` top
 contributions (largest first), `<STATUS>` (S safe, U unsafe, P protected, E
 empty; renamed by `<SAFE>` `<UNSAFE>` `<PROTECT>`), `<LOWERPL>` and `<UPPERPL>`.
 Decimal commas are read; numbers must be finite, frequencies whole.  Files are
-decoded as ctadesk.io.text decides (UTF-8, else cp1252).  Hierarchies come from
-`<HIERCODELIST>` .hrc files (ctadesk.io.hierarchy.read_hrc).  Relations the
-values break are reported; `make_additive` recomputes totals from the inner
-cells when the user asks.
+decoded as ctadesk.io.text decides (UTF-8, else cp1252) and may be at most
+MAX_BYTES long.  Hierarchies come from `<HIERCODELIST>` .hrc files
+(ctadesk.io.hierarchy.read_hrc).  Relations the values break are reported;
+`make_additive` recomputes totals from the inner cells when the user asks.
+
+The cells read as tau-argus reads them (manual §4.4.3, "Specify | Metafile [for
+tabular data]"; §4.4.4 for the shadow):
+* codes are trimmed: tau-argus right-aligns codes, so " 1", "1" and a
+  right-justified "      Total" (rtauargus's fixed-width files) are the codes
+  "1" and "Total", in the .tab and in the .hrc alike;
+* without a `<FREQUENCY>` variable each cell listed is one contribution
+  (frequency 1; cells the file does not list or marks empty: 0);
+* the `<SHADOW>` variable is the one the safety rules apply to: its totals go
+  into the statistics (CellStatistics.shadow) with the `<MAXSCORE>` top
+  contributions, which are the shadow's.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import shlex
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +39,7 @@ from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension, TableStructure
 from ctadesk.engine.tabulated import CellStatistics
 from ctadesk.io.cells import CellLocator
+from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.hierarchy import read_hrc
 from ctadesk.io.numbers import finite_values, not_a_number, parse_number
@@ -84,7 +98,7 @@ def read_rda(path: str | Path) -> RdaMetadata:
     variables: list[RdaVariable] = []
     options: dict[str, list[str]] = {}
     separator = None
-    for row, line in enumerate(read_lines(path), start=1):
+    for row, line in enumerate(read_lines(path, max_bytes=MAX_BYTES), start=1):
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         try:
@@ -125,7 +139,7 @@ def _check_decimals(variable: RdaVariable, path: Path, row: int) -> None:
 def read_cdl(path: str | Path) -> dict[str, str]:
     """A codelist: `code,label` per line -> {code: label} (codes keep their leading spaces)."""
     labels = {}
-    for row, line in enumerate(read_lines(path), start=1):
+    for row, line in enumerate(read_lines(path, max_bytes=MAX_BYTES), start=1):
         if not line.strip():
             continue
         code, sep, label = line.partition(",")
@@ -148,7 +162,7 @@ class NonAdditiveRelation:
 class TauArgusTable:
     """A table read from a .tab file (all arrays per cell, C order of structure).
 
-    statistics   values, frequencies and top contributions (for the safety rules)
+    statistics   values, frequencies, top contributions and shadow (for the safety rules)
     status       S safe, U unsafe, P protected, E empty
     lines        the .tab line (1-based) of each cell, 0 if the file did not list it
     labels       per dimension, code -> label from its .cdl codelist
@@ -220,100 +234,183 @@ def read_tab(path: str | Path, rda: str | Path | None = None) -> TauArgusTable:
         if len(fields) != n_fields:
             raise FileFormatError(f"{len(fields)} fields, the metadata describes {n_fields} "
                                   f"({', '.join(v.name for v in metadata.variables)})", file=path, row=row)
-    decimal_comma = (metadata.separator != ","
-                     and any("," in f for _, fields in records for f in fields[len(spanning):]))
+    structure, labels, messages = _structure(metadata, records)
+    cells = _read_cells(path, metadata, structure, records)
+    missing = int((cells.lines == 0).sum())
+    if missing:
+        messages.append(f"{missing} cell(s) not in the file were taken as empty (0)")
+    return TauArgusTable(path, metadata, structure, _statistics(metadata, cells), cells.column("SHADOW"),
+                         cells.column("COSTVAR"), cells.status, cells.column("LOWERPL"), cells.column("UPPERPL"),
+                         cells.lines, labels, tuple(messages))
+
+
+def _structure(metadata: RdaMetadata, records: list[tuple[int, list[str]]]
+               ) -> tuple[TableStructure, tuple[dict[str, str], ...], list[str]]:
+    """The table the spanning variables' codes make, their codelists and notes on codes."""
     messages: list[str] = []
     dimensions, labels = [], []
     try:
-        for d, variable in enumerate(spanning):
-            codes = [fields[d] for _, fields in records]
-            dimension, note = _dimension(variable, codes, metadata.path.parent)
+        for d, variable in enumerate(metadata.spanning):
+            dimension, note = _dimension(variable, [fields[d] for _, fields in records], metadata.path.parent)
             dimensions.append(dimension)
             messages += note
             labels.append(_codelist(variable, metadata.path.parent))
-        structure = TableStructure(tuple(dimensions))
+        return TableStructure(tuple(dimensions)), tuple(labels), messages
     except ProblemError as error:
         raise FileFormatError(str(error), file=metadata.path) from None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Cells:
+    """The numbers and statuses of a .tab, per cell of the structure (0 and E where not listed)."""
+
+    others: list[RdaVariable]
+    columns: dict[str, np.ndarray]
+    status: np.ndarray
+    lines: np.ndarray
+
+    def column(self, keyword: str) -> np.ndarray | None:
+        """The values of the first variable with `keyword`, or None."""
+        found = [v.name for v in self.others if v.has(keyword)]
+        return self.columns[found[0]] if found else None
+
+
+def _read_cells(path: Path, metadata: RdaMetadata, structure: TableStructure,
+                records: list[tuple[int, list[str]]]) -> _Cells:
+    """Every line's numbers and status, put in the line's cell."""
+    n_codes = len(metadata.spanning)
+    others = [v for v in metadata.variables if not v.has("RECODEABLE")]
+    decimal_comma = (metadata.separator != ","
+                     and any("," in f for _, fields in records for f in fields[n_codes:]))
     locator = CellLocator(structure, path)
-    lines = locator.lines
-    n = structure.n_cells
-    columns = {v.name: np.zeros(n) for v in others}
-    status = np.full(n, STATUS_EMPTY, dtype="<U1")
+    columns = {v.name: np.zeros(structure.n_cells) for v in others}
+    status = np.full(structure.n_cells, STATUS_EMPTY, dtype="<U1")
     status_codes = metadata.status_codes()
     for row, fields in records:
-        i = locator.locate(fields[:len(spanning)], row)
-        for variable, text in zip(others, fields[len(spanning):]):
+        i = locator.locate(fields[:n_codes], row)
+        for variable, text in zip(others, fields[n_codes:]):
             if variable.has("STATUS"):
-                if text.strip() not in status_codes:
-                    raise FileFormatError(f"status '{text}' is not one of {', '.join(status_codes)}",
-                                          file=path, row=row)
-                status[i] = status_codes[text.strip()]
-                continue
-            number = parse_number(text, decimal_comma) if text.strip() else 0.0
-            if number is None:
-                raise FileFormatError(f"{variable.name} {not_a_number(text, decimal_comma)}", file=path, row=row)
-            if variable.has("FREQUENCY") and not (number >= 0 and number.is_integer() and number < 2**53):
-                raise FileFormatError(f"{variable.name} '{text}' must be a whole number, 0 or more",
-                                      file=path, row=row)
-            columns[variable.name][i] = number
-    missing = int((lines == 0).sum())
-    if missing:
-        messages.append(f"{missing} cell(s) not in the file were taken as empty (0)")
+                status[i] = _status(text, status_codes, path, row)
+            else:
+                columns[variable.name][i] = _number(variable, text, decimal_comma, path, row)
+    if not any(v.has("STATUS") for v in others):
+        status[locator.lines > 0] = STATUS_SAFE
+    return _Cells(others, columns, status, locator.lines)
 
-    def column(keyword: str) -> np.ndarray | None:
-        found = [v.name for v in others if v.has(keyword)]
-        return columns[found[0]] if found else None
 
-    response = [v.name for v in others if v.has("NUMERIC") and len(v.options) <= 2
+def _status(text: str, status_codes: dict[str, str], path: Path, row: int) -> str:
+    if text.strip() not in status_codes:
+        raise FileFormatError(f"status '{text}' is not one of {', '.join(status_codes)}", file=path, row=row)
+    return status_codes[text.strip()]
+
+
+def _number(variable: RdaVariable, text: str, decimal_comma: bool, path: Path, row: int) -> float:
+    """A field as a finite number (empty: 0); a frequency must be whole and not negative."""
+    number = parse_number(text, decimal_comma) if text.strip() else 0.0
+    if number is None:
+        raise FileFormatError(f"{variable.name} {not_a_number(text, decimal_comma)}", file=path, row=row)
+    if variable.has("FREQUENCY") and not (number >= 0 and number.is_integer() and number < 2**53):
+        raise FileFormatError(f"{variable.name} '{text}' must be a whole number, 0 or more", file=path, row=row)
+    return number
+
+
+def _statistics(metadata: RdaMetadata, cells: _Cells) -> CellStatistics:
+    """What the safety rules read: the response, the frequency (1 per listed cell without a
+    `<FREQUENCY>` variable, manual §4.4.3), the `<MAXSCORE>` top contributions and the
+    shadow they belong to (manual §4.4.4)."""
+    response = [v.name for v in cells.others if v.has("NUMERIC") and len(v.options) <= 2
                 and not any(v.has(k) for k in ("SHADOW", "COSTVAR", "LOWERPL", "UPPERPL"))]
     if not response:
         raise FileFormatError("the metadata lists no response variable (<NUMERIC>)", file=metadata.path)
-    frequency = column("FREQUENCY")
-    top = np.column_stack([columns[v.name] for v in others if v.has("MAXSCORE")] or [np.zeros((n, 0))])
-    if not any(v.has("STATUS") for v in others):
-        status[lines > 0] = STATUS_SAFE
-    statistics = CellStatistics(columns[response[0]], np.zeros(n, np.int64) if frequency is None
-                                else frequency.astype(np.int64), top)
-    return TauArgusTable(path, metadata, structure, statistics, column("SHADOW"), column("COSTVAR"), status,
-                         column("LOWERPL"), column("UPPERPL"), lines, tuple(labels), tuple(messages))
+    frequency = cells.column("FREQUENCY")
+    if frequency is None:
+        frequency = cells.status != STATUS_EMPTY
+    n = cells.status.size
+    top = np.column_stack([cells.columns[v.name] for v in cells.others if v.has("MAXSCORE")] or [np.zeros((n, 0))])
+    return CellStatistics(cells.columns[response[0]], frequency.astype(np.int64), top,
+                          shadow=cells.column("SHADOW"))
 
 
 def write_tab(path: str | Path, table: TauArgusTable, values: np.ndarray) -> Path:
-    """Write `table`'s .tab again with `values` as its response values (and shadow values),
-    every other field as it was, in the file's own separator and decimal mark."""
+    """Write the protected table as a release: a `.tab` with the spanning codes and `values`
+    as the response variable, and beside it the `.rda` that describes it (same name).
+
+    Everything else of the source file is left out: frequencies, shadow and cost values, top
+    contributions, statuses and protection levels carry original values or single out the
+    sensitive cells.  Lines keep the source's order, codes and decimal mark; codelists and
+    hierarchy files the spanning variables name are copied beside the new `.rda` when missing.
+    """
     path = Path(path)
     values = finite_values(values, "values", path)
     if values.shape != table.values.shape:
         raise FileFormatError(f"{values.size} values for a table of {table.values.size} cells", file=path)
     metadata = table.metadata
+    rda = path.with_suffix(".rda")
+    if _same_file(path, table.path) or _same_file(rda, metadata.path):
+        raise FileFormatError("the release would overwrite the source .tab or .rda; choose another name",
+                              file=path)
     spanning = metadata.spanning
-    others = [v for v in metadata.variables if not v.has("RECODEABLE")]
+    response = _release_response(metadata)
     separator = metadata.separator or ";"
     records = dict(_records(table.path, separator))
     decimal_comma = separator != "," and any("," in f for fields in records.values()
                                              for f in fields[len(spanning):])
-    replace = {k for k, v in enumerate(others) if v.has("SHADOW")
-               or (v.has("NUMERIC") and len(v.options) <= 2
-                   and not any(v.has(x) for x in ("COSTVAR", "LOWERPL", "UPPERPL")))}
+    decimals = int(response.option("DECIMALS", "2"))
     out = []
     for i in np.argsort(np.where(table.lines > 0, table.lines, np.iinfo(np.int64).max), kind="stable"):
         if not table.lines[i]:
             continue
-        fields = list(records[int(table.lines[i])])
-        for k in replace:
-            decimals = int(others[k].option("DECIMALS", "2"))
-            text = f"{values[i]:.{decimals}f}"
-            fields[len(spanning) + k] = text.replace(".", ",") if decimal_comma else text
-        codes = [f'"{code}"' for code in fields[:len(spanning)]]
-        out.append(separator.join(codes + fields[len(spanning):]))
+        codes = [f'"{code}"' for code in records[int(table.lines[i])][:len(spanning)]]
+        text = f"{values[i]:.{decimals}f}"
+        out.append(separator.join([*codes, text.replace(".", ",") if decimal_comma else text]))
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    rda.write_text(_release_rda(separator, spanning, response), encoding="utf-8")
+    _copy_code_files(spanning, metadata.path.parent, rda.parent)
     return path
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    return first.exists() and second.exists() and first.resolve() == second.resolve()
+
+
+def _release_response(metadata: RdaMetadata) -> RdaVariable:
+    """The response variable of a .tab (the first plain `<NUMERIC>`), as read_tab takes it."""
+    for variable in metadata.variables:
+        if (variable.has("NUMERIC") and len(variable.options) <= 2
+                and not any(variable.has(k) for k in ("SHADOW", "COSTVAR", "LOWERPL", "UPPERPL"))):
+            return variable
+    raise FileFormatError("the metadata lists no response variable (<NUMERIC>)", file=metadata.path)
+
+
+def _release_rda(separator: str, spanning: list[RdaVariable], response: RdaVariable) -> str:
+    """An .rda listing the spanning variables with all their options, then the response."""
+    def quoted(text: str) -> str:
+        return text if text.replace(".", "", 1).isdigit() else '"' + text.replace('"', "") + '"'
+
+    lines = [f'   <SEPARATOR> {quoted(separator)}']
+    for variable in spanning:
+        lines.append(" ".join([variable.name, *(f'"{t}"' for t in variable.position)]))
+        lines += [f"    <{keyword}>" + "".join(f" {quoted(a)}" for a in arguments)
+                  for keyword, arguments in variable.options.items()]
+    lines += [response.name, "    <NUMERIC>", f"    <DECIMALS> {response.option('DECIMALS', '2')}"]
+    return "\n".join(lines) + "\n"
+
+
+def _copy_code_files(spanning: list[RdaVariable], source: Path, target: Path) -> None:
+    """Copy the codelists and hierarchy files the variables name into target, unless there already."""
+    if source.resolve() == target.resolve():
+        return
+    for variable in spanning:
+        for keyword in ("CODELIST", "HIERCODELIST"):
+            name = variable.option(keyword)
+            if name and not (target / name).exists():
+                shutil.copyfile(_find(source, name), target / name)
 
 
 # ------------------------------------------------------------------ helpers
 def _records(path: Path, separator: str) -> list[tuple[int, list[str]]]:
     """The non-blank records of a .tab file with the line each starts on."""
-    return [(row, fields) for row, fields in csv_records(read_lines(path), separator, path)
+    return [(row, fields) for row, fields in csv_records(read_lines(path, max_bytes=MAX_BYTES), separator, path)
             if any(f.strip() for f in fields)]
 
 
@@ -329,21 +426,32 @@ def _find(directory: Path, name: str) -> Path:
 
 
 def _dimension(variable: RdaVariable, codes: list[str], directory: Path) -> tuple[Dimension, list[str]]:
-    total = variable.option("TOTCODE", DEFAULT_TOTAL)
+    """The variable's codes, trimmed (tau-argus right-aligns codes), under its `<TOTCODE>`:
+    its .hrc hierarchy, or flat in the order of the file."""
+    total = variable.option("TOTCODE", DEFAULT_TOTAL).strip()
+    codes = [code.strip() for code in codes]
     seen = list(dict.fromkeys(code for code in codes if code != total))
-    if variable.has("HIERARCHICAL") and variable.option("HIERCODELIST"):
-        hierarchy = read_hrc(_find(directory, variable.option("HIERCODELIST")), variable.name,
-                             lead=variable.option("HIERLEADSTRING", "@"), total=total)
-        known = set(hierarchy.codes) | {c.strip() for c in hierarchy.codes}
-        extra = [code for code in seen if code not in known and code.strip() not in known]
-        if not extra:
-            return hierarchy, []
-        root = int(np.flatnonzero(hierarchy.parents < 0)[0])
-        dimension = Dimension(variable.name, hierarchy.codes + tuple(extra),
-                              np.r_[hierarchy.parents, np.full(len(extra), root)])
-        return dimension, [f"{variable.name}: code(s) {', '.join(repr(c) for c in extra)} are not in "
-                           f"{variable.option('HIERCODELIST')}; placed directly under {total}"]
-    return Dimension.flat(variable.name, seen, total=total, total_first=bool(codes) and codes[0] == total), []
+    if not (variable.has("HIERARCHICAL") and variable.option("HIERCODELIST")):
+        return Dimension.flat(variable.name, seen, total=total, total_first=bool(codes) and codes[0] == total), []
+    hierarchy = _hierarchy(variable, directory, total)
+    extra = [code for code in seen if code not in hierarchy.codes]
+    if not extra:
+        return hierarchy, []
+    root = int(np.flatnonzero(hierarchy.parents < 0)[0])
+    dimension = Dimension(variable.name, hierarchy.codes + tuple(extra),
+                          np.r_[hierarchy.parents, np.full(len(extra), root)])
+    return dimension, [f"{variable.name}: code(s) {', '.join(repr(c) for c in extra)} are not in "
+                       f"{variable.option('HIERCODELIST')}; placed directly under {total}"]
+
+
+def _hierarchy(variable: RdaVariable, directory: Path, total: str) -> Dimension:
+    """The variable's `<HIERCODELIST>` hierarchy with its codes trimmed."""
+    path = _find(directory, variable.option("HIERCODELIST"))
+    hierarchy = read_hrc(path, variable.name, lead=variable.option("HIERLEADSTRING", "@"), total=total)
+    try:
+        return Dimension(variable.name, tuple(code.strip() for code in hierarchy.codes), hierarchy.parents)
+    except ProblemError as error:
+        raise FileFormatError(str(error), file=path) from None
 
 
 def _codelist(variable: RdaVariable, directory: Path) -> dict[str, str]:

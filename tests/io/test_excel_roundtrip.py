@@ -50,7 +50,7 @@ def test_round_trip_gives_adjusted_values_in_the_same_layout(tmp_path, name):
     table = import_table(source)
     problem, result = protect(table.values, table.structure.relations(), table.structure.inner_mask())
     assert problem.n_sensitive >= 2
-    target = export_workbook(tmp_path / "out.xlsx", [table], [result.values], [problem.sensitive])
+    target = export_workbook(tmp_path / "out.xlsx", [table], [result.values], [problem.sensitive]).path
 
     again = import_table(target, table.sheet)
     np.testing.assert_allclose(again.values, result.values, rtol=1e-12)
@@ -66,10 +66,11 @@ def test_round_trip_gives_adjusted_values_in_the_same_layout(tmp_path, name):
     assert all(formats_out[k] == books.NUMBER_FORMAT for k in formats_out if k not in labels_in)
 
 
-def test_sensitive_cells_are_shaded_and_explained(tmp_path):
+def test_sensitive_cells_are_shaded_and_explained_in_the_internal_workbook(tmp_path):
     table = import_table(books.flat_book(tmp_path / "in.xlsx"))
     problem, result = protect(table.values, table.structure.relations(), table.structure.inner_mask())
-    target = export_workbook(tmp_path / "out.xlsx", [table], [result.values], [problem.sensitive])
+    target = export_workbook(tmp_path / "out.xlsx", [table], [result.values], [problem.sensitive],
+                             internal=True).path
     ws = openpyxl.load_workbook(target)[table.sheet]
     shaded = sorted(c.coordinate for row in ws.iter_rows() for c in row if c.fill.fgColor.rgb == "FFF8CBAD")
     expected = sorted(openpyxl.utils.get_column_letter(table.cell_position(i)[1] + 1)
@@ -89,7 +90,7 @@ def test_two_linked_sheets_share_their_region_totals_and_stay_consistent(tmp_pat
     problem, result = protect(values, linked.relations(), inner)
     per_table = linked.scatter(result.values)
     sensitive = [linked.table_indices(problem.sensitive, k) for k in range(len(tables))]
-    target = export_workbook(tmp_path / "out.xlsx", tables, per_table, sensitive)
+    target = export_workbook(tmp_path / "out.xlsx", tables, per_table, sensitive).path
 
     again = import_workbook(target, [t.sheet for t in tables])
     for table, expected in zip(again, per_table):
@@ -130,7 +131,7 @@ def test_release_workbook_holds_no_original_value_of_a_sensitive_cell_anywhere(t
     assert np.all(np.abs(result.values[problem.sensitive] - original) > 0.2 * original)
     report = ExportReport.from_result(result, table.values, problem.sensitive, {"protection": "25 %"})
     target = export_workbook(tmp_path / "release.xlsx", [table], [result.values], [problem.sensitive],
-                             report=report)
+                             report=report).path
 
     released = openpyxl.load_workbook(target)
     assert released.sheetnames == ["Turnover", "Quality", "Method", "Log"]
@@ -155,7 +156,7 @@ def test_internal_workbook_holds_originals_and_differences_clearly_named(tmp_pat
     table = import_table(books.flat_book(tmp_path / "in.xlsx"))
     problem, result = protect(table.values, table.structure.relations(), table.structure.inner_mask())
     target = export_workbook(tmp_path / "internal.xlsx", [table], [result.values], [problem.sensitive],
-                             internal=True)
+                             internal=True).path
     assert openpyxl.load_workbook(target).sheetnames == [
         "Turnover", "Turnover ORIGINAL", "Turnover DIFFERENCE", "Quality", "Method", "Log"]
     original = import_table(target, "Turnover ORIGINAL")
@@ -174,7 +175,7 @@ def test_text_that_looks_like_a_formula_is_written_as_text(tmp_path):
     wb["Turnover"]["A16"] = "@mention"
     wb.save(source)
     table = import_table(source)
-    target = export_workbook(tmp_path / "out.xlsx", [table], [table.values], [np.zeros(0, int)])
+    target = export_workbook(tmp_path / "out.xlsx", [table], [table.values], [np.zeros(0, int)]).path
     ws = openpyxl.load_workbook(target)["Turnover"]
     assert ws["A14"].value == "=HYPERLINK(\"http://x\")" and ws["A14"].data_type == "s"
     assert ws["A15"].data_type == "s" and ws["A16"].data_type == "s"

@@ -47,13 +47,13 @@ def test_pp_tab_reads_hierarchy_values_with_decimal_comma_and_statistics():
     table = read_tab(PP)
     size, region = table.structure.dimensions
     assert table.structure.shape == (9, 18)
-    assert size.codes[:3] == ("Total", " 2", " 4")
+    assert size.codes[:3] == ("Total", "2", "4")  # codes trimmed as tau-argus does (" 2" is "2")
     nr = region.index("Nr")
-    assert [region.codes[k] for k in np.flatnonzero(region.parents == nr)] == [" 1", " 2", " 3"]
+    assert [region.codes[k] for k in np.flatnonzero(region.parents == nr)] == ["1", "2", "3"]
     i = cell(table, "Total", "Total")
     assert table.values[i] == 16847646.84 and table.statistics.freq[i] == 42723
     assert table.statistics.top[i].tolist() == [175677.0, 141482.0]
-    j = cell(table, " 9", " 4")
+    j = cell(table, "9", "4")
     assert table.status[j] == "U" and table.upper_protection[j] == 1288.15
     assert (table.status == "U").sum() == 9
     assert table.labels[1][" 1"] == "Groningen" and table.labels[1]["Zd"] == "South"
@@ -69,7 +69,7 @@ def test_codes_missing_from_the_hierarchy_are_reported_and_placed_under_the_tota
 def test_pp_tab_non_additive_relations_are_reported_with_their_difference():
     broken = read_tab(PP).non_additive()
     labels = {relation.label: relation.difference for relation in broken}
-    assert labels["Region=Total = sum of its parts at Size= 4"] == pytest.approx(1.0)  # 25 vs 24
+    assert labels["Region=Total = sum of its parts at Size=4"] == pytest.approx(1.0)  # 25 vs 24
     assert len(broken) == 3
 
 
@@ -77,27 +77,24 @@ def test_pp_tab_made_additive_on_request_recomputes_the_totals():
     table = read_tab(PP)
     additive, changed = table.make_additive()
     assert additive.non_additive() == []
-    assert additive.values[cell(table, " 4", "Total")] == 24.0
-    assert cell(table, " 4", "Total") in changed and len(changed) == 4
-    assert table.values[cell(table, " 4", "Total")] == 25.0  # the original is left alone
+    assert additive.values[cell(table, "4", "Total")] == 24.0
+    assert cell(table, "4", "Total") in changed and len(changed) == 4
+    assert table.values[cell(table, "4", "Total")] == 25.0  # the original is left alone
 
 
-def test_pp_problem_protects_the_unsafe_cells_and_writes_back_a_tab(tmp_path):
+def test_pp_problem_protects_the_unsafe_cells_and_writes_back_a_release_tab(tmp_path):
     table, _ = read_tab(PP).make_additive()
     problem = table.problem()
     assert problem.n_sensitive == 9
     result = solve(problem, "milp")  # empty cells are fixed; the LP's sense heuristic finds no table here
     assert result.protected
     written = write_tab(tmp_path / "adjusted.tab", table, result.values)
-    shutil.copy(EXAMPLES / "pp.rda", tmp_path / "adjusted.rda")
-    shutil.copy(EXAMPLES / "region2.hrc", tmp_path)
-    shutil.copy(EXAMPLES / "region.cdl", tmp_path)
-    again = read_tab(written)
-    np.testing.assert_allclose(again.values, result.values, atol=0.005)
-    np.testing.assert_array_equal(again.status, table.status)
-    np.testing.assert_array_equal(again.statistics.top, table.statistics.top)
+    again = read_tab(written)  # with the adjusted.rda written beside it (and the codelists copied)
+    listed = table.lines > 0
+    np.testing.assert_allclose(again.values[listed], result.values[listed], atol=0.005)
+    assert set(again.status[listed]) == {"S"} and again.statistics.top.shape == (table.values.size, 0)
     first = written.read_text().splitlines()[0]
-    assert first.startswith('"Total";"Total";') and first.endswith(";S;0,01;0,01")
+    assert first.startswith('"Total";"Total";') and first.count(";") == 2  # codes and the value only
 
 
 def test_codelist_keeps_codes_and_labels():

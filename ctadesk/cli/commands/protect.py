@@ -1,5 +1,6 @@
-"""`ctadesk protect MICRODATA ...`: microdata -> table -> safety rules -> CTA ->
-the adjusted table (CSV or JSON)."""
+"""`ctadesk protect MICRODATA ...`: microdata -> table -> safety rules -> CTA (protection levels
+secretly widened unless --no-widen) -> the adjusted table (CSV or JSON), and release and
+internal workbooks on request."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 import numpy as np
 
 from ctadesk.cli.commands.rules import add_table_arguments, build_table, cell_records, write_records
+from ctadesk.cli.release import add_release_arguments, solve_published, write_workbooks
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.rules import to_problem
@@ -32,19 +34,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cta.add_argument("--gap", type=float, default=1e-4, metavar="G", help="relative MIP gap (default 1e-4)")
     cta.add_argument("--log", action="store_true", help="echo the solver log to stderr")
     parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
+    add_release_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctadesk.engine.solvers import solve
-
     if args.time_limit <= 0 or not 0 <= args.gap < 1:
         raise CTAError("--time-limit must be positive and --gap in [0, 1)")
     structure, stats, rules, result = build_table(args)
     problem = to_problem(structure, stats, result, rules, weights=args.cell_weights,
                          nonnegative=False if args.allow_negative else None)
     on_log = (lambda line: print(line, file=sys.stderr)) if args.log else None
-    solved = solve(problem, args.method, SolveOptions(time_limit=args.time_limit, gap=args.gap, on_log=on_log))
+    options = SolveOptions(time_limit=args.time_limit, gap=args.gap, on_log=on_log)
+    solved, widening = solve_published(problem, args.method, options, args)
     if solved.values is None:
         raise CTAError(f"no protected table: {solved.message}")
     records = cell_records(structure, stats, rules, result)
@@ -53,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         record["adjusted"] = float(adjusted)
         record["change"] = float(adjusted - original)
     write_records(records, args.output)
+    write_workbooks(args, structure, problem, solved, widening, {"cell weights": args.cell_weights})
     changed = int(np.count_nonzero(np.abs(solved.values - problem.values) > 1e-9))
     print(f"{structure.n_cells} cells, {problem.n_sensitive} unsafe, {changed} changed; "
           f"{solved.status.value}, weighted absolute change {solved.objective:g}"

@@ -1,6 +1,11 @@
 """`ctadesk rules INPUT ...`: apply safety rules to a table built from microdata
 (CSV, xlsx, SPSS, Stata, SAS) or read from a tau-argus .tab with its contributions,
-and write every cell's status and protection levels (CSV or JSON)."""
+and write every cell's status and protection levels (CSV or JSON).
+
+A .tab is read as tau-argus reads it (ctadesk.io.tauargus): its shadow variable,
+when it names one, is what the dominance and p%/(p,q) rules apply to.  A cell
+several rules flag gets tau-argus's protection level unless --largest-level
+(ctadesk.engine.rules)."""
 
 from __future__ import annotations
 
@@ -79,6 +84,9 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
     rules.add_argument("--lower-ratio", type=float, default=1.0, metavar="R",
                        help="lower protection = R x upper (default 1: symmetric)")
     rules.add_argument("--unweighted-rules", action="store_true", help="ignore sampling weights in the rules")
+    rules.add_argument("--largest-level", action="store_true",
+                       help="a cell several rules flag gets the largest of their protection levels (default: "
+                            "tau-argus's, the dominance/p%% level, a safety range only where that is 0)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -100,7 +108,7 @@ def safety_rules(args: argparse.Namespace) -> SafetyRules:
         holding_pq=tuple(args.holding_pq), zero_unsafe=args.zero_unsafe, zero_safety_range=args.zero_range,
         request_percent=args.request_percent, request_safety_range=args.request_range,
         manual_safety_range=args.manual_range, apply_weights=not args.unweighted_rules,
-        lower_ratio=args.lower_ratio)
+        lower_ratio=args.lower_ratio, level_combination="largest" if args.largest_level else "tau-argus")
 
 
 def _manual_cells(structure: TableStructure, specs: list[str]) -> list[int]:

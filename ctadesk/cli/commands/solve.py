@@ -1,4 +1,5 @@
-"""`ctadesk solve INSTANCE.jj --method ...`: run one CTA method on a JJ instance."""
+"""`ctadesk solve INSTANCE.jj --method ...`: run one CTA method on a JJ instance (protection
+levels secretly widened unless --no-widen), optionally writing release and internal workbooks."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 
 import numpy as np
 
+from ctadesk.cli.release import add_release_arguments, solve_published, write_workbooks
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.weights import inverse_weights
@@ -38,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", metavar="OUT.json", help="write the result as JSON")
     parser.add_argument("--sol", metavar="OUT.sol", help="write the adjusted table in RCTA .sol layout")
     parser.add_argument("--log", action="store_true", help="echo the solver log to stderr")
+    add_release_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -77,10 +80,16 @@ def result_json(result: CTAResult, seconds: float, quality: dict | None = None) 
     }
 
 
+def _release_settings(args: argparse.Namespace) -> dict[str, str]:
+    """The options a release workbook names (a weights file by what it is, not by its path)."""
+    weights = args.weights if args.weights in ("unit", "inverse", "file-costs") else "from a file"
+    return {"weights": weights, "preserve": args.preserve or "nothing"}
+
+
 def run(args: argparse.Namespace) -> int:
     from ctadesk.engine.quality import preserve, quality_report
-    from ctadesk.engine.solvers import solve
     from ctadesk.io.jj import read_jj, read_weights, write_sol
+    from ctadesk.io.project import guess_structure
 
     start = time.perf_counter()
     problem = read_jj(args.instance).problem
@@ -98,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         problem = preserve(problem, mean="mean" in kept, variance="variance" in kept)
     on_log = (lambda line: print(line, file=sys.stderr)) if args.log else None
     options = SolveOptions(time_limit=args.time_limit, gap=args.gap, threads=args.threads, on_log=on_log)
-    result = solve(problem, args.method, options)
+    result, widening = solve_published(problem, args.method, options, args)
     seconds = time.perf_counter() - start
     if args.json:
         quality = None if result.values is None else quality_report(original, result.values).as_dict()
@@ -106,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
             json.dump(result_json(result, seconds, quality), handle, indent=1)
     if args.sol and result.values is not None:
         write_sol(args.sol, original, result.values)
+    write_workbooks(args, guess_structure(original), original, result, widening, _release_settings(args))
     bound = "" if result.bound is None else f", bound {result.bound:.6g}"
     if result.gap is not None:
         bound += f" (gap {100 * result.gap:.3g} %)"

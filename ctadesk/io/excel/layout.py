@@ -19,16 +19,27 @@ import dataclasses
 import re
 
 from ctadesk.io.excel.workbook import SheetGrid, coordinate
-from ctadesk.io.numbers import ZERO_MARKS, parse_number, uses_decimal_comma
+from ctadesk.io.numbers import Kind, is_bare_integer, is_footnote_flag, number_style, parse_number, read_cell
 
 _TOTAL_WORDS = re.compile(
     r"^(grand\s+)?(sub)?(total|totals|totaal|totale|gesamt|insgesamt|summe|sum|all|ensemble|tot\.?)\b"
     r"|\b(total|totals|totaal|totale|gesamt|insgesamt|summe|sum)$", re.IGNORECASE)
+#: labels of a year's total among its quarters or months ('Year' under '2023')
+_YEAR_TOTALS = re.compile(r"^(year|annual|full\s+year|whole\s+year|year\s+total|annual\s+total|jahr|"
+                          r"jahressumme|ann[ée]e|jaar|jaartotaal|anno|fy)$", re.IGNORECASE)
+_TOTAL_CODES = frozenset({"_T", "_Z_T", "TOT", "TOTAL"})
+#: headers of flag columns (Eurostat-style tables give each value column one)
+_FLAG_HEADERS = re.compile(r"^(flags?|notes?|fn|footnotes?|fu(ss|ß)noten?|status|obs_status|[*])$", re.IGNORECASE)
+_DATA = (Kind.NUMBER, Kind.ZERO, Kind.UNKNOWN)
 
 
 def is_total_label(label: object) -> bool:
-    """Does a label name a total ('Total', 'Total North', 'North total', 'Gesamt', 'All')?"""
-    return isinstance(label, str) and bool(_TOTAL_WORDS.search(label.strip()))
+    """Does a label name a total ('Total', 'Total North', 'North total', 'Gesamt', 'All', a year's
+    'Year' or 'Annual', the code '_T')?"""
+    if not isinstance(label, str):
+        return False
+    text = label.strip()
+    return bool(_TOTAL_WORDS.search(text) or _YEAR_TOTALS.match(text)) or text.upper() in _TOTAL_CODES
 
 
 @dataclasses.dataclass
@@ -43,9 +54,16 @@ class DetectedLayout:
     data_columns    columns holding numbers (one table column each)
     total_rows      data rows that are totals of their group
     total_columns   data columns that are totals of their group
-    decimal_comma   numbers stored as text use a decimal comma
+    decimal_comma   numbers stored as text use a decimal comma (None: the numbers
+                    do not tell; a table needing it is refused until it is set)
     row_name        name of the row variable (the label-area header, or 'Rows')
     column_name     name of the column variable (or 'Columns')
+    code_columns    label columns holding codes of the names in the label column
+                    right of them (code and name make one label; the codes may
+                    give the hierarchy)
+    flag_columns    columns of footnote flags ('e', 'p') beside data columns, left out
+    hidden_rows     rows the workbook hides, left out of the table
+    hidden_columns  columns the workbook hides, left out of the table
     """
 
     sheet: str
@@ -57,9 +75,13 @@ class DetectedLayout:
     data_columns: list[int]
     total_rows: set[int]
     total_columns: set[int]
-    decimal_comma: bool = False
+    decimal_comma: bool | None = False
     row_name: str = "Rows"
     column_name: str = "Columns"
+    code_columns: list[int] = dataclasses.field(default_factory=list)
+    flag_columns: list[int] = dataclasses.field(default_factory=list)
+    hidden_rows: list[int] = dataclasses.field(default_factory=list)
+    hidden_columns: list[int] = dataclasses.field(default_factory=list)
 
     def describe(self) -> str:
         """A few lines saying what was found, in sheet coordinates, for the user to check."""
@@ -69,7 +91,8 @@ class DetectedLayout:
         def cols(items):
             return ", ".join(coordinate(0, c)[:-1] for c in sorted(items)) or "none"
 
-        return "\n".join([
+        mark = {True: "a decimal comma", False: "a decimal point", None: "an undecided decimal mark: choose one"}
+        lines = [
             f"sheet '{self.sheet}'",
             f"title rows: {rows(self.title_rows)}",
             f"header rows: {rows(self.header_rows)}",
@@ -77,96 +100,205 @@ class DetectedLayout:
             f"data rows: {rows(self.data_rows)} (totals: {rows(self.total_rows)})",
             f"group headings: {rows(self.heading_rows)}",
             f"data columns: {cols(self.data_columns)} (totals: {cols(self.total_columns)})",
-            f"numbers use a decimal {'comma' if self.decimal_comma else 'point'}",
-        ])
+            f"numbers use {mark[self.decimal_comma]}",
+        ]
+        if self.code_columns:
+            lines.append(f"code columns: {cols(self.code_columns)} (codes of the names right of them)")
+        if self.flag_columns:
+            lines.append(f"flag columns (left out): {cols(self.flag_columns)}")
+        if self.hidden_rows:
+            lines.append(f"hidden rows (left out): {rows(self.hidden_rows)}")
+        if self.hidden_columns:
+            lines.append(f"hidden columns (left out): {cols(self.hidden_columns)}")
+        return "\n".join(lines)
 
 
-def detect_layout(grid: SheetGrid) -> DetectedLayout:
-    """Find title, header, label and data areas and the totals of a sheet."""
-    n_rows, n_columns = grid.n_rows, grid.n_columns
-    texts = [v for row in grid.values for v in row if isinstance(v, str)]
-    decimal_comma = uses_decimal_comma(texts)
-    number = [[parse_number(v, decimal_comma) is not None for v in row] for row in grid.values]
-    filled = [[_filled(v) for v in row] for row in grid.values]
+@dataclasses.dataclass(frozen=True)
+class _Cells:
+    """Each cell of a sheet classified once.
 
-    first_data_column = _first_data_column(grid, number, filled)
+    kinds   what the cell holds (hidden rows and columns left out read as empty)
+    counts  the cell counts as a number when looking for the data columns: numbers
+            stored as numbers, formulas, and number texts other than bare integers
+            ('01' is a code as often as a number) unless the sheet has no numbers
+            stored as numbers (a CSV file) or the column holds other numbers
+    """
+
+    kinds: list[list[Kind]]
+    counts: list[list[bool]]
+
+    def filled(self, r: int, c: int) -> bool:
+        return self.kinds[r][c] is not Kind.EMPTY
+
+    def datum(self, r: int, c: int) -> bool:
+        return self.kinds[r][c] in _DATA
+
+
+def _classify(grid: SheetGrid, hidden_rows: set[int], hidden_columns: set[int]) -> _Cells:
+    """The cells of grid classified (see _Cells); formulas ctadesk cannot compute are numbers."""
+    kinds = [[Kind.EMPTY if r in hidden_rows or c in hidden_columns
+              else Kind.NUMBER if (r, c) in grid.unreadable else read_cell(v, None).kind
+              for c, v in enumerate(row)] for r, row in enumerate(grid.values)]
+    strong = [[kinds[r][c] is Kind.NUMBER and not is_bare_integer(v) for c, v in enumerate(row)]
+              for r, row in enumerate(grid.values)]
+    stored = any(isinstance(v, (int, float)) and not isinstance(v, bool) for row in grid.values for v in row)
+    column_strong = [any(row[c] for row in strong) for c in range(grid.n_columns)]
+    counts = [[strong[r][c] or (kinds[r][c] is Kind.NUMBER and (not stored or column_strong[c]))
+               for c in range(grid.n_columns)] for r in range(grid.n_rows)]
+    return _Cells(kinds, counts)
+
+
+def detect_layout(grid: SheetGrid, *, decimal_comma: bool | None = None, include_hidden: bool = False,
+                  comma_likely: bool = False) -> DetectedLayout:
+    """Find title, header, label and data areas and the totals of a sheet.
+
+    decimal_comma   the decimal mark of numbers written as text (None: decided from
+                    the data cells, see ctadesk.io.numbers.number_style)
+    include_hidden  read hidden rows and columns as part of the table
+    comma_likely    a mark that could be either is a decimal comma (a semicolon CSV)
+    """
+    hidden_rows, hidden_columns = ([], []) if include_hidden else _hidden(grid)
+    cells = _classify(grid, set(hidden_rows), set(hidden_columns))
+    first_data_column = _first_data_column(cells, grid.n_rows, grid.n_columns)
     if first_data_column is None:
         raise grid.error("no column of numbers found; is this a table?")
     label_columns = [c for c in range(first_data_column)
-                     if any(filled[r][c] and not number[r][c] for r in range(n_rows))]
+                     if any(cells.filled(r, c) and cells.kinds[r][c] is not Kind.NUMBER for r in range(grid.n_rows))]
+    title_rows, header_rows, body_rows = _split_rows(grid, cells, label_columns, first_data_column)
+    if not header_rows:
+        raise grid.error("no header row (column labels) found above the numbers")
+    data_rows = [r for r in body_rows if any(cells.datum(r, c) for c in range(first_data_column, grid.n_columns))]
+    if not data_rows:
+        raise grid.error("no row of numbers found below the header")
+    last, data_set = data_rows[-1], set(data_rows)
+    heading_rows = [r for r in body_rows if r not in data_set and r < last
+                    and any(cells.filled(r, c) for c in label_columns)]
+    flag_columns = _flag_columns(grid, cells, first_data_column, data_rows, header_rows)
+    data_columns = [c for c in range(first_data_column, grid.n_columns)
+                    if c not in flag_columns and _is_data_column(grid, cells, c, data_rows, header_rows)]
+    total_rows = {r for r in data_rows if is_total_label(_row_label(grid, r, label_columns))}
+    total_columns = {c for c in data_columns if is_total_label(_column_label(grid, c, header_rows))}
+    code_columns = _code_columns(grid, label_columns, data_rows, heading_rows, total_rows)
+    total_rows |= {r for r in data_rows for c in code_columns if is_total_label(grid.merged_value(r, c))}
+    if decimal_comma is None:
+        decimal_comma = number_style(((grid.values[r][c], coordinate(r, c)) for r in data_rows for c in data_columns),
+                                     comma_likely)[0]
+    names = [c for c in label_columns if c not in code_columns]
+    row_name = next((str(grid.merged_value(r, c)).strip() for r in header_rows for c in names
+                     if _filled(grid.merged_value(r, c))), "Rows")
+    return DetectedLayout(grid.sheet, title_rows, header_rows, label_columns, data_rows, heading_rows,
+                          data_columns, total_rows, total_columns, decimal_comma, row_name, "Columns",
+                          code_columns, flag_columns, hidden_rows, hidden_columns)
 
-    def in_labels(r: int) -> bool:
-        return any(filled[r][c] for c in label_columns)
 
-    def in_data(r: int) -> list[int]:
-        return [c for c in range(first_data_column, n_columns) if filled[r][c]]
+def _hidden(grid: SheetGrid) -> tuple[list[int], list[int]]:
+    """The hidden rows and columns of grid that hold something."""
+    rows = sorted(r for r in grid.hidden_rows if any(map(_filled, grid.values[r])))
+    columns = sorted(c for c in grid.hidden_columns if any(_filled(row[c]) for row in grid.values))
+    return rows, columns
 
+
+def _is_data_column(grid: SheetGrid, cells: _Cells, c: int, data_rows: list[int], header_rows: list[int]) -> bool:
+    """Column c holds something in the data rows, and a label above it or numbers in most rows."""
+    return (any(cells.filled(r, c) for r in data_rows)
+            and (any(_filled(grid.merged_value(h, c)) for h in header_rows)
+                 or 2 * sum(cells.kinds[r][c] is Kind.NUMBER for r in data_rows) >= len(data_rows)))
+
+
+def _split_rows(grid: SheetGrid, cells: _Cells, label_columns: list[int],
+                first_data_column: int) -> tuple[list[int], list[int], list[int]]:
+    """Title, header and body rows, top to bottom.  A flag or mark (':', 'c', '12 e') is a
+    data cell, so a row of numbers and flags is never a header."""
     title_rows, header_rows, body_rows = [], [], []
-    for r in range(n_rows):
-        data_cells = in_data(r)
-        if not data_cells and not in_labels(r):
-            if any(filled[r]):
+    for r in range(grid.n_rows):
+        data_cells = [c for c in range(first_data_column, grid.n_columns) if cells.filled(r, c)]
+        in_labels = any(cells.filled(r, c) for c in label_columns)
+        if not data_cells and not in_labels:
+            if any(cells.filled(r, c) for c in range(grid.n_columns)):
                 title_rows.append(r)
             continue
         if body_rows:
             body_rows.append(r)
             continue
-        label_only = in_labels(r) and not data_cells
-        single = sum(filled[r]) == 1
+        label_only = in_labels and not data_cells
+        single = sum(cells.filled(r, c) for c in range(grid.n_columns)) == 1
+        all_data = all(cells.datum(r, c) for c in data_cells)
         if not header_rows and (label_only and single or _is_title_merge(grid, r, first_data_column)):
             title_rows.append(r)
-        elif not header_rows or (data_cells and not all(number[r][c] for c in data_cells)):
+        elif not header_rows or (data_cells and not all_data):
             header_rows.append(r)
-        elif label_only and header_rows:
+        elif label_only:
             body_rows.append(r)
-        elif not in_labels(r) and all(number[r][c] for c in data_cells) and _all_year_like(grid, r, data_cells):
+        elif not in_labels and all_data and _all_year_like(grid, r, data_cells):
             header_rows.append(r)
         else:
             body_rows.append(r)
-    if not header_rows:
-        raise grid.error("no header row (column labels) found above the numbers")
-
-    data_rows = [r for r in body_rows if any(number[r][c] or _zero_mark(grid.values[r][c])
-                                             for c in range(first_data_column, n_columns))]
-    if not data_rows:
-        raise grid.error("no row of numbers found below the header")
-    last, data_set = data_rows[-1], set(data_rows)
-    heading_rows = [r for r in body_rows if r not in data_set and r < last and in_labels(r)]
-    data_columns = [c for c in range(first_data_column, n_columns)
-                    if any(filled[r][c] for r in data_rows)
-                    and (any(_filled(grid.merged_value(h, c)) for h in header_rows)
-                         or 2 * sum(number[r][c] for r in data_rows) >= len(data_rows))]
-    total_rows = {r for r in data_rows if is_total_label(_row_label(grid, r, label_columns))}
-    total_columns = {c for c in data_columns if is_total_label(_column_label(grid, c, header_rows))}
-    row_name = next((str(grid.merged_value(r, c)).strip() for r in header_rows for c in label_columns
-                     if filled[r][c]), "Rows")
-    return DetectedLayout(grid.sheet, title_rows, header_rows, label_columns, data_rows, heading_rows,
-                          data_columns, total_rows, total_columns, decimal_comma, row_name, "Columns")
+    return title_rows, header_rows, body_rows
 
 
 def _filled(value: object) -> bool:
     return value is not None and not (isinstance(value, str) and not value.strip())
 
 
-def _zero_mark(value: object) -> bool:
-    return isinstance(value, str) and value.strip() in ZERO_MARKS
+def _first_data_column(cells: _Cells, n_rows: int, n_columns: int) -> int | None:
+    """Leftmost column with at least two numbers making up most of its filled cells (flags
+    and marks count with the numbers), and no column of labels right of it.
 
-
-def _first_data_column(grid: SheetGrid, number, filled) -> int | None:
-    """Leftmost column with at least two numbers making up most of its filled cells.
-
-    Cells that hold real numbers count first: codes written as text ('1', '01')
-    make label columns, and numbers stored as text are a minority among data.
-    Only in a sheet without real numbers do numbers written as text count.
+    Codes written as digits ('01') count as numbers only in a sheet without numbers
+    stored as numbers, or in a column holding other numbers; a code column beside
+    a name column lies left of that name column, so it is never taken for data.
     """
-    real = [[isinstance(v, (int, float)) and not isinstance(v, bool) for v in row] for row in grid.values]
-    has_real = any(any(row) for row in real)
-    for c in range(grid.n_columns):
-        numbers = sum((real if has_real else number)[r][c] for r in range(grid.n_rows))
-        cells = sum(filled[r][c] for r in range(grid.n_rows))
-        if numbers >= 2 and numbers * 2 >= cells:
-            return c
-    return None
+    def numbers(c: int, rows) -> int:
+        return sum(cells.counts[r][c] for r in rows)
+
+    def marks(c: int, rows) -> int:
+        return sum(cells.kinds[r][c] in (Kind.ZERO, Kind.UNKNOWN) for r in rows)
+
+    every = range(n_rows)
+    numeric = [c for c in range(n_columns) if numbers(c, every) >= 2
+               and 2 * (numbers(c, every) + marks(c, every)) >= sum(cells.filled(r, c) for r in every)]
+    if not numeric:
+        return None
+    with_numbers = [r for r in every if any(cells.counts[r])]
+    texts = [sum(cells.kinds[r][c] is Kind.TEXT for r in with_numbers) for c in range(n_columns)]
+    textual = [c for c in range(n_columns)
+               if texts[c] >= 2 and texts[c] > numbers(c, with_numbers) + marks(c, with_numbers)]
+    return next((c for c in numeric if c > max(textual, default=-1)), numeric[0])
+
+
+def _flag_columns(grid: SheetGrid, cells: _Cells, first_data_column: int, data_rows: list[int],
+                  header_rows: list[int]) -> list[int]:
+    """Columns right of a column of numbers holding only footnote flags ('e', 'p', '(b)') in the
+    data rows, under no header of their own (empty, 'flag', or the value column's merged header)."""
+    flags = []
+    for c in range(first_data_column + 1, grid.n_columns):
+        written = [grid.values[r][c] for r in data_rows if cells.filled(r, c)]
+        headers = [grid.values[h][c] for h in header_rows if _filled(grid.values[h][c])]
+        if (written and all(is_footnote_flag(v) for v in written) and c - 1 not in flags
+                and any(cells.kinds[r][c - 1] is Kind.NUMBER for r in data_rows)
+                and all(isinstance(h, str) and _FLAG_HEADERS.match(h.strip()) for h in headers)):
+            flags.append(c)
+    return flags
+
+
+def _code_columns(grid: SheetGrid, label_columns: list[int], data_rows: list[int], heading_rows: list[int],
+                  total_rows: set[int]) -> list[int]:
+    """Label columns holding a code for the name right of them: every row with a code has a
+    name, only total rows and group headings lack a code, and the codes are all different
+    single words ('01', 'A', 'DE1', '_T')."""
+    body = sorted(data_rows + heading_rows)
+    codes = []
+    for c in label_columns:
+        if c + 1 not in label_columns or c - 1 in codes:
+            continue
+        written = {r: str(grid.merged_value(r, c)).strip() for r in body if _filled(grid.merged_value(r, c))}
+        named = {r for r in body if _filled(grid.merged_value(r, c + 1))}
+        texts = list(written.values())
+        if (len(written) >= 2 and set(written) <= named and len(set(texts)) == len(texts)
+                and all(len(text.split()) == 1 for text in texts)
+                and all(r in total_rows or r in heading_rows for r in named - set(written))):
+            codes.append(c)
+    return codes
 
 
 def _is_title_merge(grid: SheetGrid, r: int, first_data_column: int) -> bool:

@@ -5,6 +5,14 @@ dependency of ctadesk's file support), which stops entity-expansion attacks.
 Before parsing, the archive's declared uncompressed size is capped (zip bombs),
 and after loading each sheet's extent is capped; encrypted and legacy .xls
 files are recognised by their OLE signature and reported as such.
+
+A cell shows the result its formula had when the workbook was last saved.
+Files written by programs (openpyxl, many report generators) store formulas
+without results; ctadesk computes those that add and subtract: SUM of cells
+and ranges, and + and - of cells and numbers ('=SUM(B5:B9)', '=B5+B6-B7').
+Any other formula without a stored result is kept as unreadable, with the
+reason, so that a table using that cell is refused naming it.  The grid also
+tells which rows and columns the workbook hides.
 """
 
 from __future__ import annotations
@@ -13,14 +21,16 @@ import dataclasses
 import functools
 import re
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import openpyxl
 import openpyxl.xml
-from openpyxl.utils import get_column_letter
+from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.workbook.workbook import Workbook
 
 from ctadesk.io.errors import FileFormatError
+from ctadesk.io.numbers import ZERO_MARKS
 
 #: largest sheet extent (rows x columns) read
 MAX_CELLS = 4_000_000
@@ -62,6 +72,9 @@ class SheetGrid:
               hold their value only in the top-left cell, as in the file
     indents   indentation level of each cell (alignment indent, or leading spaces / 2)
     merged    merged ranges as (first_row, first_col, last_row, last_col), 0-based inclusive
+    hidden_rows, hidden_columns   rows and columns the workbook hides
+    unreadable  (row, column) -> why: cells whose formula has no stored result and
+                cannot be computed by ctadesk (their value is None)
     """
 
     file: str
@@ -69,6 +82,9 @@ class SheetGrid:
     values: tuple[tuple[object, ...], ...]
     indents: tuple[tuple[int, ...], ...]
     merged: tuple[tuple[int, int, int, int], ...]
+    hidden_rows: frozenset[int] = frozenset()
+    hidden_columns: frozenset[int] = frozenset()
+    unreadable: Mapping[tuple[int, int], str] = dataclasses.field(default_factory=dict)
 
     @property
     def n_rows(self) -> int:
@@ -119,11 +135,24 @@ def read_grid(workbook: Workbook, sheet: str | None, file: str | Path) -> SheetG
                               f"{MAX_CELLS:,} cells ctadesk reads", file=file, sheet=worksheet.title)
     values, indents = [], []
     for row in worksheet.iter_rows(min_row=1, max_row=n_rows, max_col=n_columns):
-        values.append(tuple(cell.value for cell in row))
+        values.append([cell.value for cell in row])
         indents.append(tuple(_indent(cell) for cell in row))
+    unreadable = compute_formulas(values, _formulas_without_results(file, worksheet.title, values))
     merged = tuple((r.min_row - 1, r.min_col - 1, r.max_row - 1, r.max_col - 1)
                    for r in worksheet.merged_cells.ranges)
-    return SheetGrid(str(file), worksheet.title, tuple(values), tuple(indents), merged)
+    hidden_rows = frozenset(r - 1 for r, d in worksheet.row_dimensions.items() if d.hidden and r <= n_rows)
+    return SheetGrid(str(file), worksheet.title, tuple(map(tuple, values)), tuple(indents), merged,
+                     hidden_rows, _hidden_columns(worksheet, n_columns), unreadable)
+
+
+def _hidden_columns(worksheet, n_columns: int) -> frozenset[int]:
+    """The 0-based columns (within the sheet's extent) the worksheet hides; one entry may span several."""
+    hidden = set()
+    for key, dimension in worksheet.column_dimensions.items():
+        if dimension.hidden:
+            first = dimension.min or column_index_from_string(key)
+            hidden.update(range(first - 1, min(dimension.max or first, n_columns)))
+    return frozenset(hidden)
 
 
 def _indent(cell) -> int:
@@ -131,3 +160,172 @@ def _indent(cell) -> int:
     if isinstance(cell.value, str):
         indent += len(_LEADING_SPACES.match(cell.value).group()) // 2
     return indent
+
+
+# ------------------------------------------------------------------ formulas
+_FORMULA_TAG = re.compile(rb"<(?:\w+:)?f[ >/]")
+_TOKEN = re.compile(r"\s*(?:(?P<sum>SUM\s*\()|(?P<range>\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)"
+                    r"|(?P<cell>\$?[A-Z]{1,3}\$?\d+)|(?P<number>\d+(?:\.\d*)?(?:E[+-]?\d+)?)|(?P<op>[-+(),]))",
+                    re.IGNORECASE)
+
+
+class _CannotCompute(Exception):
+    """A formula ctadesk does not compute; the message says why."""
+
+
+def _formulas_without_results(file: str | Path, sheet: str, values: list[list[object]]) -> dict[tuple[int, int], str]:
+    """(row, column) -> formula text ('SUM(B2:B5)') of the cells whose formula has no stored
+    result (their value in `values` is None)."""
+    try:
+        workbook = openpyxl.load_workbook(file, read_only=True, data_only=False, keep_links=False)
+    except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile):
+        return {}
+    try:
+        worksheet = workbook[sheet]
+        if not _has_formulas(file, getattr(worksheet, "_worksheet_path", None)):
+            return {}
+        formulas = {}
+        for r, row in enumerate(worksheet.iter_rows(min_row=1, max_row=len(values), min_col=1, values_only=True)):
+            for c, value in enumerate(row[:len(values[r])]):
+                text = getattr(value, "text", value)
+                if values[r][c] is None and isinstance(text, str) and text.startswith("="):
+                    formulas[r, c] = text[1:]
+        return formulas
+    finally:
+        workbook.close()
+
+
+def _has_formulas(file: str | Path, part: str | None) -> bool:
+    """Does the sheet's XML part hold a formula (True when the part is unknown)?"""
+    if part is None:
+        return True
+    with zipfile.ZipFile(file) as archive:
+        try:
+            return bool(_FORMULA_TAG.search(archive.read(part.lstrip("/"))))
+        except KeyError:
+            return True
+
+
+def compute_formulas(values: list[list[object]], formulas: Mapping[tuple[int, int], str]) -> dict[tuple[int, int], str]:
+    """Put the results of `formulas` (cells without stored results) into `values`, in place.
+    Returns (row, column) -> why for the formulas that cannot be computed."""
+    results: dict[tuple[int, int], float] = {}
+    unreadable: dict[tuple[int, int], str] = {}
+    for cell in formulas:  # in sheet order: what a formula refers to above or left of it is done first
+        try:
+            values[cell[0]][cell[1]] = _result(cell, values, formulas, results, set())
+        except RecursionError:
+            unreadable[cell] = (f"the formula ={formulas[cell]} has no stored result and refers to a chain of "
+                                "formulas too long to compute; open and save the workbook in Excel or "
+                                "LibreOffice so that it stores the results")
+        except _CannotCompute as why:
+            unreadable[cell] = (f"the formula ={formulas[cell]} has no stored result and ctadesk cannot compute "
+                                f"it ({why}); open and save the workbook in Excel or LibreOffice so that it "
+                                "stores the results, or write the number")
+    return unreadable
+
+
+def _result(cell: tuple[int, int], values: list[list[object]], formulas: Mapping[tuple[int, int], str],
+            results: dict[tuple[int, int], float], active: set[tuple[int, int]]) -> float:
+    """The result of the formula in cell (its references computed first)."""
+    if cell in results:
+        return results[cell]
+    if cell in active:
+        raise _CannotCompute(f"it refers to itself through {coordinate(*cell)}")
+    active.add(cell)
+
+    def value(r: int, c: int) -> float:
+        if (r, c) in formulas:
+            return _result((r, c), values, formulas, results, active)
+        held = values[r][c] if r < len(values) and c < len(values[r]) else None
+        if held is None or (isinstance(held, str) and (not held.strip() or held.strip() in ZERO_MARKS)):
+            return 0.0
+        if isinstance(held, (int, float)) and not isinstance(held, bool):
+            return float(held)
+        raise _CannotCompute(f"{coordinate(r, c)} holds '{held}', not a number")
+
+    results[cell] = _evaluate(formulas[cell], value, (len(values), max(map(len, values))))
+    active.discard(cell)
+    return results[cell]
+
+
+def _tokens(formula: str) -> list[tuple[str, str]]:
+    """The (kind, text) tokens of a formula: sum, range, cell, number or op."""
+    tokens, at = [], 0
+    while at < len(formula.rstrip()):
+        match = _TOKEN.match(formula, at)
+        if not match:
+            raise _CannotCompute("only SUM and + and - of cells and numbers are computed")
+        tokens.append((match.lastgroup, match[match.lastgroup].strip()))
+        at = match.end()
+    return tokens
+
+
+def _evaluate(formula: str, value, extent: tuple[int, int]) -> float:
+    """formula (without '=') of SUM, +, -, parentheses, cells, ranges and numbers; value(r, c)
+    gives a referenced cell's number; ranges are cut to the sheet's extent (rows, columns),
+    beyond which every cell is empty."""
+    tokens = _tokens(formula)
+    at = 0
+
+    def take(kind: str, text: str | None = None) -> bool:
+        nonlocal at
+        if at < len(tokens) and tokens[at][0] == kind and (text is None or tokens[at][1] == text):
+            at += 1
+            return True
+        return False
+
+    def term() -> float:
+        if take("op", "-"):
+            return -term()
+        if take("op", "+"):
+            return term()
+        if take("number"):
+            return float(tokens[at - 1][1])
+        if take("cell"):
+            return value(*_position(tokens[at - 1][1]))
+        if take("op", "("):
+            result = expression()
+            if not take("op", ")"):
+                raise _CannotCompute("a parenthesis is not closed")
+            return result
+        if take("sum"):
+            return arguments()
+        raise _CannotCompute("only SUM and + and - of cells and numbers are computed")
+
+    def arguments() -> float:
+        total = 0.0
+        while True:
+            if take("range"):
+                (r0, c0), (r1, c1) = map(_position, tokens[at - 1][1].split(":"))
+                total += sum(value(r, c) for r in range(min(r0, r1), min(max(r0, r1) + 1, extent[0]))
+                             for c in range(min(c0, c1), min(max(c0, c1) + 1, extent[1])))
+            else:
+                total += expression()
+            if take("op", ")"):
+                return total
+            if not take("op", ","):
+                raise _CannotCompute("only SUM and + and - of cells and numbers are computed")
+
+    def expression() -> float:
+        result = term()
+        while True:
+            if take("op", "+"):
+                result += term()
+            elif take("op", "-"):
+                result -= term()
+            else:
+                return result
+
+    result = expression()
+    if at != len(tokens):
+        raise _CannotCompute("only SUM and + and - of cells and numbers are computed")
+    return result
+
+
+def _position(reference: str) -> tuple[int, int]:
+    """0-based (row, column) of a reference such as 'B7' or '$B$7'."""
+    match = re.fullmatch(r"\$?([A-Za-z]{1,3})\$?(\d+)", reference)
+    if int(match[2]) == 0:
+        raise _CannotCompute(f"'{reference}' is no cell")
+    return int(match[2]) - 1, column_index_from_string(match[1].upper()) - 1
