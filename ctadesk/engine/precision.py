@@ -23,7 +23,6 @@ refused, naming them.
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np

@@ -10,7 +10,8 @@ damaged file ends in one line naming it (and the sheet or line), never a traceba
 * CSV: at most ctadesk.io.csv_table.MAX_BYTES, decoded as any text file;
 * xlsx: refused before any XML is parsed when encrypted or a legacy .xls, not a
   zip archive, unpacking to more than MAX_UNCOMPRESSED_BYTES (as
-  ctadesk.io.excel.workbook) or with a part packed more than BOMB_RATIO times
+  ctadesk.io.excel.workbook.check_workbook_archive) or with a part packed more than
+  BOMB_RATIO times
   (a zip bomb); at most MAX_CELLS cells read; damaged XML reported;
 * every table spans at most ctadesk.io.cells.MAX_TABLE_CELLS cells.
 """
@@ -18,8 +19,6 @@ damaged file ends in one line naming it (and the sheet or line), never a traceba
 from __future__ import annotations
 
 import dataclasses
-import zipfile
-import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -31,21 +30,11 @@ from ctadesk.engine.structure import Dimension, TableStructure
 from ctadesk.io.cells import check_table_size
 from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError
-from ctadesk.io.excel.workbook import MAX_CELLS, MAX_UNCOMPRESSED_BYTES
+from ctadesk.io.excel.workbook import DAMAGED, MAX_CELLS, check_workbook_archive
 from ctadesk.io.hierarchy import digit_levels, flat_dimension
 from ctadesk.io.numbers import not_a_number, parse_number
 from ctadesk.io.text import csv_records, read_text, split_lines
 
-#: a workbook part that unpacks to more than this many times its packed size, and to more
-#: than BOMB_MIN_BYTES, is a zip bomb (sheets Excel or openpyxl write pack 5 to 15 times)
-BOMB_RATIO = 100
-BOMB_MIN_BYTES = 1024 * 1024
-#: the first bytes of an OLE file: an encrypted workbook or a legacy .xls
-_OLE_SIGNATURE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-#: what a damaged workbook raises while openpyxl unpacks and parses it (XML errors
-#: are SyntaxErrors; defusedxml's refusals ValueErrors; a cut deflate stream zlib.error or EOFError)
-_DAMAGED = (KeyError, ValueError, TypeError, IndexError, AttributeError, OSError, EOFError, SyntaxError,
-            zipfile.BadZipFile, zlib.error)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,42 +177,11 @@ def read_xlsx_microdata(path: str | Path, spec: MicrodataSpec, sheet: str | None
     return microdata_from_columns(columns, spec, source=path, first_row=2, row_word="row")
 
 
-def _check_workbook_archive(path: Path) -> None:
-    """Refuse, before parsing, what ctadesk.io.excel.workbook.open_workbook refuses -- an
-    encrypted or legacy workbook, a file that is not a zip archive, an archive whose parts
-    unpack to more than MAX_UNCOMPRESSED_BYTES -- and a part packed more than BOMB_RATIO
-    times (a zip bomb small enough to pass the size cap would still take minutes to parse)."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(len(_OLE_SIGNATURE))
-    except FileNotFoundError:
-        raise FileFormatError("file not found", file=path) from None
-    except OSError as error:
-        raise FileFormatError(f"cannot be read ({error.strerror or error})", file=path) from None
-    if head == _OLE_SIGNATURE:
-        raise FileFormatError("the workbook is password-protected (encrypted) or a legacy .xls file; "
-                              "remove the password or save it as .xlsx first", file=path)
-    try:
-        with zipfile.ZipFile(path) as archive:
-            parts = archive.infolist()
-    except (OSError, EOFError, zipfile.BadZipFile):
-        raise FileFormatError("not an .xlsx workbook, or the file is damaged", file=path) from None
-    declared = sum(part.file_size for part in parts)
-    if declared > MAX_UNCOMPRESSED_BYTES:
-        raise FileFormatError(f"the workbook unpacks to {declared / 2**20:.0f} MB, more than the "
-                              f"{MAX_UNCOMPRESSED_BYTES / 2**20:.0f} MB ctadesk reads", file=path)
-    for part in parts:
-        if part.file_size > max(BOMB_MIN_BYTES, BOMB_RATIO * part.compress_size):
-            raise FileFormatError(f"'{part.filename}' unpacks to {part.file_size / 2**20:.0f} MB from "
-                                  f"{part.compress_size / 2**10:.0f} KB, more than {BOMB_RATIO} times: "
-                                  "a zip bomb, not a workbook", file=path)
-
-
 def _xlsx_rows(path: Path, sheet: str | None) -> tuple[str | None, list[tuple]]:
     """The title and the rows of values of the sheet (openpyxl's read-only, streaming mode)."""
     import openpyxl
 
-    _check_workbook_archive(path)
+    check_workbook_archive(path)
     title = sheet
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True, keep_links=False)
@@ -238,7 +196,7 @@ def _xlsx_rows(path: Path, sheet: str | None) -> tuple[str | None, list[tuple]]:
             workbook.close()
     except FileFormatError:
         raise
-    except _DAMAGED as error:
+    except DAMAGED as error:
         raise FileFormatError(f"the workbook is damaged and cannot be read ({error})", file=path,
                               sheet=title) from None
 

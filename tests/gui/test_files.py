@@ -4,7 +4,6 @@ import numpy as np
 import openpyxl
 import pytest
 
-from ctadesk.gui import files
 from ctadesk.io.excel import import_table
 
 from .conftest import solve_and_wait

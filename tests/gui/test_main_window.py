@@ -2,7 +2,6 @@ import time
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QTimer
 
 from ctadesk.engine.result import Status
 from ctadesk.engine.verify import verify

@@ -82,7 +82,7 @@ def test_rules_on_a_zip_bomb_refuses_at_once_with_little_memory(tmp_path, capsys
 
 
 def test_a_workbook_unpacking_beyond_the_size_cap_is_refused(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("ctadesk.io.microdata.MAX_UNCOMPRESSED_BYTES", 1000)
+    monkeypatch.setattr("ctadesk.io.excel.workbook.MAX_UNCOMPRESSED_BYTES", 1000)
     refused(capsys, workbook(tmp_path / "m.xlsx"), "unpacks to", "more than the 0 MB ctadesk reads")
 
 

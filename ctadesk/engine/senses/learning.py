@@ -18,12 +18,12 @@ import dataclasses
 
 import numpy as np
 
-from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
+from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.senses.common import SenseEvaluator, free_positions
 from ctadesk.engine.senses.feasible_start import sat_senses
 from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.solvers._highs import LinearModel, solve_model
+from ctadesk.engine.solvers._highs import solve_model
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
 
 METHOD = "learning"

@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.engine.structure import Dimension, TableStructure
-from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.labels import column_paths, dimension_from_paths, row_paths
 from ctadesk.io.excel.layout import DetectedLayout, detect_layout
 from ctadesk.io.excel.workbook import SheetGrid, coordinate, open_workbook, read_grid

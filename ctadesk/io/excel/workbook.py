@@ -21,6 +21,7 @@ import dataclasses
 import functools
 import re
 import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -36,6 +37,14 @@ from ctadesk.io.numbers import ZERO_MARKS
 MAX_CELLS = 4_000_000
 #: largest total uncompressed size of the parts of an .xlsx archive
 MAX_UNCOMPRESSED_BYTES = 400 * 1024 * 1024
+#: a workbook part that unpacks to more than this many times its packed size, and to more
+#: than BOMB_MIN_BYTES, is a zip bomb (sheets Excel or openpyxl write pack 5 to 15 times)
+BOMB_RATIO = 100
+BOMB_MIN_BYTES = 1024 * 1024
+#: what a damaged workbook raises while openpyxl unpacks and parses it (XML errors
+#: are SyntaxErrors; defusedxml's refusals ValueErrors; a cut deflate stream zlib.error or EOFError)
+DAMAGED = (KeyError, ValueError, TypeError, IndexError, AttributeError, OSError, EOFError, SyntaxError,
+           zipfile.BadZipFile, zlib.error)
 
 _OLE_SIGNATURE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
@@ -45,23 +54,42 @@ def open_workbook(path: str | Path, *, data_only: bool = True) -> Workbook:
     path = Path(path)
     if not openpyxl.xml.DEFUSEDXML:
         raise FileFormatError("reading workbooks needs the defusedxml package; install it first", file=path)
-    with path.open("rb") as handle:
-        head = handle.read(8)
+    check_workbook_archive(path)
+    try:
+        return openpyxl.load_workbook(path, data_only=data_only, keep_links=False)
+    except DAMAGED as error:
+        raise FileFormatError(f"the workbook is damaged and cannot be read ({error})", file=path) from None
+
+
+def check_workbook_archive(path: Path) -> None:
+    """Refuse, before anything is parsed, an encrypted or legacy workbook, a file that is not a
+    zip archive, an archive whose parts unpack to more than MAX_UNCOMPRESSED_BYTES, and a part
+    packed more than BOMB_RATIO times (a zip bomb small enough to pass the size cap would
+    still take minutes to parse).  The table and the microdata readers both call it."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(_OLE_SIGNATURE))
+    except FileNotFoundError:
+        raise FileFormatError("file not found", file=path) from None
+    except OSError as error:
+        raise FileFormatError(f"cannot be read ({error.strerror or error})", file=path) from None
     if head == _OLE_SIGNATURE:
         raise FileFormatError("the workbook is password-protected (encrypted) or a legacy .xls file; "
                               "remove the password or save it as .xlsx first", file=path)
     try:
         with zipfile.ZipFile(path) as archive:
-            declared = sum(info.file_size for info in archive.infolist())
-    except zipfile.BadZipFile:
+            parts = archive.infolist()
+    except (OSError, EOFError, zipfile.BadZipFile):
         raise FileFormatError("not an .xlsx workbook, or the file is damaged", file=path) from None
+    declared = sum(part.file_size for part in parts)
     if declared > MAX_UNCOMPRESSED_BYTES:
         raise FileFormatError(f"the workbook unpacks to {declared / 2**20:.0f} MB, more than the "
                               f"{MAX_UNCOMPRESSED_BYTES / 2**20:.0f} MB ctadesk reads", file=path)
-    try:
-        return openpyxl.load_workbook(path, data_only=data_only, keep_links=False)
-    except (KeyError, ValueError, TypeError, OSError, zipfile.BadZipFile) as error:
-        raise FileFormatError(f"the workbook is damaged and cannot be read ({error})", file=path) from None
+    for part in parts:
+        if part.file_size > max(BOMB_MIN_BYTES, BOMB_RATIO * part.compress_size):
+            raise FileFormatError(f"'{part.filename}' unpacks to {part.file_size / 2**20:.0f} MB from "
+                                  f"{part.compress_size / 2**10:.0f} KB, more than {BOMB_RATIO} times: "
+                                  "a zip bomb, not a workbook", file=path)
 
 
 @dataclasses.dataclass(frozen=True)

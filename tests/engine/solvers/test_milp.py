@@ -110,7 +110,6 @@ def test_senses_that_only_fail_together_are_explained():
     import numpy as np
     import scipy.sparse as sp
 
-    from ctadesk.engine.problem import CTAProblem
 
     # x0 + x1 = x2 with x2 fixed at 2 and x0 = x1: both must move by 1, in opposite senses for the
     # sum and in the same sense for the equality, so no sense vector works; the LP relaxation

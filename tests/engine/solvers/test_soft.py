@@ -1,6 +1,5 @@
 """The soft-protection LP always returns a table and says what it had to relax (paper 000 §4)."""
 
-import numpy as np
 import pytest
 
 from ctadesk.engine.generate import cox_table
