@@ -33,7 +33,7 @@ from ctadesk.io.excel.figures import OriginalFigures
 from ctadesk.io.excel.source_sheet import Dropped, SheetSource, copy_sheet
 from ctadesk.io.excel.table import ExcelTable
 from ctadesk.io.excel.text import write_text
-from ctadesk.io.excel.workbook import open_workbook
+from ctadesk.io.excel.workbook import open_workbook, sheet_has_formulas
 
 #: document properties a release never copies from its source
 _PROPERTIES = ("title", "subject", "creator", "keywords", "description", "lastModifiedBy", "category")
@@ -148,19 +148,24 @@ class _SourceBooks:
     """Each source workbook opened once, read both ways: saved results and formulas."""
 
     def __init__(self) -> None:
-        self._books: dict[Path, tuple[Workbook, Workbook]] = {}
+        self._books: dict[Path, Workbook] = {}
+        self._formulas: dict[Path, Workbook] = {}
 
     def sheet(self, table: ExcelTable) -> SheetSource:
         if table.source not in self._books:
-            self._books[table.source] = (open_workbook(table.source),
-                                         open_workbook(table.source, data_only=False))
-        values, formulas = self._books[table.source]
-        return SheetSource(table, values[table.sheet], formulas[table.sheet])
+            self._books[table.source] = open_workbook(table.source)
+        values = self._books[table.source][table.sheet]
+        # a sheet without formulas reads the same both ways: no second loading of the workbook
+        if not sheet_has_formulas(table.source, table.sheet):
+            return SheetSource(table, values, values)
+        if table.source not in self._formulas:
+            self._formulas[table.source] = open_workbook(table.source, data_only=False)
+        return SheetSource(table, values, self._formulas[table.source][table.sheet])
 
     def extras(self, exported: set[str]) -> list[Dropped]:
         """Workbook-level things of the sources a release leaves out, when they have them."""
         dropped = []
-        for path, (book, _) in self._books.items():
+        for path, book in self._books.items():
             names = [*book.defined_names, *(name for sheet in book.worksheets for name in sheet.defined_names)]
             others = [sheet.title for sheet in book.worksheets if sheet.title not in exported]
             properties = [name for name in _PROPERTIES if getattr(book.properties, name, None)]

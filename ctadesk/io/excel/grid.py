@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from copy import copy
 from pathlib import Path
 
 import numpy as np
@@ -149,14 +150,16 @@ def _write_grid(sheet: Worksheet, plan: GridSheet, values: np.ndarray, number_fo
         cell.alignment = Alignment(horizontal="center")
     depth, leaf = plan.rows.depth, plan.rows.is_leaf
     places: Places = {}
+    numbers = _numbers(values[plan.cells.reshape(-1)])
+    width = plan.cells.shape[1]
+    formatted = _Formatted(number_format)
     for i, code in enumerate(plan.rows.codes):
         row = _HEADER_ROW + 1 + i
         label = write_text(sheet.cell(row, 1), code)
         label.alignment = Alignment(indent=int(depth[i]))
         label.font = Font(bold=not leaf[i])
         for j, index in enumerate(plan.cells[i].tolist()):
-            cell = sheet.cell(row, j + 2, _number(values[index]))
-            cell.number_format = number_format
+            formatted(sheet.cell(row, j + 2, numbers[i * width + j]))
             places[index] = (sheet, row, j + 2)
     sheet.column_dimensions["A"].width = max(12, min(60, max(map(len, plan.rows.codes)) + 2 * int(depth.max()) + 2))
     sheet.freeze_panes = sheet.cell(_HEADER_ROW + 1, 2)
@@ -173,15 +176,46 @@ def _write_long(sheet: Worksheet, structure: TableStructure, columns: list[tuple
     coordinates = np.unravel_index(np.arange(structure.n_cells), structure.shape)
     first_value = len(structure.dimensions) + 1
     places: Places = {}
+    numbers = [_numbers(values) for _, values in columns]
+    codes = [[dimension.codes[k] for k in coordinates[d].tolist()] for d, dimension in enumerate(structure.dimensions)]
+    formatted = _Formatted(number_format)
     for i in range(structure.n_cells):
         row = _HEADER_ROW + 1 + i
-        for k, dimension in enumerate(structure.dimensions):
-            write_text(sheet.cell(row, k + 1), dimension.codes[coordinates[k][i]])
-        for c, (_, values) in enumerate(columns, start=first_value):
-            sheet.cell(row, c, _number(values[i])).number_format = number_format
+        for k, column_codes in enumerate(codes):
+            write_text(sheet.cell(row, k + 1), column_codes[i])
+        for c, column in enumerate(numbers, start=first_value):
+            formatted(sheet.cell(row, c, column[i]))
         places[i] = (sheet, row, first_value)
     sheet.freeze_panes = sheet.cell(_HEADER_ROW + 1, 1)
     return places
+
+
+class _Formatted:
+    """Gives cells one number format: the first cell's style, copied to the others (what
+    setting `number_format` on each does, without looking the format up per cell)."""
+
+    def __init__(self, number_format: str) -> None:
+        self.number_format = number_format
+        self.style = None
+
+    def __call__(self, cell) -> None:
+        if self.style is not None:
+            cell._style = copy(self.style)
+        elif self.number_format != "General" or cell.has_style:  # General on a plain cell changes nothing
+            cell.number_format = self.number_format
+            self.style = copy(cell._style)
+
+
+def _numbers(values: np.ndarray) -> list[object]:
+    """`_number` of each value, whole numbers found at once."""
+    values = np.asarray(values)
+    if values.dtype.kind not in "biuf":
+        return [_number(value) for value in values.tolist()]
+    values = values.astype(float)
+    cells = values.astype(object)
+    whole = (values == np.round(values)) & (np.abs(values) < 2**53)
+    cells[whole] = values[whole].astype(np.int64).astype(object)
+    return cells.tolist()
 
 
 def _number(value: object) -> object:

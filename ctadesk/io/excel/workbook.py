@@ -204,6 +204,8 @@ class _CannotCompute(Exception):
 def _formulas_without_results(file: str | Path, sheet: str, values: list[list[object]]) -> dict[tuple[int, int], str]:
     """(row, column) -> formula text ('SUM(B2:B5)') of the cells whose formula has no stored
     result (their value in `values` is None)."""
+    if not sheet_has_formulas(file, sheet):  # most sheets: no second reading of the whole sheet
+        return {}
     try:
         workbook = openpyxl.load_workbook(file, read_only=True, data_only=False, keep_links=False)
     except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile):
@@ -221,6 +223,34 @@ def _formulas_without_results(file: str | Path, sheet: str, values: list[list[ob
         return formulas
     finally:
         workbook.close()
+
+
+def sheet_has_formulas(file: str | Path, sheet: str) -> bool:
+    """Does the sheet's XML part hold a formula?  True when that cannot be told cheaply (the
+    part is not found, the workbook is damaged): the caller then reads the formulas."""
+    return _has_formulas(file, _sheet_part(file, sheet))
+
+
+def _sheet_part(file: str | Path, sheet: str) -> str | None:
+    """The archive path of the sheet's XML part ('xl/worksheets/sheet1.xml'), read from the
+    workbook's manifest and relations only (None when not found)."""
+    from openpyxl.reader.excel import ExcelReader, _find_workbook_part
+    from openpyxl.reader.workbook import WorkbookParser
+
+    try:
+        reader = ExcelReader(file, read_only=True, keep_links=False)
+    except Exception:  # noqa: BLE001 - the full reading reports what is wrong
+        return None
+    try:
+        reader.read_manifest()
+        part = _find_workbook_part(reader.package)
+        parser = WorkbookParser(reader.archive, part.PartName[1:], keep_links=False)
+        parser.parse()
+        return next((rel.target for found, rel in parser.find_sheets() if found.name == sheet), None)
+    except Exception:  # noqa: BLE001 - the full reading reports what is wrong
+        return None
+    finally:
+        reader.archive.close()
 
 
 def _has_formulas(file: str | Path, part: str | None) -> bool:
