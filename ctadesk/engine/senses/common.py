@@ -71,7 +71,7 @@ class SenseEvaluator:
         if self.form is not None:
             result = solve_network_l1(self.problem, options, senses=senses, form=self.form)
         else:
-            result = solve_lp(self.problem, options, senses=senses)
+            result = solve_lp(self.problem, options, senses=senses, explain=False)
         self.evaluations += 1
         value = result.objective if result.verified else math.inf
         self.cache[key] = value

@@ -34,6 +34,8 @@ PROGRESS_INTERVAL = 0.25
 DEADLINE_GRACE = 0.2
 #: seconds a MIP may overrun its deadline or a cancel before the caller stops waiting for it
 OVERRUN_GRACE = 0.5
+#: seconds HiGHS may spend finding the conflict that explains an infeasible LP
+IIS_SECONDS = 5.0
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
@@ -269,8 +271,10 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
 
 
 def irreducible_conflict(h: highspy.Highs) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and columns of an irreducible infeasible subset of the last (infeasible) LP."""
+    """Rows and columns of an irreducible infeasible subset of the last (infeasible) LP, found
+    within IIS_SECONDS (empty when HiGHS finds none in that time)."""
     h.setOptionValue("iis_strategy", int(highspy.IisStrategy.kIisStrategyFromLp))
+    h.setOptionValue("time_limit", float(h.getRunTime()) + IIS_SECONDS)
     status, iis = h.getIis()
     if status == highspy.HighsStatus.kError:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)

@@ -94,11 +94,14 @@ def fixed_senses(problem: CTAProblem, senses: np.ndarray | None) -> tuple[np.nda
 
 
 def solve_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
-             senses: np.ndarray | None = None, matrix: ColumnMatrix | None = None) -> CTAResult:
+             senses: np.ndarray | None = None, matrix: ColumnMatrix | None = None,
+             explain: bool = True) -> CTAResult:
     """Fixed-sense L1 CTA, model (5.10): the closest table in weighted L1 for the given senses.
 
     senses  (s,) +1/-1; default: the problem's senses, free ones by the ordering heuristic
     matrix  l1_matrix(problem), passed in by callers that solve many times
+    explain name the conflict of an infeasible LP (HiGHS's IIS); heuristics that try many
+            sense vectors do not need it
     """
     started = time.perf_counter()
     senses, origin = fixed_senses(problem, senses)
@@ -120,11 +123,10 @@ def solve_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
     build_seconds = time.perf_counter() - started
     tolerances = cost_tolerances(model.cost)
     outcome = solve_model(model, options, {**IPM_SETTINGS, **tolerances})
-    result = _lp_result(problem, model, outcome, senses, origin, started, build_seconds)
+    result = _lp_result(problem, model, outcome, senses, origin, started, build_seconds, explain)
     if result.status in (Status.ERROR, Status.NOT_PROTECTED) and not options.cancelled():
         retried = _lp_result(problem, model, solve_model(model, options, {**SIMPLEX_SETTINGS, **tolerances}),
-                             senses, origin,
-                             started, build_seconds)
+                             senses, origin, started, build_seconds, explain)
         if retried.status is not Status.ERROR:
             result = retried.replace(log=result.log + retried.log,
                                      info={**retried.info, "ipm_status": result.info["highs_status"]})
@@ -132,7 +134,7 @@ def solve_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
 
 
 def _lp_result(problem: CTAProblem, model: LinearModel, outcome: HighsOutcome, senses: np.ndarray, origin: str,
-               started: float, build_seconds: float) -> CTAResult:
+               started: float, build_seconds: float, explain: bool = True) -> CTAResult:
     """The verified result of one HiGHS run of (5.10); a run that ended without an optimum leaves no
     table.  info["senses_bound"] is a safe lower bound for these senses (senses_bound)."""
     n = problem.n_cells
@@ -141,7 +143,8 @@ def _lp_result(problem: CTAProblem, model: LinearModel, outcome: HighsOutcome, s
         values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:], problem.lower, problem.upper)
     message = ""
     if outcome.status is Status.INFEASIBLE:
-        message = infeasibility_message(problem, outcome, senses)
+        message = infeasibility_message(problem, outcome, senses) if explain else \
+            "no table with the senses chosen satisfies the relations, bounds and protection levels"
     elif outcome.status is Status.ERROR:
         message = f"HiGHS failed: {outcome.model_status}"
     info = {"senses_from": origin, "highs_status": outcome.model_status}
