@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ctadesk.engine.errors import CTAError, ProblemError
-from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.problem import NO_BOUND, CTAProblem
 from ctadesk.engine.result import CTAResult, Status
 from ctadesk.engine.structure import Dimension, TableStructure
 from ctadesk.engine.tabulated import CellStatistics
@@ -168,7 +168,9 @@ def guess_structure(problem: CTAProblem) -> TableStructure:
 
 # --------------------------------------------------------------- file format
 _STATISTICS = ("values", "freq", "top", "weighted_values", "weight_sums", "top_weights", "holding_freq",
-               "holding_top", "request_top")
+               "holding_top", "request_top", "shadow")
+#: cell arrays that must hold finite numbers (bounds may be infinite)
+_FINITE = ("values", "rhs", "weights", "lower_protection", "upper_protection")
 _CELL_ARRAYS = ("values", "rhs", "lower", "upper", "weights", "sensitive", "lower_protection",
                 "upper_protection", "fixed", "senses")
 
@@ -290,6 +292,12 @@ def load_project(path: str | Path) -> Project:
         cells = {name: arrays[name].copy() for name in _CELL_ARRAYS}
         if any(cells[name].shape != (n,) for name in _CELL_ARRAYS if name != "rhs"):
             raise ProjectError(f"{path}: the cell arrays do not all have {n} entries")
+        for name in _FINITE:
+            bad = np.flatnonzero(~np.isfinite(cells[name].astype(float)))
+            if bad.size:
+                raise ProjectError(f"{path}: damaged project file: {name} of cell {int(bad[0])} is NaN or infinite")
+        cells["lower"] = np.where(cells["lower"] <= -NO_BOUND, -np.inf, cells["lower"])
+        cells["upper"] = np.where(cells["upper"] >= NO_BOUND, np.inf, cells["upper"])
         project = Project(structure=structure, relations=relations, flagged_by=flagged_by,
                           rules=_restored(meta.get("rules", {})), options=_restored(meta.get("options", {})),
                           log=meta.get("log", ""), result_stale=bool(meta.get("result_stale", False)),

@@ -107,3 +107,25 @@ def test_a_project_without_statistics_reopens_without_them(tmp_path):
     save_project(tmp_path / "p.ctaproj", _project())
     again = load_project(tmp_path / "p.ctaproj")
     assert again.statistics is None and not again.result_stale
+
+
+def test_a_project_with_nan_values_is_refused_and_1e20_bounds_are_no_bounds(tmp_path):
+    project = _project()
+    project.upper = np.full(project.n_cells, 1e20)
+    save_project(tmp_path / "bounds.ctaproj", project)
+    assert np.all(load_project(tmp_path / "bounds.ctaproj").upper == np.inf)
+    project.values[3] = np.nan
+    save_project(tmp_path / "nan.ctaproj", project)
+    with pytest.raises(ProjectError, match="values of cell 3 is NaN"):
+        load_project(tmp_path / "nan.ctaproj")
+
+
+def test_the_shadow_variable_is_saved_with_the_statistics(tmp_path):
+    from ctadesk.engine.tabulated import CellStatistics
+
+    project = _project()
+    n = project.n_cells
+    top = np.column_stack([np.arange(n, dtype=float), np.zeros(n)])
+    project.statistics = CellStatistics(project.values, np.full(n, 3), top, shadow=project.values * 2)
+    save_project(tmp_path / "shadow.ctaproj", project)
+    assert np.array_equal(load_project(tmp_path / "shadow.ctaproj").statistics.shadow, project.values * 2)
