@@ -97,7 +97,9 @@ def solve_learning(problem: CTAProblem, options: SolveOptions = SolveOptions(),
     if free.size and not preference.size and not evaluator.deadline.over():
         preference = preferences(problem, current, evaluator.deadline.options_for(
             LEARNING_SHARE * evaluator.deadline.remaining(), on_log=None), seed=rounds)
-    confident = np.abs(preference - 0.5) >= CONFIDENCE if preference.size else np.zeros(free.size, bool)
+    if not preference.size:     # the time ran out before anything was learned: no preference
+        preference = np.full(free.size, 0.5)
+    confident = np.abs(preference - 0.5) >= CONFIDENCE
     fixed = problem.effective_senses.copy()
     fixed[free[confident]] = np.where(preference[confident] > 0.5, SENSE_UP, SENSE_DOWN)
     learned = int(confident.sum())

@@ -37,7 +37,8 @@ from ctadesk.engine.solvers._finish import finish
 from ctadesk.engine.solvers._highs import _pass_model, _subscribe, run_outcome
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
-from ctadesk.engine.solvers.milp import certified_big_m, infeasibility_message, milp_model, polish, solve_milp
+from ctadesk.engine.solvers.milp import (certified_big_m, infeasibility_message, milp_model, polish, refuted,
+                                         solve_milp)
 
 METHOD = "milp-portfolio"
 #: seconds a heuristic round may take before it restarts from the MILP's incumbent; a round that
@@ -156,7 +157,9 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
         exact = polish(problem, dataclasses.replace(options, time_limit=max(1.0, remaining)), exact, exact.status,
                        started)
     exact = certified_big_m(problem, free, m, exact)
-    if exact.status is Status.INFEASIBLE and exact.info.get("big_m_certified"):
+    if exact.status is Status.INFEASIBLE and m.reference is not None:
+        exact = refuted(problem, m.reference, options, certify=False).replace(method=name)
+    elif exact.status is Status.INFEASIBLE and exact.info.get("big_m_certified"):
         return exact
     candidates = [exact]
     if helper is not None and helper.best is not None:

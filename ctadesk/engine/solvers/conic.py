@@ -28,6 +28,10 @@ FEASIBILITY_TOLERANCE = 1e-9
 #: clarabel's relative (and absolute) duality gap: looser than its 1e-8 default, which a
 #: 300x350 L2 model (objective ~5e7) stalls at 2.6e-8 and then wanders for 200 iterations
 GAP_TOLERANCE = 1e-7
+#: clarabel's absolute duality gap: a table moved little against its unit has an objective of
+#: 1e-8 in table units, which the default 1e-8 (or the relative 1e-7 taken as absolute) calls
+#: solved at 4x the optimum
+GAP_TOLERANCE_ABS = 1e-14
 
 _STATUS = {
     "Solved": Status.OPTIMAL,
@@ -183,7 +187,8 @@ def _cone_solve(problem: CTAProblem, options: SolveOptions, lower: np.ndarray, u
     settings.verbose = True
     settings.time_limit = float(options.time_limit)
     settings.tol_feas = FEASIBILITY_TOLERANCE
-    settings.tol_gap_abs = settings.tol_gap_rel = GAP_TOLERANCE
+    settings.tol_gap_rel = GAP_TOLERANCE
+    settings.tol_gap_abs = GAP_TOLERANCE_ABS
     if options.threads is not None:
         settings.max_threads = int(options.threads)
     solver = clarabel.DefaultSolver(sp.csc_matrix(sp.triu(P, format="csc")), q, sp.csc_matrix(A_all),

@@ -47,6 +47,7 @@ class BigM:
     origin: str
     guessed_up: np.ndarray      # bool per free cell
     guessed_down: np.ndarray
+    reference: CTAResult | None = None     # the verified fixed-sense table M was taken from
 
     @property
     def guessed(self) -> np.ndarray:
@@ -70,7 +71,9 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> BigM:
     """
     lower, upper = propagated_deviation_bounds(problem)
     cells = problem.sensitive[free]
-    up_m, down_m = upper[cells], -lower[cells]
+    # a cell the relations force down (a shifted right-hand side) has a negative upper deviation
+    # bound: it cannot go up at all, so its M up is 0 (and likewise down)
+    up_m, down_m = np.maximum(upper[cells], 0.0), np.maximum(-lower[cells], 0.0)
     origin = "propagation"
     magnitude = max(float(np.abs(problem.values).max(initial=0.0)),
                     float(problem.upper_protection.max(initial=0.0)),
@@ -93,7 +96,7 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> BigM:
     if not (np.isfinite(up_m).all() and np.isfinite(down_m).all()):
         origin += "; a guessed M (ten times the table) where the table gives none"
     return BigM(np.where(np.isfinite(up_m), up_m, generous), np.where(np.isfinite(down_m), down_m, generous),
-                origin, ~np.isfinite(up_m), ~np.isfinite(down_m))
+                origin, ~np.isfinite(up_m), ~np.isfinite(down_m), reference if reference.verified else None)
 
 
 def milp_model(problem: CTAProblem, options: SolveOptions):
@@ -169,6 +172,8 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
         milp_senses = problem.effective_senses.copy()
         milp_senses[free] = np.where(outcome.values[2 * n:] > 0.5, SENSE_UP, SENSE_DOWN)
     message = ""
+    if outcome.status is Status.INFEASIBLE and m.reference is not None:
+        return refuted(problem, m.reference, options, certify)
     if outcome.status is Status.INFEASIBLE:
         message = infeasibility_message(problem, model, free, options)
     elif outcome.status is Status.ERROR:
@@ -179,6 +184,17 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
     if result.status is Status.NOT_PROTECTED or (certify and result.verified and not options.cancelled()):
         result = polish(problem, options, result, outcome.status, started, milp_senses)
     result = certified_big_m(problem, free, m, result)
+    return with_lower_bound(problem, result, options) if certify else result
+
+
+def refuted(problem: CTAProblem, reference: CTAResult, options: SolveOptions, certify: bool) -> CTAResult:
+    """HiGHS called the MILP infeasible although the fixed-sense table its big-M came from verifies
+    (its tolerances on tables of mixed magnitudes): that table, and no claim from the MILP."""
+    status = Status.FEASIBLE
+    result = reference.replace(method=METHOD, status=status, bound=None, gap=None,
+                               message=f"{describe(status)}; HiGHS reported the MILP infeasible, but this "
+                                       "fixed-sense table verifies",
+                               info={**reference.info, "milp_said": "infeasible"})
     return with_lower_bound(problem, result, options) if certify else result
 
 

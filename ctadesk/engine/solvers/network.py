@@ -319,6 +319,8 @@ def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions()
     _log(options, note)
     info = {"senses_from": origin, "network_nodes": form.n_nodes,
             "dropped_relations": problem.n_relations - form.kept.size}
+    if z is None and status is Status.ERROR and not options.cancelled():
+        return _fallback_lp(problem, options, senses, f"the sifting LP failed ({note})")
     if z is None:
         if status is Status.INFEASIBLE:
             note = "no table with the senses chosen satisfies the relations, bounds and protection levels; " + note

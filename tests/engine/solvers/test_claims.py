@@ -169,3 +169,13 @@ def test_cells_of_1e11_beside_cells_of_1():
         result = solve(problem, method, SolveOptions(time_limit=30))
         assert result.protected, (method, result.message)
         assert result.objective >= exact.objective * (1 - 1e-6), method
+
+
+def test_a_cell_the_relations_force_one_way_keeps_its_other_sense_at_zero_big_m():
+    # a published total 1.0 below the sum of its parts forces cell 1 down by at least 1: its up-M
+    # came out negative, which made the MILP infeasible although the table exists
+    problem = CTAProblem(values=[5.0, 3.0, 4.0], relations=[[-1.0, 1.0, 1.0]], rhs=[1.0], lower=0.0,
+                         upper=[5.0, np.inf, np.inf], sensitive=[1], lower_protection=[2.0], upper_protection=[2.0],
+                         fixed=[False, False, True])
+    result = solve(problem, "milp")
+    assert result.status is Status.OPTIMAL and result.objective == pytest.approx(3.0)
