@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping
 
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.precision import MAX_DECIMALS, at_precision, published_decimals
+from ctadesk.engine.precision import MAX_DECIMALS, published_decimals, published_or_why
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.structure import TableStructure
@@ -78,13 +78,9 @@ def published(problem: CTAProblem, result: CTAResult, args: argparse.Namespace,
     if args.precision == "full" or not result.verified:
         return result
     decimals = published_decimals(problem.values) if args.precision == "auto" else args.precision
-    try:
-        rounded = at_precision(problem, result, decimals, options)
-        why = rounded.message
-    except CTAError as error:
-        rounded, why = None, str(error)
-    if rounded is not None and rounded.verified:
-        print(rounded.message, file=sys.stderr)
+    rounded, why = published_or_why(problem, result, decimals, options)
+    if rounded is not None:
+        print(why, file=sys.stderr)
         return rounded
     if args.precision != "auto":
         raise CTAError(f"--precision {decimals}: {why}")

@@ -85,6 +85,17 @@ def at_precision(problem: CTAProblem, result: CTAResult, decimals: int,
     return _finished(problem, result, k / 10.0 ** decimals, senses, started, "found by the integer program", info)
 
 
+def published_or_why(problem: CTAProblem, result: CTAResult, decimals: int,
+                     options: SolveOptions = SolveOptions()) -> tuple[CTAResult | None, str]:
+    """(the table at ``decimals``, its message), or (None, why it cannot be put there): what the
+    front ends need to publish a protected table or keep it as solved and say why."""
+    try:
+        published = at_precision(problem, result, decimals, options)
+    except SolverError as error:
+        return None, str(error)
+    return (published if published.verified else None), published.message
+
+
 def _check_grid_relations(problem: CTAProblem, step: float) -> None:
     coefficients = problem.relations.data
     if np.any(np.abs(coefficients - np.round(coefficients)) > 1e-12):
@@ -181,4 +192,4 @@ def _not_found(problem: CTAProblem, result: CTAResult, started: float, info: dic
                      timings={"total": time.perf_counter() - started}, info=info)
 
 
-__all__ = ["MAX_DECIMALS", "at_precision", "published_decimals"]
+__all__ = ["MAX_DECIMALS", "at_precision", "published_decimals", "published_or_why"]

@@ -47,16 +47,11 @@ def at_published_precision(problem: CTAProblem, result: CTAResult, decimals: int
     put at that precision it stays as solved, and the log says why."""
     if decimals is None or not result.verified:
         return result
-    from ctadesk.engine.errors import CTAError
-    from ctadesk.engine.precision import at_precision
+    from ctadesk.engine.precision import published_or_why
 
-    try:
-        published = at_precision(problem, result, decimals, options)
-        why = published.message
-    except CTAError as error:
-        published, why = None, str(error)
-    if published is not None and published.verified:
-        return published.replace(log=result.log + published.message + "\n")
+    published, why = published_or_why(problem, result, decimals, options)
+    if published is not None:
+        return published.replace(log=result.log + why + "\n")
     note = f"not rounded to {decimals} decimals: {why}"
     if options.on_log is not None:
         options.on_log(note)
