@@ -1,19 +1,27 @@
-"""Publishing options shared by `ctadesk solve` and `ctadesk protect`: secret widening of the
-protection levels, the published precision, and the release and internal workbooks (default
-layout, any table)."""
+"""Protection and publishing options shared by `ctadesk solve` and `ctadesk protect`: the
+request they build (ctadesk.app), secret widening, the published precision, and the release
+and internal workbooks (default layout, any table)."""
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Mapping
 
+from ctadesk.app import Protection, ProtectionRequest, protect
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.precision import MAX_DECIMALS, published_decimals, published_or_why
+from ctadesk.engine.precision import MAX_DECIMALS
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.structure import TableStructure
-from ctadesk.engine.widening import WideningReport, new_seed, widen
+
+
+def add_solve_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """--time-limit, --gap, --threads and --log."""
+    parser.add_argument("--time-limit", type=float, default=math.inf, metavar="S", help="seconds")
+    parser.add_argument("--gap", type=float, default=1e-4, metavar="G", help="relative MIP gap (default 1e-4)")
+    parser.add_argument("--threads", type=int, default=None, help="solver threads (default: the solver's)")
+    parser.add_argument("--log", action="store_true", help="echo the solver log to stderr")
 
 
 def add_release_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,26 +47,6 @@ def add_release_arguments(parser: argparse.ArgumentParser) -> None:
                             "counts; full: no rounding)")
 
 
-def solve_published(problem: CTAProblem, method: str, options: SolveOptions,
-                    args: argparse.Namespace) -> tuple[CTAResult, WideningReport | None]:
-    """Solve `problem` with its protection levels secretly widened (unless --no-widen);
-    the widening report, without the seed, goes to stderr."""
-    from ctadesk.engine.solvers import solve
-
-    if not args.widen:
-        return published(problem, solve(problem, method, options), args, options), None
-    seed = new_seed() if args.seed is None else args.seed
-    widened = widen(problem, seed)
-    report = WideningReport.of(problem, widened, seed)
-    result = solve(widened, method, options)
-    if args.widen_cost and result.values is not None:
-        required = solve(problem, method, options)
-        if required.values is not None:
-            report = report.with_objectives(required.objective, result.objective)
-    print(report.summary(), file=sys.stderr)
-    return published(widened, result, args, options), report
-
-
 def _precision(text: str) -> str | int:
     if text in ("auto", "full"):
         return text
@@ -71,46 +59,51 @@ def _precision(text: str) -> str | int:
     return decimals
 
 
-def published(problem: CTAProblem, result: CTAResult, args: argparse.Namespace,
-              options: SolveOptions) -> CTAResult:
-    """``result`` at the precision --precision asks for (engine/precision.py), the outcome on stderr.
-    With auto, a table that cannot be put on the data's grid is kept unrounded, and said so."""
-    if args.precision == "full" or not result.verified:
-        return result
-    decimals = published_decimals(problem.values) if args.precision == "auto" else args.precision
-    rounded, why = published_or_why(problem, result, decimals, options)
-    if rounded is not None:
-        print(why, file=sys.stderr)
-        return rounded
-    if args.precision != "auto":
-        raise CTAError(f"--precision {decimals}: {why}")
-    print(f"ctadesk: note: the table is not rounded to {decimals} decimals: {why}", file=sys.stderr)
-    return result
+def request_from(args: argparse.Namespace, *, weights: str = "table",
+                 preserve: frozenset[str] = frozenset()) -> ProtectionRequest:
+    """The protection request the command line's options stand for."""
+    return ProtectionRequest(method=args.method, weights=weights, preserve=preserve, time_limit=args.time_limit,
+                             gap=args.gap, threads=args.threads, widen=args.widen, seed=args.seed,
+                             widen_cost=args.widen_cost, precision=args.precision)
 
 
-def write_workbooks(args: argparse.Namespace, structure: TableStructure, problem: CTAProblem,
-                    result: CTAResult, widening: WideningReport | None,
+def run_protection(problem: CTAProblem, request: ProtectionRequest, args: argparse.Namespace) -> Protection:
+    """Run ``request`` (ctadesk.app.protect); the solver log on stderr with --log, the run's notes
+    (widening without its seed, the precision reached) on stderr.  A precision asked for by
+    number that cannot be met is an error."""
+    on_log = (lambda line: print(line, file=sys.stderr)) if args.log else None
+    protection = protect(problem, request, on_log=on_log)
+    if on_log is None:
+        for line in protection.notes:
+            print(f"ctadesk: {line}", file=sys.stderr)
+    if request.precision not in ("auto", "full") and not protection.precision_met \
+            and protection.result.verified:
+        raise CTAError(f"--precision {request.precision}: {protection.result.info.get('precision_note', '')}")
+    return protection
+
+
+def write_workbooks(args: argparse.Namespace, structure: TableStructure, protection: Protection,
                     settings: Mapping[str, object]) -> None:
     """The workbooks --internal and --release ask for, in the default layout; their export
-    reports go to stderr.  `problem` holds the required (not widened) protection levels."""
-    from ctadesk.engine.quality import quality_report
+    reports go to stderr."""
     from ctadesk.io.excel import ExportReport, export_table_workbook
 
     wanted = [(path, internal) for path, internal in ((args.internal, True), (args.release, False)) if path]
     if not wanted:
         return
+    result, problem = protection.result, protection.required
     if result.values is None:
         raise CTAError(f"no table to write to {', '.join(path for path, _ in wanted)}: {result.message}")
-    values = result.values      # at the published precision already (solve_published)
+    widening = protection.widening
     report = ExportReport.from_result(
         result, problem.values, problem.sensitive,
         settings={**settings, "protection levels widened by a secret factor": "yes" if widening else "no"},
-        measures=quality_report(problem, values), internal_settings=widening.settings() if widening else ())
+        measures=protection.quality, internal_settings=widening.settings() if widening else ())
     for path, internal in wanted:
         if not internal and not result.protected:
             print(f"ctadesk: error: {path} not written: the result is not a protected table", file=sys.stderr)
             continue
-        outcome = export_table_workbook(path, structure, problem.values, values, problem.sensitive,
+        outcome = export_table_workbook(path, structure, problem.values, result.values, problem.sensitive,
                                         internal=internal, report=report)
         for line in outcome.lines():
             print(line, file=sys.stderr)

@@ -12,12 +12,12 @@ from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLa
                                QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox,
                                QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget)
 
+from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest
+from ctadesk.app.job import engine_solve
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.quality import preserve
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.rules import apply_rules
-from ctadesk.engine.precision import published_decimals
-from ctadesk.engine.widening import new_seed, widen
+from ctadesk.engine.widening import new_seed
 from ctadesk.gui import files
 from ctadesk.gui.cell_dialogs import LimitsDialog
 from ctadesk.gui.commands import CellEdit
@@ -25,18 +25,16 @@ from ctadesk.gui.errors import plain_message
 from ctadesk.gui.generator import COX_PRESET, GeneratorDialog, GeneratorSpec, generate_table
 from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog
 from ctadesk.gui.log_pane import LogPane
-from ctadesk.gui.model_panel import ModelPanel, method_label, weights_for
+from ctadesk.gui.model_panel import ModelPanel, method_label
 from ctadesk.gui.progress_plot import ProgressPlot
 from ctadesk.gui.results_panel import ResultsPanel
 from ctadesk.gui.rules_panel import RulesPanel, flagged_names, rules_dict
-from ctadesk.gui.solve_runner import SolveRunner, available_methods, default_solve
+from ctadesk.gui.solve_runner import SolveRunner, available_methods
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.gui.table_model import Display
 from ctadesk.io.project import PROJECT_SUFFIX, Project, save_project
 
 RECENT_FILES = 8
-#: the project option holding the secret widening seed (kept out of releases: its name says "seed")
-WIDENING_SEED = "widening_seed"
 OPEN_FILTER = (f"Tables, projects and microdata (*{PROJECT_SUFFIX} *.jj *.xlsx *.xlsm *.csv *.tab *.sav *.zsav *.dta "
                f"*.sas7bdat);;ctadesk projects (*{PROJECT_SUFFIX});;Excel workbooks (*.xlsx *.xlsm);;"
                "CSV tables (*.csv);;tau-argus tables (*.tab);;JJ files (*.jj);;"
@@ -51,7 +49,7 @@ STALE_NOTICE = ("The table was edited after this result was computed: the adjust
 class MainWindow(QMainWindow):
     """settings: where recent files and choices are remembered; solve: the solve function (tests swap it)."""
 
-    def __init__(self, settings: QSettings | None = None, solve=default_solve) -> None:
+    def __init__(self, settings: QSettings | None = None, solve=engine_solve) -> None:
         super().__init__()
         self.settings = settings or QSettings("ctadesk", "ctadesk")
         self.ask_before_closing = True
@@ -584,30 +582,21 @@ class MainWindow(QMainWindow):
             return
         try:
             problem = self.project.to_problem()
-            problem = problem.replace(weights=weights_for(options["weights"], problem.values, problem.weights))
-            if options["widen"]:
-                seed = (self.project.options or {}).get(WIDENING_SEED) or new_seed()
-                options = {**options, WIDENING_SEED: seed}
-                problem = widen(problem, seed)
-            if options["preserve"]:
-                problem = preserve(problem, mean="mean" in options["preserve"],
-                                   variance="variance" in options["preserve"])
+            seed = (self.project.options or {}).get(WIDENING_SEED) or new_seed()
+            request = ProtectionRequest.from_options({**options, WIDENING_SEED: seed})
         except Exception as error:
             self.report_error("The table cannot be protected as it stands", error)
             return
         if problem.n_sensitive == 0:
             self.report_error("Nothing to protect", CTAError("No cell is sensitive: mark cells sensitive first."))
             return
-        self.project.options = options
+        self.project.options = {**options, WIDENING_SEED: seed}
         self.settings.setValue("model/options", options)
         self.log_pane.clear()
         self.progress_plot.reset()
         self.solve_state.setText(f"Running {method_label(options['method'])}…")
         self._set_running(True)
-        precision = options.get("precision", "auto")
-        decimals = None if precision == "full" else \
-            published_decimals(self.project.values) if precision == "auto" else int(precision)
-        self.runner.start(problem, options["method"], options["time_limit"], options["gap"], decimals)
+        self.runner.start(problem, request)
 
     def cancel(self) -> None:
         if self.runner.running:
@@ -633,8 +622,9 @@ class MainWindow(QMainWindow):
             self.project.result_stale = stale
         self.stale_banner.setVisible(stale)
 
-    def _solved(self, result: CTAResult) -> None:
+    def _solved(self, protection: Protection) -> None:
         self._set_running(False)
+        result = protection.result
         self.project.result = result
         self._solved_index = self._undo_index
         self._update_stale()

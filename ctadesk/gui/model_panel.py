@@ -6,10 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QWidget
 
-from ctadesk.engine.weights import inverse_weights, unit_weights
 
 METHOD_LABELS = {
     "milp": "Exact (MILP, optimal senses)",
@@ -42,15 +40,6 @@ WEIGHTS = {
 
 def method_label(method: str) -> str:
     return METHOD_LABELS.get(method, method.replace("_", " ").capitalize())
-
-
-def weights_for(choice: str, values: np.ndarray, table_weights: np.ndarray) -> np.ndarray:
-    """The cell weights a weights choice stands for (paper 004 eq. (1))."""
-    if choice == "unit":
-        return unit_weights(values)
-    if choice == "inverse":
-        return inverse_weights(values)
-    return table_weights
 
 
 class ModelPanel(QWidget):

@@ -1,4 +1,4 @@
-"""Run one solve off the GUI thread (superqt worker, STYLE.md §4) and feed its log and progress
+"""Run one protection job (ctadesk.app.protect) off the GUI thread (superqt worker, STYLE.md §4) and feed its log and progress
 to the GUI in batches.
 
 The solver calls on_log/on_progress from its own thread thousands of times a
@@ -13,13 +13,14 @@ import collections
 import os
 import threading
 import time
-from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from superqt.utils import create_worker
 
+from ctadesk.app import Protection, ProtectionRequest, protect
+from ctadesk.app.job import Solve, engine_solve
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.result import CTAResult, Progress, SolveOptions
+from ctadesk.engine.result import Progress
 
 DRAIN_INTERVAL_MS = 100
 #: solver threads: every core but one, which stays with the window
@@ -35,37 +36,13 @@ def available_methods() -> list[str]:
     return list(METHODS)
 
 
-def default_solve(problem: CTAProblem, method: str, options: SolveOptions) -> CTAResult:
-    from ctadesk.engine.solvers import solve
-
-    return solve(problem, method, options)
-
-
-def at_published_precision(problem: CTAProblem, result: CTAResult, decimals: int | None,
-                           options: SolveOptions) -> CTAResult:
-    """``result`` at ``decimals`` (engine/precision.py; None: as solved); where the table cannot be
-    put at that precision it stays as solved, and the log says why."""
-    if decimals is None or not result.verified:
-        return result
-    from ctadesk.engine.precision import published_or_why
-
-    published, why = published_or_why(problem, result, decimals, options)
-    if published is not None:
-        return published.replace(log=result.log + why + "\n")
-    note = f"not rounded to {decimals} decimals: {why}"
-    if options.on_log is not None:
-        options.on_log(note)
-    return result.replace(message=f"{result.message}; {note}", log=result.log + note + "\n",
-                          info={**result.info, "precision_note": note})
-
-
 class SolveRunner(QObject):
     """One solve at a time.  Signals arrive on the GUI thread:
 
     log_lines(list[str])      a batch of new log lines
     progress(list[Progress])  a batch of progress reports
     elapsed(float)            seconds since start, every drain
-    finished(CTAResult)       the result (also after a cancel)
+    finished(Protection)      the run's outcome (also after a cancel)
     failed(BaseException)     the solve raised
     """
 
@@ -76,7 +53,7 @@ class SolveRunner(QObject):
     failed = Signal(object)
 
     def __init__(self, parent: QObject | None = None,
-                 solve: Callable[[CTAProblem, str, SolveOptions], CTAResult] = default_solve) -> None:
+                 solve: Solve = engine_solve) -> None:
         super().__init__(parent)
         self._solve = solve
         self._lines: collections.deque[str] = collections.deque()
@@ -92,19 +69,19 @@ class SolveRunner(QObject):
     def running(self) -> bool:
         return self._worker is not None
 
-    def start(self, problem: CTAProblem, method: str, time_limit: float, gap: float,
-              decimals: int | None = None) -> None:
-        """Solve in the background; with ``decimals``, the table is then put at that published
-        precision (at_published_precision) in the same worker."""
+    def start(self, problem: CTAProblem, request: ProtectionRequest) -> None:
+        """Run ``request`` on ``problem`` in the background (ctadesk.app.protect: widening,
+        preserving relations, the method, the published precision)."""
         if self.running:
             raise RuntimeError("a solve is already running")
         self._stop = threading.Event()
         self._lines.clear()
         self._reports.clear()
-        options = SolveOptions(time_limit=time_limit, gap=gap, threads=SOLVER_THREADS, on_log=self._lines.append,
-                               on_progress=self._reports.append, stop=self._stop)
-        def run() -> CTAResult:
-            return at_published_precision(problem, self._solve(problem, method, options), decimals, options)
+        request = request.replace(threads=request.threads or SOLVER_THREADS)
+
+        def run() -> Protection:
+            return protect(problem, request, on_log=self._lines.append, on_progress=self._reports.append,
+                           stop=self._stop, solve=self._solve)
 
         worker = create_worker(run, _start_thread=False, _ignore_errors=True)
         worker.returned.connect(self._returned)
@@ -132,9 +109,9 @@ class SolveRunner(QObject):
         self._worker = None
         self._drain()
 
-    def _returned(self, result: CTAResult) -> None:
+    def _returned(self, protection: Protection) -> None:
         self._done()
-        self.finished.emit(result)
+        self.finished.emit(protection)
 
     def _errored(self, error: BaseException) -> None:
         self._done()

@@ -5,15 +5,13 @@ internal workbooks on request."""
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 
-import numpy as np
-
+from ctadesk.app import cells_changed
 from ctadesk.cli.commands.rules import add_table_arguments, build_table, cell_records, write_records
-from ctadesk.cli.release import add_release_arguments, solve_published, write_workbooks
+from ctadesk.cli.release import add_release_arguments, add_solve_arguments, request_from, run_protection, \
+    write_workbooks
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.rules import to_problem
 
 
@@ -30,23 +28,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="cost of changing a cell: 1 or 1/|value| (default unit)")
     cta.add_argument("--allow-negative", action="store_true",
                      help="do not bound cells below by 0 (default: bounded when no cell is negative)")
-    cta.add_argument("--time-limit", type=float, default=math.inf, metavar="S", help="seconds")
-    cta.add_argument("--gap", type=float, default=1e-4, metavar="G", help="relative MIP gap (default 1e-4)")
-    cta.add_argument("--log", action="store_true", help="echo the solver log to stderr")
+    add_solve_arguments(cta)
     parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
     add_release_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.time_limit <= 0 or not 0 <= args.gap < 1:
-        raise CTAError("--time-limit must be positive and --gap in [0, 1)")
+    request = request_from(args)
     structure, stats, rules, result = build_table(args)
     problem = to_problem(structure, stats, result, rules, weights=args.cell_weights,
                          nonnegative=False if args.allow_negative else None)
-    on_log = (lambda line: print(line, file=sys.stderr)) if args.log else None
-    options = SolveOptions(time_limit=args.time_limit, gap=args.gap, on_log=on_log)
-    solved, widening = solve_published(problem, args.method, options, args)
+    protection = run_protection(problem, request, args)
+    solved = protection.result
     if solved.values is None:
         raise CTAError(f"no protected table: {solved.message}")
     records = cell_records(structure, stats, rules, result)
@@ -55,9 +49,8 @@ def run(args: argparse.Namespace) -> int:
         record["adjusted"] = float(adjusted)
         record["change"] = float(adjusted - original)
     write_records(records, args.output)
-    write_workbooks(args, structure, problem, solved, widening, {"cell weights": args.cell_weights})
-    changed = int(np.count_nonzero(np.abs(solved.values - problem.values) > 1e-9))
-    print(f"{structure.n_cells} cells, {problem.n_sensitive} unsafe, {changed} changed; "
+    write_workbooks(args, structure, protection, {"cell weights": args.cell_weights})
+    print(f"{structure.n_cells} cells, {problem.n_sensitive} unsafe, {cells_changed(protection)} changed; "
           f"{solved.status.value}, weighted absolute change {solved.objective:g}"
           f"{'' if solved.protected else ' (NOT fully protected)'}", file=sys.stderr)
     return 0 if solved.protected else 1

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-import time
 
 import numpy as np
 
-from ctadesk.cli.release import add_release_arguments, solve_published, write_workbooks
+from ctadesk.app import PRESERVABLE, cells_changed
+from ctadesk.cli.release import add_release_arguments, add_solve_arguments, request_from, run_protection, \
+    write_workbooks
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.result import CTAResult, SolveOptions
-from ctadesk.engine.weights import inverse_weights
+from ctadesk.engine.result import CTAResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,23 +27,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="milp: exact MILP with binary senses; lp/l2/soc/huber: fixed senses "
                              "(ordering heuristic for senses not given); the others: sense heuristics, "
                              "MILP portfolios (*-milp) and network solvers for big tables; default milp")
-    parser.add_argument("--time-limit", type=float, default=math.inf, metavar="S", help="seconds")
-    parser.add_argument("--gap", type=float, default=1e-4, metavar="G", help="relative MIP gap (default 1e-4)")
+    add_solve_arguments(parser)
     parser.add_argument("--weights", default="file-costs", metavar="{unit,inverse,FILE}",
                         help="unit: 1; inverse: 1/|a_i|; a file path: one weight per cell; "
                              "default: the costs in the JJ file")
     parser.add_argument("--preserve", default="", metavar="mean,variance",
                         help="keep the mean and/or the variance (regression slope 1) of the inner cells "
                              "by extra linear relations (Cox 2005, §3)")
-    parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--json", metavar="OUT.json", help="write the result as JSON")
     parser.add_argument("--sol", metavar="OUT.sol", help="write the adjusted table in RCTA .sol layout")
-    parser.add_argument("--log", action="store_true", help="echo the solver log to stderr")
     add_release_arguments(parser)
     parser.set_defaults(func=run)
-
-
-PRESERVABLE = ("mean", "variance")
 
 
 def preserved_measures(text: str) -> set[str]:
@@ -87,40 +80,33 @@ def _release_settings(args: argparse.Namespace) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctadesk.engine.quality import preserve, quality_report
     from ctadesk.io.jj import read_jj, read_weights, write_sol
     from ctadesk.io.project import guess_structure
 
-    start = time.perf_counter()
     problem = read_jj(args.instance).problem
-    if args.weights == "unit":
-        problem = problem.replace(weights=np.ones(problem.n_cells))
-    elif args.weights == "inverse":
-        problem = problem.replace(weights=inverse_weights(problem.values))
+    weights = "table"
+    if args.weights in ("unit", "inverse"):
+        weights = args.weights
     elif args.weights != "file-costs":
         problem = problem.replace(weights=read_weights(args.weights, problem.n_cells))
-    if args.time_limit <= 0 or not 0 <= args.gap < 1:
-        raise CTAError("--time-limit must be positive and --gap in [0, 1)")
-    kept = preserved_measures(args.preserve)
-    original = problem
-    if kept:
-        problem = preserve(problem, mean="mean" in kept, variance="variance" in kept)
-    on_log = (lambda line: print(line, file=sys.stderr)) if args.log else None
-    options = SolveOptions(time_limit=args.time_limit, gap=args.gap, threads=args.threads, on_log=on_log)
-    result, widening = solve_published(problem, args.method, options, args)
-    seconds = time.perf_counter() - start
+    request = request_from(args, weights=weights, preserve=frozenset(preserved_measures(args.preserve)))
+    protection = run_protection(problem, request, args)
+    result = protection.result
     if args.json:
-        quality = None if result.values is None else quality_report(original, result.values).as_dict()
+        quality = None if protection.quality is None else protection.quality.as_dict()
+        document = result_json(result, protection.seconds, quality)
+        document["cells_changed"] = cells_changed(protection)
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(result_json(result, seconds, quality), handle, indent=1)
+            json.dump(document, handle, indent=1)
     if args.sol and result.values is not None:
-        write_sol(args.sol, original, result.values)
-    write_workbooks(args, guess_structure(original), original, result, widening, _release_settings(args))
+        write_sol(args.sol, protection.required, result.values)
+    write_workbooks(args, guess_structure(protection.required), protection, _release_settings(args))
     bound = "" if result.bound is None else f", bound {result.bound:.6g}"
     if result.gap is not None:
         bound += f" (gap {100 * result.gap:.3g} %)"
     print(f"{result.method}: {result.status.value}, objective {result.objective:.6g}{bound}, "
-          f"{'verified' if result.verified else 'NOT verified'}, {seconds:.2f} s")
+          f"{'verified' if result.verified else 'NOT verified'}, {cells_changed(protection)} cells changed, "
+          f"{protection.seconds:.2f} s")
     if not result.protected:
         print(f"ctadesk: error: no protected table: {result.message}", file=sys.stderr)
         return 1

@@ -1,0 +1,150 @@
+"""One protection run, the same for every front end: weights -> secret widening -> quality-
+preserving relations -> CTA method -> published precision -> quality report.
+
+    protection = protect(problem, ProtectionRequest(method="lp", precision=0))
+    protection.result.values        # the table to publish, verified at its precision
+    protection.widening.summary()   # what widening did (without the seed)
+
+The steps are the engine's (weights.py, widening.py, quality.py, solvers, precision.py); this
+module only puts them in order, so the desktop app, `ctadesk solve`/`protect`, the Python API
+and a table server cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ctadesk.app.request import ProtectionRequest
+from ctadesk.engine.precision import published_decimals, published_or_why
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.quality import QualityReport, preserve, quality_report
+from ctadesk.engine.result import CTAResult, Progress, SolveOptions
+from ctadesk.engine.weights import inverse_weights, unit_weights
+from ctadesk.engine.widening import WideningReport, new_seed, widen
+
+Solve = Callable[[CTAProblem, str, SolveOptions], CTAResult]
+
+
+def engine_solve(problem: CTAProblem, method: str, options: SolveOptions) -> CTAResult:
+    """The engine's method registry (ctadesk.engine.solvers.solve)."""
+    from ctadesk.engine.solvers import solve
+
+    return solve(problem, method, options)
+
+
+@dataclasses.dataclass(frozen=True)
+class Protection:
+    """What a protection run produced.
+
+    request    the request as run (its seed filled in when widening drew a fresh one)
+    required   the table with the weights used and the protection levels the rules require
+               (what quality is measured against and what the release protects)
+    solved     the problem handed to the method (widened levels, preserving relations)
+    result     the method's result, at the published precision when it could be put there
+    decimals   the published precision reached (None: unrounded)
+    notes      lines for the log: the widening summary, the precision outcome
+    quality    the quality report of result against required (None without a table)
+    widening   what widening did and, with widen_cost, what it cost (None without widening)
+    seconds    wall time of the whole run
+    """
+
+    request: ProtectionRequest
+    required: CTAProblem
+    solved: CTAProblem
+    result: CTAResult
+    decimals: int | None
+    notes: tuple[str, ...]
+    quality: QualityReport | None
+    widening: WideningReport | None
+    seconds: float
+
+    @property
+    def precision_met(self) -> bool:
+        """The table is at the precision asked for (always true for 'full')."""
+        return self.request.precision == "full" or self.decimals is not None
+
+
+def weighted(problem: CTAProblem, choice: str) -> CTAProblem:
+    """``problem`` with the cell weights ``choice`` names (paper 004 eq. (1))."""
+    if choice == "unit":
+        return problem.replace(weights=unit_weights(problem.values))
+    if choice == "inverse":
+        return problem.replace(weights=inverse_weights(problem.values))
+    return problem
+
+
+def protect(problem: CTAProblem, request: ProtectionRequest, *,
+            on_log: Callable[[str], None] | None = None,
+            on_progress: Callable[[Progress], None] | None = None,
+            stop: threading.Event | None = None,
+            solve: Solve = engine_solve) -> Protection:
+    """Run ``request`` on ``problem`` (the table as the user holds it, levels as required).
+
+    on_log/on_progress are called from the solving thread; setting ``stop`` ends the run with
+    the best table found so far.  ``solve`` is the method runner (the engine's registry).
+    """
+    started = time.perf_counter()
+    notes: list[str] = []
+
+    def note(line: str) -> None:
+        notes.append(line)
+        if on_log is not None:
+            on_log(line)
+
+    required = weighted(problem, request.weights)
+    solved, widening = required, None
+    if request.widen:
+        seed = new_seed() if request.seed is None else request.seed
+        request = request.replace(seed=seed)
+        solved = widen(required, seed)
+        widening = WideningReport.of(required, solved, seed)
+    if request.preserve:
+        solved = preserve(solved, mean="mean" in request.preserve, variance="variance" in request.preserve)
+    options = SolveOptions(time_limit=request.time_limit, gap=request.gap, threads=request.threads,
+                           on_log=on_log, on_progress=on_progress, stop=stop)
+    result = solve(solved, request.method, options)
+    if widening is not None and request.widen_cost and result.values is not None:
+        unwidened = solve(solved.replace(lower_protection=required.lower_protection,
+                                         upper_protection=required.upper_protection), request.method, options)
+        if unwidened.values is not None:
+            widening = widening.with_objectives(unwidened.objective, result.objective)
+    if widening is not None:
+        note(widening.summary())
+    result, decimals = _published(solved, result, request, options, note)
+    quality = None if result.values is None else quality_report(required, result.values)
+    if notes:
+        result = result.replace(log=result.log + "".join(f"{line}\n" for line in notes))
+    return Protection(request, required, solved, result, decimals, tuple(notes), quality, widening,
+                      time.perf_counter() - started)
+
+
+def _published(problem: CTAProblem, result: CTAResult, request: ProtectionRequest, options: SolveOptions,
+               note: Callable[[str], None]) -> tuple[CTAResult, int | None]:
+    """``result`` at the request's precision (engine/precision.py) and the decimals reached;
+    a table that cannot be put there stays as solved, and the note says why."""
+    if request.precision == "full" or not result.verified:
+        return result, None
+    decimals = published_decimals(problem.values) if request.precision == "auto" else int(request.precision)
+    rounded, why = published_or_why(problem, result, decimals, options)
+    if rounded is not None:
+        note(why)
+        return rounded, decimals
+    message = f"not rounded to {decimals} decimals: {why}"
+    note(message)
+    return result.replace(message=f"{result.message}; {message}" if result.message else message,
+                          info={**result.info, "precision_note": message}), None
+
+
+def cells_changed(protection: Protection) -> int:
+    """How many cells the published table changes (in table units: a change below 1e-9 of the
+    cell's magnitude is no change)."""
+    values = protection.result.values
+    if values is None:
+        return 0
+    original = protection.required.values
+    return int(np.count_nonzero(np.abs(values - original) > 1e-9 * np.maximum(1.0, np.abs(original))))

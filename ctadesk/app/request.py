@@ -1,0 +1,103 @@
+"""What a protection run is asked to do: one frozen request that the desktop app, the command
+line, the Python API and a table server all build, and a project file stores.
+
+A request names the model and the publishing choices, never a table: the table is the
+session's (or the caller's) CTAProblem.  `options()` / `from_options()` give the plain
+dictionary kept in project files and shown, without its secret part, in workbooks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ctadesk.engine.errors import CTAError
+from ctadesk.engine.precision import MAX_DECIMALS
+
+#: cell weights a request can name: the table's own, 1 (total absolute change) or 1/|a| (relative change)
+WEIGHT_CHOICES = ("table", "unit", "inverse")
+#: measures the quality-preserving relations of Cox (2005) §3 keep exactly
+PRESERVABLE = ("mean", "variance")
+#: the key under which the secret widening seed is kept in a project's options
+WIDENING_SEED = "widening_seed"
+
+
+class RequestError(CTAError):
+    """A request that cannot be run (names the setting at fault)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ProtectionRequest:
+    """One protection run's settings.
+
+    method       a CTA method (the registry of ctadesk.engine.solvers)
+    weights      'table', 'unit' or 'inverse' (paper 004 eq. (1))
+    preserve     measures kept exactly: 'mean', 'variance' (paper 002 §3)
+    time_limit   seconds (inf: none);  gap: relative MIP gap;  threads: solver threads (None: default)
+    widen        widen every protection level by a secret factor (engine/widening.py)
+    seed         the widening seed (None: a fresh secret one, drawn when the run starts)
+    widen_cost   also solve at the required levels, to report what widening costs
+    precision    'auto' (the data's decimals), 'full' (no rounding) or a number of decimals
+    strict_precision  a precision that cannot be met is an error rather than a note
+    """
+
+    method: str = "milp"
+    weights: str = "table"
+    preserve: frozenset[str] = frozenset()
+    time_limit: float = math.inf
+    gap: float = 1e-4
+    threads: int | None = None
+    widen: bool = True
+    seed: int | None = None
+    widen_cost: bool = False
+    precision: str | int = "auto"
+    strict_precision: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "preserve", frozenset(self.preserve))
+        if self.weights not in WEIGHT_CHOICES:
+            raise RequestError(f"weights '{self.weights}': choose one of {', '.join(WEIGHT_CHOICES)}")
+        unknown = self.preserve - set(PRESERVABLE)
+        if unknown:
+            raise RequestError(f"preserve: unknown measure '{sorted(unknown)[0]}'; "
+                               f"choose from {', '.join(PRESERVABLE)}")
+        if not self.time_limit > 0:
+            raise RequestError(f"time limit {self.time_limit}: it must be positive (inf: none)")
+        if not 0 <= self.gap < 1:
+            raise RequestError(f"gap {self.gap}: it must be in [0, 1)")
+        if self.precision not in ("auto", "full") and not (
+                isinstance(self.precision, int) and 0 <= self.precision <= MAX_DECIMALS):
+            raise RequestError(f"precision '{self.precision}': choose auto, full or 0..{MAX_DECIMALS} decimals")
+
+    def replace(self, **changes: Any) -> ProtectionRequest:
+        return dataclasses.replace(self, **changes)
+
+    # ---------------------------------------------------------- project files
+    def options(self) -> dict[str, Any]:
+        """The plain dictionary a project file keeps (the seed under WIDENING_SEED when set)."""
+        options = {"method": self.method, "weights": self.weights, "preserve": sorted(self.preserve),
+                   "time_limit": self.time_limit, "gap": self.gap, "widen": self.widen,
+                   "precision": self.precision}
+        if self.seed is not None:
+            options[WIDENING_SEED] = self.seed
+        return options
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> ProtectionRequest:
+        """The request a project's options stand for (keys missing: the defaults)."""
+        known = {"method", "weights", "preserve", "time_limit", "gap", "widen", "precision", "threads"}
+        settings = {key: value for key, value in options.items() if key in known and value is not None}
+        if WIDENING_SEED in options and options[WIDENING_SEED] is not None:
+            settings["seed"] = int(options[WIDENING_SEED])
+        if "preserve" in settings:
+            settings["preserve"] = frozenset(settings["preserve"])
+        if "time_limit" in settings:
+            settings["time_limit"] = float(settings["time_limit"])
+        return cls(**settings)
+
+    def public_settings(self) -> dict[str, str]:
+        """The settings a release workbook may name (never the seed)."""
+        return {"weights": self.weights, "preserve": ", ".join(sorted(self.preserve)) or "nothing",
+                "protection levels widened by a secret factor": "yes" if self.widen else "no"}

@@ -1,0 +1,118 @@
+"""The protection job (ctadesk.app.protect) against the independent checker of tests/crosscheck:
+whatever the request, a table it calls protected is protected at the REQUIRED levels (widening
+only adds), lies on the published grid and adds up there exactly."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctadesk.app import ProtectionRequest, RequestError, cells_changed, protect, weighted
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.structure import Dimension, TableStructure
+from tests.crosscheck.checker import check_table
+from tests.crosscheck.instances import build, specs
+
+
+def _table() -> CTAProblem:
+    """A 3 x 4 count table with totals (the thesis's shape), two sensitive cells."""
+    inner = np.array([[20, 24, 28], [38, 38, 40], [17, 12, 13]], float)
+    rows = Dimension("r", ["1", "2", "3", "T"], np.array([3, 3, 3, -1]))
+    cols = Dimension("c", ["1", "2", "3", "T"], np.array([3, 3, 3, -1]))
+    structure = TableStructure((rows, cols))
+    values = structure.aggregate(np.pad(inner, ((0, 1), (0, 1))))
+    return CTAProblem(values=values, relations=structure.relations(), lower=0.0, sensitive=[0, 10],
+                      lower_protection=[5.0, 4.0], upper_protection=[5.0, 4.0])
+
+
+def test_widening_protects_the_required_levels_and_reports_its_seed_only_in_the_request():
+    problem = _table()
+    protection = protect(problem, ProtectionRequest(method="milp", seed=7))
+    assert protection.request.seed == 7
+    assert protection.widening is not None and protection.widening.seed == 7
+    assert "7" not in protection.widening.summary().split("(")[0]
+    assert check_table(protection.required, protection.result.values).ok
+    # widened levels are at least the required ones, and the solve used them
+    assert np.all(protection.solved.lower_protection >= problem.lower_protection)
+    assert protection.widening.widened > protection.widening.required
+
+
+def test_a_fresh_seed_is_drawn_and_kept_when_none_is_given():
+    protection = protect(_table(), ProtectionRequest(method="lp"))
+    assert isinstance(protection.request.seed, int)
+    again = protect(_table(), protection.request)
+    np.testing.assert_array_equal(again.solved.upper_protection, protection.solved.upper_protection)
+
+
+def test_count_table_is_published_in_whole_numbers():
+    protection = protect(_table(), ProtectionRequest(method="lp", widen=False))
+    values = protection.result.values
+    assert protection.decimals == 0 and protection.precision_met
+    np.testing.assert_array_equal(values, np.round(values))
+    assert np.all(protection.required.relations @ values == 0)
+    assert cells_changed(protection) == np.count_nonzero(values != protection.required.values)
+
+
+def test_preserving_the_mean_keeps_the_grand_total():
+    protection = protect(_table(), ProtectionRequest(method="milp", preserve={"mean"}, widen=False,
+                                                    precision="full"))
+    assert protection.result.protected
+    assert protection.result.values[15] == pytest.approx(protection.required.values[15], abs=1e-6)
+    assert protection.quality["inner cells"].mean_change == pytest.approx(0, abs=1e-9)
+
+
+def test_weights_choice_reaches_the_solver_and_quality_is_measured_on_the_required_table():
+    seen = {}
+
+    def solve(problem, method, options):
+        from ctadesk.engine.solvers import solve as engine
+
+        seen["weights"] = problem.weights.copy()
+        return engine(problem, method, options)
+
+    protection = protect(_table(), ProtectionRequest(method="lp", weights="inverse", widen=False), solve=solve)
+    np.testing.assert_allclose(seen["weights"], weighted(_table(), "inverse").weights)
+    assert protection.quality is not None
+
+
+@pytest.mark.parametrize("settings_", [dict(gap=1.5), dict(time_limit=0), dict(weights="cost"),
+                                       dict(preserve={"median"}), dict(precision=12), dict(precision="some")])
+def test_a_request_that_cannot_run_is_refused_naming_the_setting(settings_):
+    with pytest.raises(RequestError) as refused:
+        ProtectionRequest(**settings_)
+    assert next(iter(settings_)).split("_")[0] in str(refused.value).lower()
+
+
+def test_project_options_round_trip():
+    request = ProtectionRequest(method="lp", weights="unit", preserve={"mean"}, time_limit=30, gap=0.01,
+                                widen=True, seed=11, precision=2)
+    assert ProtectionRequest.from_options(request.options()) == request
+    assert "seed" not in " ".join(request.public_settings())
+    assert ProtectionRequest.from_options({}) == ProtectionRequest()
+    assert ProtectionRequest.from_options({"time_limit": math.inf}).time_limit == math.inf
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=specs(), method=st.sampled_from(["milp", "lp", "l2"]), widen=st.booleans(),
+       precision=st.sampled_from(["auto", "full"]))
+def test_what_the_job_calls_protected_the_checker_finds_protected(spec, method, widen, precision):
+    """Differential: the job's 'protected' and its published grid, checked by the independent
+    checker against the required (not widened) levels."""
+    instance = build(spec)
+    if instance.problem is None:
+        return
+    problem = instance.problem
+    protection = protect(problem, ProtectionRequest(method=method, widen=widen, seed=3, precision=precision,
+                                                    time_limit=20))
+    result = protection.result
+    if not result.protected:
+        return
+    check = check_table(protection.required, result.values)
+    assert check.ok, check.reasons
+    if protection.decimals is not None:
+        scale = 10.0 ** protection.decimals
+        np.testing.assert_array_equal(result.values, np.round(result.values * scale) / scale)
