@@ -12,13 +12,13 @@ from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLa
                                QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox,
                                QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget)
 
-from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest
+from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest, files
+from ctadesk.app.formats import MICRODATA, format_of, open_filter
 from ctadesk.app.job import engine_solve
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.rules import apply_rules
 from ctadesk.engine.widening import new_seed
-from ctadesk.gui import files
 from ctadesk.gui.cell_dialogs import LimitsDialog
 from ctadesk.gui.commands import CellEdit
 from ctadesk.gui.errors import plain_message
@@ -32,14 +32,13 @@ from ctadesk.gui.rules_panel import RulesPanel, flagged_names, rules_dict
 from ctadesk.gui.solve_runner import SolveRunner, available_methods
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.gui.table_model import Display
+from ctadesk.io.csv_table import guess_csv_kind
+from ctadesk.io.microdata import microdata_columns
 from ctadesk.io.project import PROJECT_SUFFIX, Project, save_project
 
 RECENT_FILES = 8
-OPEN_FILTER = (f"Tables, projects and microdata (*{PROJECT_SUFFIX} *.jj *.xlsx *.xlsm *.csv *.tab *.sav *.zsav *.dta "
-               f"*.sas7bdat);;ctadesk projects (*{PROJECT_SUFFIX});;Excel workbooks (*.xlsx *.xlsm);;"
-               "CSV tables (*.csv);;tau-argus tables (*.tab);;JJ files (*.jj);;"
-               "SPSS, Stata, SAS microdata (*.sav *.zsav *.dta *.sas7bdat);;All files (*)")
-MICRODATA_FILTER = "Microdata (*.csv *.txt *.xlsx *.xlsm *.sav *.zsav *.dta *.sas7bdat);;All files (*)"
+OPEN_FILTER = open_filter()
+MICRODATA_FILTER = open_filter(MICRODATA)
 CSV_KINDS = {"long": "Table, one line per cell (long)", "wide": "Table, labels left and on top (wide)",
              "microdata": "Microdata, one line per respondent"}
 STALE_NOTICE = ("The table was edited after this result was computed: the adjusted values shown are stale. "
@@ -290,15 +289,16 @@ class MainWindow(QMainWindow):
         return True
 
     def _read(self, path: Path) -> Project | None:
-        suffix = path.suffix.lower()
+        """The project a file stands for, asking what its format needs (app/formats.py)."""
         if not path.exists():
             raise CTAError(f"The file {path} does not exist.")
-        if suffix in (PROJECT_SUFFIX, ".jj"):
+        fmt = format_of(path)
+        if fmt.key in ("project", "jj"):
             return files.open_table(path)
-        if suffix in files.EXCEL_SUFFIXES:
+        if fmt.key == "excel":
             dialog = ExcelImportDialog(path, self)
             return files.project_from_excel(dialog.tables) if self.run_dialog(dialog) else None
-        if suffix == ".tab":
+        if fmt.key == "tab":
             from ctadesk.io.tauargus import read_tab
 
             table = read_tab(path)
@@ -311,16 +311,12 @@ class MainWindow(QMainWindow):
                     "then has to keep the differences.)"):
                 table, _ = table.make_additive()
             return files.project_from_tab(table)
-        if suffix in files.STATFILE_SUFFIXES:
+        if fmt.key == "statfile":
             return self._read_microdata(path)
-        if suffix in (".csv", ".txt"):
-            kind = self.choose("Import CSV", f"What does {path.name} hold?", CSV_KINDS,
-                               files.guess_csv_kind(path))
-            if kind is None:
-                return None
-            return self._read_microdata(path) if kind == "microdata" else files.read_csv_table(path, kind)
-        raise CTAError(f"ctadesk cannot open '{path.name}': it reads {PROJECT_SUFFIX} projects, .jj, .xlsx, .csv, "
-                       ".tab tables and .csv/.xlsx/.sav/.dta/.sas7bdat microdata.")
+        kind = self.choose("Import CSV", f"What does {path.name} hold?", CSV_KINDS, guess_csv_kind(path))
+        if kind is None:
+            return None
+        return self._read_microdata(path) if kind == "microdata" else files.read_csv_table(path, kind)
 
     def _read_microdata(self, path: Path) -> Project | None:
         def load(dialog: MicrodataDialog) -> Project:
@@ -328,7 +324,7 @@ class MainWindow(QMainWindow):
                                              weight=dialog.weight.currentData(), holding=dialog.holding.currentData(),
                                              hierarchy_files=dialog.hierarchy_files())
 
-        dialog = MicrodataDialog(path, files.microdata_columns(path), load, self)
+        dialog = MicrodataDialog(path, microdata_columns(path), load, self)
         return dialog.project if self.run_dialog(dialog) else None
 
     def microdata_dialog(self) -> None:

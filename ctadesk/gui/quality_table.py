@@ -1,4 +1,4 @@
-"""The quality report of a result (paper 002, Tables 1-2) for the results panel and the exports."""
+"""The quality report of a result (paper 002, Tables 1-2) as a table widget for the results panel."""
 
 from __future__ import annotations
 
@@ -8,21 +8,9 @@ import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
-from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality import QualityReport, quality_report
-from ctadesk.engine.result import CTAResult
-from ctadesk.io.project import Project
+from ctadesk.engine.quality import QualityReport
 
 LARGEST = "largest relative change (%)"
-
-
-def project_quality(project: Project, result: CTAResult) -> QualityReport | None:
-    """The quality report of result against the project's original values (None without a table).
-    Only values, relations and sensitive cells matter, so a table being edited cannot fail it."""
-    if result.values is None or result.values.shape != project.values.shape:
-        return None
-    table = CTAProblem(values=project.values, relations=project.relations, sensitive=np.flatnonzero(project.sensitive))
-    return quality_report(table, result.values)
 
 
 def _text(value) -> str:

@@ -10,10 +10,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QTabWidget, QVBoxLayout, QWidget
 
-from ctadesk.engine.result import CTAResult
+from ctadesk.app.files import project_quality
 from ctadesk.engine.quality import QualityReport
+from ctadesk.engine.result import CTAResult
 from ctadesk.gui.model_panel import method_label
-from ctadesk.gui.quality_table import QualityTable, project_quality
+from ctadesk.gui.quality_table import QualityTable
 from ctadesk.gui.table_model import relative_change
 from ctadesk.io.project import Project
 

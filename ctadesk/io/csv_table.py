@@ -100,6 +100,28 @@ def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tupl
     return [fields for _, fields in csv_records(split_lines(text), dialect.delimiter, path)], dialect
 
 
+def guess_csv_kind(path: str | Path) -> str:
+    """'long' when the last column holds numbers and first-column codes repeat (one line per cell),
+    else 'wide' (row labels listed once) -- the answer a reader offers before asking.  A field
+    counts as a number under either decimal mark when the file does not tell which it uses."""
+    rows, dialect = _rows(Path(path), None, None)
+    body = [row for row in rows[1:] if any(f.strip() for f in row)]
+    if len(rows) < 2 or not body or len(rows[0]) < 2:
+        return "wide"
+    marks = (False, True) if dialect.decimal_comma is None else (dialect.decimal_comma,)
+    last_numbers = all(any(parse_number(row[-1], mark) is not None for mark in marks) for row in body[:200])
+    first = [row[0].strip() for row in body]
+    return "long" if last_numbers and len(set(first)) < len(first) else "wide"
+
+
+def csv_header(path: str | Path) -> list[str]:
+    """The names in the first line of a CSV file (its delimiter detected)."""
+    text = _text(Path(path))
+    dialect = detect_dialect(text)
+    header = next(csv.reader(text.splitlines()[:1], delimiter=dialect.delimiter), [])
+    return [h.strip() for h in header if h.strip()]
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class LongTable:
     """A table read from a long CSV: structure, values (C order) and the line of each cell (0: absent)."""

@@ -1,4 +1,5 @@
-"""Microdata from statistical packages: SPSS .sav/.zsav, Stata .dta, SAS .sas7bdat (pyreadstat).
+"""Microdata from statistical packages: SPSS .sav/.zsav, Stata .dta, SAS .sas7bdat and SAS
+transport .xpt (pyreadstat).
 
 Columns are read as plain arrays (pyreadstat's dict output, no pandas) and go
 through ctadesk.io.microdata.microdata_from_columns like CSV and xlsx
@@ -26,7 +27,8 @@ from ctadesk.engine.microdata import Microdata
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.microdata import MicrodataSpec, _code_text, microdata_from_columns
 
-READERS = {".sav": "read_sav", ".zsav": "read_sav", ".dta": "read_dta", ".sas7bdat": "read_sas7bdat"}
+READERS = {".sav": "read_sav", ".zsav": "read_sav", ".dta": "read_dta", ".sas7bdat": "read_sas7bdat",
+           ".xpt": "read_xport"}
 #: the most values (records x variables read) read from one file
 MAX_VALUES = 20_000_000
 
@@ -68,6 +70,17 @@ def read_statfile_columns(path: str | Path, usecols: list[str] | None = None) ->
     variable_labels = dict(zip(meta.column_names, [label or "" for label in meta.column_labels]))
     return StatFileColumns(path, {name: np.asarray(values) for name, values in data.items()},
                            value_labels, variable_labels)
+
+
+def statfile_columns(path: str | Path) -> list[str]:
+    """The variable names of a .sav/.zsav/.dta/.sas7bdat file (its metadata only)."""
+    path = Path(path)
+    reader = READERS.get(path.suffix.lower())
+    if reader is None:
+        raise FileFormatError(f"'{path.suffix}' is not an SPSS, Stata or SAS data file "
+                              f"({', '.join(READERS)})", file=path)
+    _, meta = _read(reader, path, metadataonly=True)
+    return list(meta.column_names)
 
 
 def _read(reader: str, path: Path, **options: object) -> tuple[Any, Any]:

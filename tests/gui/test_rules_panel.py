@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ctadesk.gui import files
+from ctadesk.app import files
 from ctadesk.gui.table_model import RULE_COLOURS
 from ctadesk.io.project import load_project
 

@@ -67,3 +67,11 @@ def test_unknown_extension_and_damaged_files_are_reported(tmp_path):
     (tmp_path / "broken.sav").write_bytes(b"not an spss file at all")
     with pytest.raises(FileFormatError, match="broken.sav"):
         read_statfile_columns(tmp_path / "broken.sav")
+
+
+def test_sas_transport_files_are_read_like_the_others(tmp_path):
+    path = tmp_path / "survey.xpt"
+    pyreadstat.write_xport(frame(), str(path), table_name="survey")
+    assert list(read_statfile_columns(path).columns) == ["region", "size", "turnover"]
+    microdata, _ = read_statfile_microdata(path, SPEC)
+    assert tabulate(microdata).values.max() == sum(TURNOVER)

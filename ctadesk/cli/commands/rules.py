@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ctadesk.app.formats import MICRODATA, format_of
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.microdata import tabulate
 from ctadesk.engine.rules import RuleResult, SafetyRules, apply_rules
@@ -44,7 +45,7 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
     """Options that describe the microdata, the table and the safety rules."""
     data = parser.add_argument_group("microdata and table")
     data.add_argument("microdata", metavar="INPUT",
-                      help="microdata (.csv or .xlsx with a header line, .sav, .dta, .sas7bdat) "
+                      help="microdata (.csv or .xlsx with a header line, .sav, .zsav, .dta, .sas7bdat, .xpt) "
                            "or a tau-argus table (.tab, with --rda)")
     data.add_argument("--rda", metavar="FILE", help="metadata of a .tab input (default: the .tab name with .rda)")
     data.add_argument("--span", nargs="+", default=[], metavar="VAR",
@@ -131,9 +132,6 @@ def _manual_cells(structure: TableStructure, specs: list[str]) -> list[int]:
     return cells
 
 
-STATISTICAL_FILES = (".sav", ".zsav", ".dta", ".sas7bdat", ".xpt")
-
-
 def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistics, SafetyRules, RuleResult]:
     """Read the input (microdata or a .tab), tabulate it and apply the rules the arguments describe."""
     from ctadesk.io.hierarchy import read_hrc, read_level_csv
@@ -141,9 +139,9 @@ def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistic
     from ctadesk.io.statfiles import read_statfile_microdata
     from ctadesk.io.tauargus import read_tab
 
-    suffix = Path(args.microdata).suffix.lower()
+    fmt = format_of(args.microdata)
     rules = safety_rules(args)
-    if suffix == ".tab":
+    if fmt.key == "tab":
         table = read_tab(args.microdata, args.rda)
         structure, stats = table.structure, table.statistics
         needed = max(rules.contributions_needed(), rules.contributions_needed(holding=True))
@@ -169,7 +167,9 @@ def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistic
     spec = MicrodataSpec(spanning=tuple(args.span), response=args.response, weight=args.weight,
                          holding=args.holding, request=args.request, request_codes=tuple(args.request_codes),
                          hierarchies=hierarchies, missing=missing, decimal_comma=args.decimal_comma)
-    if suffix in STATISTICAL_FILES:
+    if MICRODATA not in fmt.holds:
+        format_of(args.microdata, MICRODATA)  # refused, naming the formats microdata come in
+    if fmt.key == "statfile":
         micro, _ = read_statfile_microdata(args.microdata, spec)
     else:
         micro = read_microdata(args.microdata, spec, **({"sheet": args.sheet} if args.sheet else {}))

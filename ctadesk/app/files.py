@@ -1,4 +1,4 @@
-"""Every file the desktop app opens or writes, as Projects: the GUI's side of ctadesk.io.
+"""Every file a session opens or writes, as Projects: ctadesk.io seen from a protection job.
 
 Importers return a Project whose ``source`` remembers what the reader returned
 (the Excel tables, the tau-argus table, the wide CSV), so export can write the
@@ -7,7 +7,6 @@ protected table back in the layout it came in.  Nothing here shows a widget.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -18,6 +17,8 @@ from ctadesk.engine.errors import CTAError
 from ctadesk.engine.linked import LinkedTables
 from ctadesk.engine.microdata import Microdata, tabulate
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.quality import QualityReport, quality_report
+from ctadesk.engine.result import CTAResult
 from ctadesk.engine.rules import SafetyRules, apply_rules, to_problem
 from ctadesk.engine.structure import Dimension, TableStructure
 from ctadesk.io.excel import ExcelTable, ExportOutcome
@@ -26,9 +27,6 @@ from ctadesk.io.tauargus import TauArgusTable
 
 #: largest contributions kept per cell when microdata are tabulated (the most a dominance rule can use)
 TOP_CONTRIBUTIONS = 5
-EXCEL_SUFFIXES = (".xlsx", ".xlsm")
-STATFILE_SUFFIXES = (".sav", ".zsav", ".dta", ".sas7bdat")
-MICRODATA_SUFFIXES = (".csv", ".txt", *EXCEL_SUFFIXES, *STATFILE_SUFFIXES)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -95,21 +93,6 @@ def project_from_microdata(microdata: Microdata, top_k: int = TOP_CONTRIBUTIONS)
     return project
 
 
-def guess_csv_kind(path: str | Path) -> str:
-    """'long' when the last column holds numbers and first-column codes repeat (one line per cell),
-    else 'wide' (row labels are listed once)."""
-    from ctadesk.io.csv_table import _rows
-    from ctadesk.io.numbers import parse_number
-
-    rows, dialect = _rows(Path(path), None, None)
-    body = [row for row in rows[1:] if any(f.strip() for f in row)]
-    if len(rows) < 2 or not body or len(rows[0]) < 2:
-        return "wide"
-    last_numbers = all(parse_number(row[-1], dialect.decimal_comma) is not None for row in body[:200])
-    first = [row[0].strip() for row in body]
-    return "long" if last_numbers and len(set(first)) < len(first) else "wide"
-
-
 def read_csv_table(path: str | Path, kind: str) -> Project:
     from ctadesk.io.csv_table import read_long_csv, read_wide_csv
 
@@ -137,42 +120,12 @@ def open_table(path: str | Path) -> Project:
 
 
 # -------------------------------------------------------------- microdata
-def microdata_columns(path: str | Path) -> list[str]:
-    """The variable names of a microdata file (CSV header, first sheet row, or the package's metadata)."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if not path.exists():
-        raise CTAError(f"The file {path} does not exist.")
-    if suffix in STATFILE_SUFFIXES:
-        import pyreadstat
-
-        reader = {".sav": pyreadstat.read_sav, ".zsav": pyreadstat.read_sav, ".dta": pyreadstat.read_dta,
-                  ".sas7bdat": pyreadstat.read_sas7bdat}[suffix]
-        try:
-            _, meta = reader(str(path), metadataonly=True)
-        except Exception as error:  # pyreadstat's errors carry no file name
-            raise CTAError(f"{path.name}: cannot be read as a {suffix} file ({error})") from None
-        return list(meta.column_names)
-    if suffix in EXCEL_SUFFIXES:
-        from ctadesk.io.excel import open_workbook
-
-        sheet = open_workbook(path).worksheets[0]
-        first = next(sheet.iter_rows(min_row=1, max_row=1, values_only=True), ())
-        return [str(v).strip() for v in first if v is not None and str(v).strip()]
-    from ctadesk.io.csv_table import _text, detect_dialect
-
-    text = _text(path)
-    dialect = detect_dialect(text)
-    header = next(csv.reader(text.splitlines()[:1], delimiter=dialect.delimiter), [])
-    return [h.strip() for h in header if h.strip()]
-
-
 def read_microdata_file(path: str | Path, spanning: Sequence[str], response: str, weight: str | None = None,
                         holding: str | None = None, hierarchy_files: Mapping[str, str] | None = None) -> Project:
     """Read microdata with the chosen variables and hierarchy files (.hrc or level CSV), then tabulate."""
     from ctadesk.io.hierarchy import read_hrc, read_level_csv
     from ctadesk.io.microdata import MicrodataSpec, read_microdata
-    from ctadesk.io.statfiles import read_statfile_microdata
+    from ctadesk.io.statfiles import READERS, read_statfile_microdata
 
     hierarchies = {}
     for name, file in (hierarchy_files or {}).items():
@@ -181,7 +134,7 @@ def read_microdata_file(path: str | Path, spanning: Sequence[str], response: str
             hierarchies[name] = reader(file, name)
     spec = MicrodataSpec(spanning=tuple(spanning), response=response, weight=weight or None,
                          holding=holding or None, hierarchies=hierarchies)
-    if Path(path).suffix.lower() in STATFILE_SUFFIXES:
+    if Path(path).suffix.lower() in READERS:
         microdata, _ = read_statfile_microdata(path, spec)
     else:
         microdata = read_microdata(path, spec)
@@ -189,6 +142,15 @@ def read_microdata_file(path: str | Path, spanning: Sequence[str], response: str
 
 
 # ------------------------------------------------------------------ exporters
+def project_quality(project: Project, result: CTAResult) -> QualityReport | None:
+    """The quality report of result against the project's original values (None without a table).
+    Only values, relations and sensitive cells matter, so a table being edited cannot fail it."""
+    if result.values is None or result.values.shape != project.values.shape:
+        return None
+    table = CTAProblem(values=project.values, relations=project.relations, sensitive=np.flatnonzero(project.sensitive))
+    return quality_report(table, result.values)
+
+
 def _adjusted(project: Project) -> np.ndarray:
     result = project.result
     if result is None or result.values is None:
@@ -208,7 +170,6 @@ def _released(project: Project) -> np.ndarray:
 def export_excel(path: str | Path, project: Project, internal: bool) -> ExportOutcome:
     """Release or internal workbook: in the layout of the workbook the table came from, else in
     the default layout (rows x columns with labels).  A release needs a protected table."""
-    from ctadesk.gui.quality_table import project_quality
     from ctadesk.io.excel import ExportReport, export_table_workbook, export_workbook
 
     adjusted = _adjusted(project) if internal else _released(project)
