@@ -1,4 +1,5 @@
-"""Undoable edits of a project's per-cell arrays (QUndoStack)."""
+"""Undoable edits in the window's QUndoStack, each one a step of the session's own history
+(ctadesk.app.session): the stack is the Qt view of that history, the edits are data."""
 
 from __future__ import annotations
 
@@ -7,36 +8,32 @@ from collections.abc import Callable
 import numpy as np
 from PySide6.QtGui import QUndoCommand
 
-from ctadesk.io.project import Project
+from ctadesk.app.session import Session
 
 
 class CellEdit(QUndoCommand):
-    """Set some entries of some per-cell arrays; undo puts the old entries back.
+    """Set some entries of some per-cell arrays of the session's project (Session.edit); undo
+    and redo step the session's history.
 
     changes maps an array name of Project (values, sensitive, fixed, senses,
     lower_protection, ...) to (cell indices, new entries).
     """
 
-    def __init__(self, project: Project, changes: dict[str, tuple[np.ndarray, np.ndarray]], text: str,
+    def __init__(self, session: Session, changes: dict[str, tuple[np.ndarray, np.ndarray]], text: str,
                  on_changed: Callable[[], None]) -> None:
         super().__init__(text)
-        self._project = project
+        self._session = session
+        self._changes: dict | None = changes
         self._on_changed = on_changed
-        self._new = {}
-        self._old = {}
-        for name, (cells, entries) in changes.items():
-            cells = np.asarray(cells, dtype=np.int64)
-            array = getattr(project, name)
-            self._new[name] = (cells, np.broadcast_to(np.asarray(entries, dtype=array.dtype), cells.shape).copy())
-            self._old[name] = (cells, array[cells].copy())
-
-    def _apply(self, entries: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
-        for name, (cells, values) in entries.items():
-            getattr(self._project, name)[cells] = values
-        self._on_changed()
 
     def redo(self) -> None:
-        self._apply(self._new)
+        if self._changes is not None:  # the first redo is the edit itself (QUndoStack.push)
+            self._session.edit(self._changes, self.text())
+            self._changes = None
+        else:
+            self._session.redo()
+        self._on_changed()
 
     def undo(self) -> None:
-        self._apply(self._old)
+        self._session.undo()
+        self._on_changed()

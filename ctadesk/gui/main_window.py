@@ -14,10 +14,10 @@ from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLa
 
 from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest, files
 from ctadesk.app.formats import MICRODATA, format_of, open_filter
+from ctadesk.app.session import Session
 from ctadesk.app.job import engine_solve
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import CTAResult
-from ctadesk.engine.rules import apply_rules
 from ctadesk.engine.widening import new_seed
 from ctadesk.gui.cell_dialogs import LimitsDialog
 from ctadesk.gui.commands import CellEdit
@@ -28,13 +28,14 @@ from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel, method_label
 from ctadesk.gui.progress_plot import ProgressPlot
 from ctadesk.gui.results_panel import ResultsPanel
-from ctadesk.gui.rules_panel import RulesPanel, flagged_names, rules_dict
+from ctadesk.app.rules import rules_dict
+from ctadesk.gui.rules_panel import RulesPanel
 from ctadesk.gui.solve_runner import SolveRunner, available_methods
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.gui.table_model import Display
 from ctadesk.io.csv_table import guess_csv_kind
 from ctadesk.io.microdata import microdata_columns
-from ctadesk.io.project import PROJECT_SUFFIX, Project, save_project
+from ctadesk.io.project import PROJECT_SUFFIX, Project
 
 RECENT_FILES = 8
 OPEN_FILTER = open_filter()
@@ -72,9 +73,8 @@ class MainWindow(QMainWindow):
         self.stale_banner = QLabel(STALE_NOTICE, objectName="stale_banner", wordWrap=True)
         self.stale_banner.setStyleSheet("background: #fcf3cf; color: #7d6608; padding: 4px; border: 1px solid #f1c40f")
         self.stale_banner.hide()
-        self._solved_index = 0
-        self._undo_index = 0
-        self.undo_stack.indexChanged.connect(self._undo_index_changed)
+        self.session: Session | None = None
+        self.undo_stack.indexChanged.connect(lambda _: self._update_stale())
         central = QWidget()
         central_layout = QVBoxLayout(central)
         central_layout.setContentsMargins(0, 0, 0, 0)
@@ -250,17 +250,15 @@ class MainWindow(QMainWindow):
 
     # -------------------------------------------------------------- project
     def set_project(self, project: Project, path: Path | None = None) -> None:
-        stale = project.result_stale
+        self.session = Session(project, path)
         self.project = project
         self.path = path
         self.undo_stack.clear()
-        self._undo_index = 0
         self.editor.set_project(project)
         self.model_panel.set_options(project.options)
         self.rules_panel.set_statistics(project.statistics)
         self.rules_panel.set_rules(project.rules)
         self.log_pane.set_text(project.log)
-        self._solved_index = -1 if stale else 0
         self._update_stale()
         self.progress_plot.reset()
         if project.result is not None:
@@ -398,10 +396,10 @@ class MainWindow(QMainWindow):
 
     def save_to(self, path: Path) -> bool:
         """Write the project with the current options and log."""
-        self.project.options = self.model_panel.options()
+        self.project.options = {**(self.project.options or {}), **self.model_panel.options()}
         self.project.log = self.log_pane.toPlainText()
         try:
-            save_project(path, self.project)
+            self.session.save(path)
         except Exception as error:
             self.report_error("Could not save the project", error)
             return False
@@ -447,16 +445,11 @@ class MainWindow(QMainWindow):
             return False
         try:
             rules = self.rules_panel.rules()
-            result = apply_rules(project.statistics, rules, manual=np.flatnonzero(project.flagged_by == "manual"))
+            changes, result = self.session.rule_changes(rules)
         except Exception as error:
             self.report_error("The safety rules cannot be applied", error)
             return False
-        cells = np.arange(project.n_cells)
-        unsafe = np.asarray(result.flags) != 0
-        self._push({"sensitive": (cells, unsafe), "flagged_by": (cells, flagged_names(result)),
-                    "lower_protection": (cells, np.where(unsafe, result.lower_protection, project.lower_protection)),
-                    "upper_protection": (cells, np.where(unsafe, result.upper_protection, project.upper_protection)),
-                    "fixed": (cells, project.fixed & ~unsafe)}, "Apply safety rules")
+        self._push(changes, "Apply safety rules")
         project.rules = rules_dict(rules)
         self.rules_panel.show_counts(result)
         return True
@@ -473,7 +466,7 @@ class MainWindow(QMainWindow):
         if self.runner.running:
             self.statusBar().showMessage("The table cannot change while a solve runs.", 5000)
             return
-        self.undo_stack.push(CellEdit(self.project, changes, text, self._changed))
+        self.undo_stack.push(CellEdit(self.session, changes, text, self._changed))
 
     def _edit_value(self, cell: int, value: float) -> None:
         self._push({"values": ([cell], [value])}, f"Set {self.project.structure.cell_label(cell)} to {value:g}")
@@ -604,25 +597,17 @@ class MainWindow(QMainWindow):
         objective, bound = self.progress_plot.last()
         self.solve_state.setText(f"incumbent {objective:,.6g}   bound {bound:,.6g}")
 
-    def _undo_index_changed(self, index: int) -> None:
-        self._undo_index = index
-        self._update_stale()
-
     def _stale(self) -> bool:
-        return self.project is not None and self.project.result is not None and self._undo_index != self._solved_index
+        return self.session is not None and self.session.stale
 
     def _update_stale(self) -> None:
         """Show the stale-result notice while the table differs from the one the result was computed on."""
-        stale = self._stale()
-        if self.project is not None:
-            self.project.result_stale = stale
-        self.stale_banner.setVisible(stale)
+        self.stale_banner.setVisible(self._stale())
 
     def _solved(self, protection: Protection) -> None:
         self._set_running(False)
         result = protection.result
-        self.project.result = result
-        self._solved_index = self._undo_index
+        self.session.keep(protection)
         self._update_stale()
         self._update_info()
         self.project.log = self.log_pane.toPlainText() or result.log

@@ -16,27 +16,11 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from ctadesk.engine.rules import RULE_NAMES, RuleResult, SafetyRules
+from ctadesk.app.rules import rule_counts
+from ctadesk.engine.rules import RuleResult, SafetyRules
 from ctadesk.engine.tabulated import CellStatistics
 from ctadesk.gui.table_model import RULE_COLOURS
 
-
-
-def rule_counts(result: RuleResult) -> dict[str, int]:
-    """Cells flagged by each rule (a cell flagged by two rules counts for both), rules that flagged any."""
-    flags = np.asarray(result.flags)
-    counts = {name: int(np.count_nonzero(flags & int(rule))) for rule, name in RULE_NAMES.items()}
-    return {name: count for name, count in counts.items() if count}
-
-
-def flagged_names(result: RuleResult) -> np.ndarray:
-    """Per cell, the names of the rules that flagged it ('dominance, p%'), '' where safe (object array)."""
-    flags = np.asarray(result.flags)
-    names = np.full(flags.size, "", dtype=object)
-    for combination in np.unique(flags[flags != 0]):
-        names[flags == combination] = ", ".join(name for rule, name in RULE_NAMES.items()
-                                                if int(combination) & int(rule))
-    return names
 
 
 def _percent(value: float = 0.0, maximum: float = 1000.0, name: str = "") -> QDoubleSpinBox:
@@ -242,8 +226,4 @@ class RulesPanel(QWidget):
         lines.append(f"<b>{total:,} unsafe cell(s)</b> of {result.flags.size:,}")
         self.counts.setText("<br>".join(lines))
 
-
-def rules_dict(rules: SafetyRules) -> dict[str, Any]:
-    """SafetyRules as the project file keeps them."""
-    return dataclasses.asdict(rules)
 

@@ -1,0 +1,213 @@
+"""A protection session: one project (the table, its statuses, rules and options), its edits
+as data (undo and redo), the safety rules, protection runs and exports -- what the desktop
+app, the command line and a server do to a table, in one place.
+
+    session = Session.open("turnover.ctaproj")
+    session.edit({"sensitive": ([4, 9], True)}, "Mark 2 cells sensitive")
+    protection = session.protect(ProtectionRequest(method="lp"))
+    session.export("release", "turnover-release.xlsx")
+    session.undo()                  # the edit is undone; the result is now stale
+    session.save("turnover.ctaproj")
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ctadesk.app.job import Protection, Solve, engine_solve, protect
+from ctadesk.app.request import WIDENING_SEED, ProtectionRequest
+from ctadesk.app.rules import flagged_names, rules_dict
+from ctadesk.engine.errors import CTAError
+from ctadesk.engine.result import Progress
+from ctadesk.engine.rules import RuleResult, SafetyRules, apply_rules
+from ctadesk.io.project import Project, load_project, save_project
+
+#: the per-cell arrays of a Project an edit may change
+EDITABLE = ("values", "sensitive", "fixed", "senses", "lower_protection", "upper_protection", "lower", "upper",
+            "weights", "flagged_by")
+_revisions = itertools.count(1)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Edit:
+    """Some entries of some per-cell arrays of a project, before and after: undo as data.
+
+    new and old map an array name (EDITABLE) to (cell indices, entries)."""
+
+    text: str
+    new: Mapping[str, tuple[np.ndarray, np.ndarray]]
+    old: Mapping[str, tuple[np.ndarray, np.ndarray]]
+    revision: int = dataclasses.field(default_factory=lambda: next(_revisions))
+
+    @classmethod
+    def of(cls, project: Project, changes: Mapping[str, tuple[Sequence[int] | np.ndarray, Any]],
+           text: str) -> Edit:
+        """The edit that sets ``changes`` (name -> (cells, entries, broadcast to the cells)) on project."""
+        new, old = {}, {}
+        for name, (cells, entries) in changes.items():
+            if name not in EDITABLE:
+                raise CTAError(f"'{name}' is not a per-cell setting an edit can change ({', '.join(EDITABLE)})")
+            cells = np.asarray(cells, dtype=np.int64).reshape(-1)
+            if cells.size and (cells.min() < 0 or cells.max() >= project.n_cells):
+                bad = int(cells[(cells < 0) | (cells >= project.n_cells)][0])
+                raise CTAError(f"cell {bad} is not in the table (it has {project.n_cells} cells)")
+            array = getattr(project, name)
+            new[name] = (cells, np.broadcast_to(np.asarray(entries, dtype=array.dtype), cells.shape).copy())
+            old[name] = (cells, array[cells].copy())
+        return cls(text, new, old)
+
+    def apply(self, project: Project) -> None:
+        _put(project, self.new)
+
+    def revert(self, project: Project) -> None:
+        _put(project, self.old)
+
+
+def _put(project: Project, entries: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    for name, (cells, values) in entries.items():
+        getattr(project, name)[cells] = values
+
+
+class Session:
+    """One project and what is done to it.  The history is a list of Edits; ``position`` of them
+    are applied.  A result is stale when the table differs from the one it was computed on."""
+
+    def __init__(self, project: Project, path: str | Path | None = None) -> None:
+        self.project = project
+        self.path = Path(path) if path is not None else None
+        self.history: list[Edit] = []
+        self.position = 0
+        self._result_revision: int | None = 0 if project.result is not None and not project.result_stale else None
+        self._saved_revision: int | None = 0 if self.path is not None else None
+
+    @classmethod
+    def open(cls, path: str | Path) -> Session:
+        """A session on a saved project."""
+        return cls(load_project(path), path)
+
+    # ------------------------------------------------------------------ edits
+    @property
+    def revision(self) -> int:
+        """Which state the table is in (0: as opened)."""
+        return self.history[self.position - 1].revision if self.position else 0
+
+    def edit(self, changes: Mapping[str, tuple[Sequence[int] | np.ndarray, Any]], text: str) -> Edit:
+        """Apply ``changes`` as one undoable edit (the redo history after this point is dropped)."""
+        edit = Edit.of(self.project, changes, text)
+        edit.apply(self.project)
+        del self.history[self.position:]
+        self.history.append(edit)
+        self.position += 1
+        self._update_stale()
+        return edit
+
+    def undo(self) -> Edit | None:
+        if self.position == 0:
+            return None
+        self.position -= 1
+        edit = self.history[self.position]
+        edit.revert(self.project)
+        self._update_stale()
+        return edit
+
+    def redo(self) -> Edit | None:
+        if self.position == len(self.history):
+            return None
+        edit = self.history[self.position]
+        edit.apply(self.project)
+        self.position += 1
+        self._update_stale()
+        return edit
+
+    @property
+    def stale(self) -> bool:
+        """There is a result, and the table was edited since it was computed."""
+        return self.project.result is not None and self._result_revision != self.revision
+
+    @property
+    def modified(self) -> bool:
+        """The table differs from the saved project (always true for a session never saved)."""
+        return self._saved_revision != self.revision
+
+    def _update_stale(self) -> None:
+        self.project.result_stale = self.stale
+
+    # ------------------------------------------------------------------ rules
+    def apply_rules(self, rules: SafetyRules) -> RuleResult:
+        """Flag cells by ``rules`` (cells marked by hand stay sensitive), as one undoable edit."""
+        changes, result = self.rule_changes(rules)
+        self.edit(changes, "Apply safety rules")
+        self.project.rules = rules_dict(rules)
+        return result
+
+    def rule_changes(self, rules: SafetyRules) -> tuple[dict[str, tuple[np.ndarray, Any]], RuleResult]:
+        """The edit applying ``rules`` would make (statuses, rule names, protection levels; a
+        flagged cell is no longer fixed), and the rules' result."""
+        project = self.project
+        if project.statistics is None:
+            raise CTAError("the safety rules need cell statistics (frequencies, contributions): "
+                           "tabulate microdata or read a tau-argus .tab")
+        result = apply_rules(project.statistics, rules, manual=np.flatnonzero(project.flagged_by == "manual"))
+        cells = np.arange(project.n_cells)
+        unsafe = np.asarray(result.flags) != 0
+        changes = {"sensitive": (cells, unsafe), "flagged_by": (cells, flagged_names(result)),
+                   "lower_protection": (cells, np.where(unsafe, result.lower_protection, project.lower_protection)),
+                   "upper_protection": (cells, np.where(unsafe, result.upper_protection, project.upper_protection)),
+                   "fixed": (cells, project.fixed & ~unsafe)}
+        return changes, result
+
+    # ---------------------------------------------------------------- protect
+    def request(self, **settings: Any) -> ProtectionRequest:
+        """The request the project's saved options stand for, with ``settings`` changed; the
+        project's widening seed is kept (drawn once per project)."""
+        return ProtectionRequest.from_options(self.project.options or {}).replace(**settings)
+
+    def protect(self, request: ProtectionRequest, *, on_log: Callable[[str], None] | None = None,
+                on_progress: Callable[[Progress], None] | None = None, stop: threading.Event | None = None,
+                solve: Solve = engine_solve) -> Protection:
+        """Run ``request`` on the table as it stands (ctadesk.app.protect); the result and the
+        options (with the widening seed) are kept in the project."""
+        protection = protect(self.project.to_problem(), request, on_log=on_log, on_progress=on_progress, stop=stop,
+                             solve=solve)
+        self.keep(protection)
+        return protection
+
+    def keep(self, protection: Protection) -> None:
+        """Keep a protection run's result and options, computed on the table at this revision."""
+        self.project.result = protection.result
+        self.project.options = protection.request.options()
+        self.project.log = protection.result.log
+        self._result_revision = self.revision
+        self._update_stale()
+
+    # ----------------------------------------------------------------- files
+    def export(self, kind: str, path: str | Path):
+        """Write export ``kind`` (app.files.EXPORTS: release, internal, csv, jj, sol, tab)."""
+        from ctadesk.app.files import EXPORTS
+
+        if kind not in EXPORTS:
+            raise CTAError(f"unknown export '{kind}'; choose one of {', '.join(EXPORTS)}")
+        if kind in ("release", "tab") and self.stale:
+            raise CTAError("the table was edited after it was protected: protect it again before releasing it")
+        return EXPORTS[kind][3](path, self.project)
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Save the project (to ``path``, or where it was opened or last saved)."""
+        path = Path(path) if path is not None else self.path
+        if path is None:
+            raise CTAError("the session has no project file yet: name one")
+        save_project(path, self.project)
+        self.path = path
+        self._saved_revision = self.revision
+        return path
+
+    @property
+    def widening_seed(self) -> int | None:
+        return (self.project.options or {}).get(WIDENING_SEED)
