@@ -1,5 +1,6 @@
-"""`ctadesk solve INSTANCE.jj --method ...`: run one CTA method on a JJ instance (protection
-levels secretly widened unless --no-widen), optionally writing release and internal workbooks."""
+"""`ctadesk solve INSTANCE --method ...`: protect a JJ instance or a saved project (protection
+levels secretly widened unless --no-widen), optionally with senses from a file, writing release
+and internal workbooks and the project with its result."""
 
 from __future__ import annotations
 
@@ -20,9 +21,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from ctadesk.engine.solvers import METHODS
 
     parser = subparsers.add_parser(
-        "solve", help="protect a JJ instance by controlled tabular adjustment",
-        description="Solve a CTA instance given as a JJ file and report the adjusted table.")
-    parser.add_argument("instance", help="JJ instance file")
+        "solve", help="protect a JJ instance or a project by controlled tabular adjustment",
+        description="Solve a CTA instance given as a JJ file or a ctadesk project and report the adjusted table.")
+    parser.add_argument("instance", help="JJ instance file or ctadesk project (.ctaproj)")
+    parser.add_argument("--senses", metavar="FILE",
+                        help="senses of sensitive cells: lines 'cell, up|down|free' (cell: 0-based position or "
+                             "label); cells not named keep the senses the input gives")
+    parser.add_argument("--save-project", metavar="OUT.ctaproj",
+                        help="save the project with its senses, options (the widening seed) and result")
     parser.add_argument("--method", choices=sorted(METHODS), default="milp",
                         help="milp: exact MILP with binary senses; lp/l2/soc/huber: fixed senses "
                              "(ordering heuristic for senses not given); the others: sense heuristics, "
@@ -30,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_solve_arguments(parser)
     parser.add_argument("--weights", default="file-costs", metavar="{unit,inverse,FILE}",
                         help="unit: 1; inverse: 1/|a_i|; a file path: one weight per cell; "
-                             "default: the costs in the JJ file")
+                             "default: the costs in the file")
     parser.add_argument("--preserve", default="", metavar="mean,variance",
                         help="keep the mean and/or the variance (regression slope 1) of the inner cells "
                              "by extra linear relations (Cox 2005, §3)")
@@ -80,17 +86,40 @@ def _release_settings(args: argparse.Namespace) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctadesk.app.formats import format_of
+    from ctadesk.app.session import Session
     from ctadesk.io.jj import read_jj, read_weights, write_sol
-    from ctadesk.io.project import guess_structure
+    from ctadesk.io.project import Project
+    from ctadesk.io.senses import read_senses
 
-    problem = read_jj(args.instance).problem
+    fmt = format_of(args.instance)
+    if fmt.key == "project":
+        session = Session.open(args.instance)
+    elif fmt.key == "jj":
+        session = Session(Project.from_problem(read_jj(args.instance).problem))
+    else:
+        raise CTAError(f"{args.instance}: solve reads a .jj instance or a ctadesk project; "
+                       "use 'ctadesk convert' or 'ctadesk protect' for other files")
+    project = session.project
+    everything = np.arange(project.n_cells)
     weights = "table"
     if args.weights in ("unit", "inverse"):
         weights = args.weights
     elif args.weights != "file-costs":
-        problem = problem.replace(weights=read_weights(args.weights, problem.n_cells))
+        session.edit({"weights": (everything, read_weights(args.weights, project.n_cells))},
+                     f"Weights from {args.weights}")
+    if args.senses:
+        sensitive = np.flatnonzero(project.sensitive)
+        session.edit({"senses": (sensitive, read_senses(args.senses, project.to_problem()))},
+                     f"Senses from {args.senses}")
+    problem = project.to_problem()
+    if args.seed is None and session.widening_seed is not None:
+        args.seed = session.widening_seed
     request = request_from(args, weights=weights, preserve=frozenset(preserved_measures(args.preserve)))
     protection = run_protection(problem, request, args)
+    session.keep(protection)
+    if args.save_project:
+        session.save(args.save_project)
     result = protection.result
     if args.json:
         quality = None if protection.quality is None else protection.quality.as_dict()
@@ -100,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             json.dump(document, handle, indent=1)
     if args.sol and result.values is not None:
         write_sol(args.sol, protection.required, result.values)
-    write_workbooks(args, guess_structure(protection.required), protection, _release_settings(args))
+    write_workbooks(args, project.structure, protection, _release_settings(args))
     bound = "" if result.bound is None else f", bound {result.bound:.6g}"
     if result.gap is not None:
         bound += f" (gap {100 * result.gap:.3g} %)"
