@@ -27,6 +27,9 @@ from ctadesk.io.tauargus import TauArgusTable
 
 #: largest contributions kept per cell when microdata are tabulated (the most a dominance rule can use)
 TOP_CONTRIBUTIONS = 5
+#: cell weights of a table tabulated from microdata: 1/|a|, so change is spread in proportion to cell
+#: size (w = 1 lets an optimal table take it all from a few cells; README "Cell weights")
+TABULATED_WEIGHTS = "inverse"
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -88,7 +91,8 @@ def project_from_microdata(microdata: Microdata, top_k: int = TOP_CONTRIBUTIONS)
     """Tabulate (values, frequencies, top contributions, holdings); nothing flagged until rules apply."""
     stats = tabulate(microdata, top_k=top_k, holding_top_k=top_k)
     structure = microdata.structure
-    project = Project.from_problem(to_problem(structure, stats, apply_rules(stats, SafetyRules())), structure)
+    problem = to_problem(structure, stats, apply_rules(stats, SafetyRules()), weights=TABULATED_WEIGHTS)
+    project = Project.from_problem(problem, structure)
     project.statistics = stats
     return project
 

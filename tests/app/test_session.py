@@ -83,3 +83,10 @@ def test_rules_then_protect_then_release(tmp_path):
     assert protection.result.protected
     outcome = s.export("release", tmp_path / "release.xlsx")
     assert (tmp_path / "release.xlsx").exists() and outcome is not None
+
+
+def test_tabulated_microdata_weigh_relative_change(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text(MICRODATA, encoding="utf-8")
+    project = files.read_microdata_file(path, ["Region", "Size"], "Turnover")
+    np.testing.assert_allclose(project.weights, 1 / np.maximum(np.abs(project.values), 1))

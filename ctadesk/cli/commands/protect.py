@@ -24,8 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_table_arguments(parser)
     cta = parser.add_argument_group("controlled tabular adjustment")
     cta.add_argument("--method", choices=sorted(METHODS), default="milp", help="CTA method (default milp)")
-    cta.add_argument("--cell-weights", choices=("unit", "inverse"), default="unit",
-                     help="cost of changing a cell: 1 or 1/|value| (default unit)")
+    cta.add_argument("--cell-weights", choices=("unit", "inverse"), default="inverse",
+                     help="cost of changing a cell: 1/|value| (default: the change is spread in proportion to "
+                          "the cells' sizes) or 1 (the total absolute change)")
     cta.add_argument("--allow-negative", action="store_true",
                      help="do not bound cells below by 0 (default: bounded when no cell is negative)")
     add_solve_arguments(cta)
