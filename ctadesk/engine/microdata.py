@@ -30,8 +30,11 @@ from ctadesk.engine.tabulated import CellStatistics
 REQUEST_CODES = (1, 2)
 
 
-def _records_message(rows: np.ndarray, first: int = 1, word: str = "record", limit: int = 5) -> str:
-    shown = ", ".join(str(int(r) + first) for r in rows[:limit])
+def _records_message(rows: np.ndarray, first: int | np.ndarray = 1, word: str = "record", limit: int = 5) -> str:
+    """'records 3, 7' for record positions ``rows``, numbered from ``first`` or, when ``first`` is
+    an array, by its entries (the line each record is on)."""
+    numbers = rows + first if np.ndim(first) == 0 else np.asarray(first)[rows]
+    shown = ", ".join(str(int(n)) for n in numbers[:limit])
     more = f" and {rows.size - limit} more" if rows.size > limit else ""
     return f"{word}{'s' if rows.size > 1 else ''} {shown}{more}"
 
@@ -107,17 +110,18 @@ class Microdata:
     def from_code_columns(cls, structure: TableStructure, code_columns: Sequence[Sequence[str]],
                           response, weight=None, holding: Sequence | None = None,
                           request=None, missing: Mapping[str, Sequence[str]] | None = None,
-                          first_record: int = 1, record_word: str = "record") -> Microdata:
+                          first_record: int | Sequence[int] = 1, record_word: str = "record") -> Microdata:
         """Microdata from code *strings*, one column per dimension (in table order).
 
         Codes are matched exactly against the dimension's leaf codes; a missing
         code (empty, or listed in ``missing`` for that dimension) or a code the
         hierarchy does not know raises ProblemError naming the records, numbered
-        from ``first_record`` and called ``record_word`` (a file reader passes
-        2 and "line" for a CSV with a header line).
+        from ``first_record`` (or by its entries, one per record) and called
+        ``record_word`` (a file reader passes the line of each record and "line").
         Holdings may be any labels; empty labels mean "no holding".
         """
         missing = missing or {}
+        numbers = first_record if np.ndim(first_record) == 0 else np.asarray(first_record, np.int64)
         positions = []
         for dimension, column in zip(structure.dimensions, code_columns):
             labels = np.asarray(column, dtype=str)
@@ -129,15 +133,15 @@ class Microdata:
             gone = np.flatnonzero(per_record == -2)
             if gone.size:
                 raise ProblemError(f"{dimension.name}: missing code in "
-                                   f"{_records_message(gone, first_record, record_word)}")
+                                   f"{_records_message(gone, numbers, record_word)}")
             unknown = np.flatnonzero(per_record == -1)
             if unknown.size:
                 raise ProblemError(f"{dimension.name}: code '{labels[unknown[0]]}' is not in the hierarchy "
-                                   f"({_records_message(unknown, first_record, record_word)})")
+                                   f"({_records_message(unknown, numbers, record_word)})")
             not_leaf = np.flatnonzero(~dimension.is_leaf[per_record])
             if not_leaf.size:
                 raise ProblemError(f"{dimension.name}: code '{labels[not_leaf[0]]}' has sub-codes, records must "
-                                   f"carry a most detailed code ({_records_message(not_leaf, first_record, record_word)})")
+                                   f"carry a most detailed code ({_records_message(not_leaf, numbers, record_word)})")
             positions.append(per_record)
         holding_ids = None
         if holding is not None:

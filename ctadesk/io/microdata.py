@@ -80,8 +80,9 @@ def _code_text(value: object) -> str:
     return str(value)
 
 
-def _numbers(column: Sequence, name: str, path, first_row: int, decimal_comma: bool) -> np.ndarray:
-    """A numeric column; the first entry that is not a number is reported with its row."""
+def _numbers(column: Sequence, name: str, path, first_row: int | Sequence[int], decimal_comma: bool) -> np.ndarray:
+    """A numeric column; the first entry that is not a number is reported with its row (record r
+    is on row first_row + r, or on row first_row[r] when rows are listed)."""
     if not decimal_comma:
         try:
             values = np.asarray(column, dtype=float)
@@ -94,15 +95,17 @@ def _numbers(column: Sequence, name: str, path, first_row: int, decimal_comma: b
         number = parse_number(value, decimal_comma)
         if number is None:
             what = "an empty cell is not a number" if value in (None, "") else not_a_number(value, decimal_comma)
-            raise FileFormatError(f"column '{name}': {what}", file=path, row=r + first_row)
+            row = r + first_row if np.ndim(first_row) == 0 else int(first_row[r])
+            raise FileFormatError(f"column '{name}': {what}", file=path, row=row)
         values[r] = number
     return values
 
 
 def microdata_from_columns(columns: Mapping[str, Sequence], spec: MicrodataSpec, source: str | Path | None = None,
-                           first_row: int = 2, row_word: str = "line") -> Microdata:
+                           first_row: int | Sequence[int] = 2, row_word: str = "line") -> Microdata:
     """Microdata from column arrays keyed by variable name (codes as text, numbers as
-    numbers or text).  Record r is reported as ``row_word`` r + first_row."""
+    numbers or text).  Record r is reported as ``row_word`` r + first_row, or first_row[r]
+    when the rows are listed (a file with blank lines between records)."""
     absent = [name for name in spec.columns if name not in columns]
     if absent:
         raise FileFormatError(f"no column named '{absent[0]}' (columns: {', '.join(map(str, columns))})", file=source)
@@ -162,7 +165,8 @@ def read_csv_microdata(path: str | Path, spec: MicrodataSpec, delimiter: str | N
             raise FileFormatError(f"{len(row)} fields, the header has {len(header)}", file=path, row=line)
     body = [row for _, row in records[1:]]
     columns = {name: [row[i] for row in body] for i, name in enumerate(header)}
-    return microdata_from_columns(columns, spec, source=path, first_row=2, row_word="line")
+    lines_of_records = [line for line, _ in records[1:]]
+    return microdata_from_columns(columns, spec, source=path, first_row=lines_of_records, row_word="line")
 
 
 def read_xlsx_microdata(path: str | Path, spec: MicrodataSpec, sheet: str | None = None) -> Microdata:

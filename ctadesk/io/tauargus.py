@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import shutil
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 import numpy as np
 
@@ -403,8 +403,8 @@ def _copy_code_files(spanning: list[RdaVariable], source: Path, target: Path) ->
     for variable in spanning:
         for keyword in ("CODELIST", "HIERCODELIST"):
             name = variable.option(keyword)
-            if name and not (target / name).exists():
-                shutil.copyfile(_find(source, name), target / name)
+            if name and not (target / _base_name(name)).exists():
+                shutil.copyfile(_find(source, name), target / _base_name(name))
 
 
 # ------------------------------------------------------------------ helpers
@@ -414,15 +414,27 @@ def _records(path: Path, separator: str) -> list[tuple[int, list[str]]]:
             if any(f.strip() for f in fields)]
 
 
+def _base_name(name: str) -> str:
+    """The file name alone of a name an .rda gives ('C:\\data\\region.hrc', '../x.hrc' -> the
+    last part): files an .rda names are looked for next to it, and written only there."""
+    base = PureWindowsPath(name.strip()).name
+    if base in ("", ".", ".."):
+        raise FileFormatError(f"'{name}' is not a file name")
+    return base
+
+
 def _find(directory: Path, name: str) -> Path:
-    """A file named in an .rda, found case-insensitively next to it (tau-argus ran on Windows)."""
-    candidate = directory / name
-    if candidate.exists():
+    """A file named in an .rda, found next to it, case-insensitively (tau-argus ran on Windows);
+    a folder part of the name (absolute, '..') is not followed."""
+    base = _base_name(name)
+    candidate = directory / base
+    if candidate.is_file():
         return candidate
     for other in directory.iterdir():
-        if other.name.lower() == Path(name).name.lower():
+        if other.name.lower() == base.lower() and other.is_file():
             return other
-    raise FileFormatError(f"the file '{name}' the metadata refers to is missing", file=directory / name)
+    raise FileFormatError(f"the file '{name}' the metadata refers to is missing (looked for {base} next to it)",
+                          file=directory / base)
 
 
 def _dimension(variable: RdaVariable, codes: list[str], directory: Path) -> tuple[Dimension, list[str]]:

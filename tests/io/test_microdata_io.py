@@ -108,3 +108,14 @@ def test_xlsx_text_in_numbers_names_the_row(tmp_path):
 def test_column_function_is_reusable_by_other_readers():
     micro = microdata_from_columns({"A": ["x", "y"], "V": [1.5, 2.5]}, MicrodataSpec(spanning=("A",), response="V"))
     assert micro.structure.dimensions[0].codes == ("x", "y", "Total")
+
+
+def test_lines_are_named_as_in_the_file_when_blank_lines_come_before(tmp_path):
+    path = tmp_path / "gaps.csv"
+    path.write_text("Region,Turnover\n\nA,1\n\n\nB,2\nC,n/a\n", encoding="utf-8")
+    spec = MicrodataSpec(spanning=("Region",), response="Turnover")
+    with pytest.raises(FileFormatError, match="line 7"):
+        read_csv_microdata(path, spec)
+    path.write_text("Region,Turnover\n\nA,1\n\n,2\n", encoding="utf-8")
+    with pytest.raises(FileFormatError, match="line 5"):
+        read_csv_microdata(path, spec)

@@ -110,3 +110,24 @@ def test_a_line_with_the_wrong_number_of_fields_names_the_line(tmp_path):
     (tmp_path / "pp.tab").write_text("\n".join(lines))
     with pytest.raises(FileFormatError, match="pp.tab, line 5: 10 fields, the metadata describes 11"):
         read_tab(tmp_path / "pp.tab")
+
+
+@pytest.mark.parametrize("named", ["../region2.hrc", "/etc/region2.hrc", "C:\\\\tau\\\\data\\\\region2.hrc"])
+def test_files_an_rda_names_are_read_and_written_only_next_to_it(tmp_path, named):
+    """A folder part in a name the .rda gives (absolute, '..', a Windows path) is not followed:
+    the file is looked for beside the .rda, and a release's copies land beside the release."""
+    import shutil
+
+    source = tmp_path / "in"
+    source.mkdir()
+    for name in ("pp.tab", "region.cdl", "region2.hrc"):
+        shutil.copy(EXAMPLES / name, source / name)
+    (source / "pp.rda").write_text((EXAMPLES / "pp.rda").read_text().replace("region2.hrc", named))
+    (tmp_path / "region2.hrc").write_text("nonsense that must not be read\n")
+    table, _ = read_tab(source / "pp.tab").make_additive()
+    assert table.structure.n_cells == read_tab(PP).structure.n_cells
+    out = tmp_path / "out"
+    out.mkdir()
+    write_tab(out / "adjusted.tab", table, table.values)
+    assert (out / "region2.hrc").read_text() == (EXAMPLES / "region2.hrc").read_text()
+    assert (tmp_path / "region2.hrc").read_text() == "nonsense that must not be read\n"
