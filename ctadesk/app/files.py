@@ -60,7 +60,8 @@ def _plain_problem(structure: TableStructure, values: np.ndarray, relations=None
 
 # ------------------------------------------------------------------ importers
 def project_from_excel(tables: Sequence[ExcelTable], csv_source: bool = False) -> Project:
-    """One sheet as its grid; several as linked tables over their unique cells (one list)."""
+    """One sheet as its grid; several as linked tables over their unique cells (one list).  The
+    reader's notes (hidden rows left out, flag columns, cells taken as 0, ...) go to the log."""
     tables = tuple(tables)
     if not tables:
         raise CTAError("choose at least one sheet")
@@ -68,13 +69,15 @@ def project_from_excel(tables: Sequence[ExcelTable], csv_source: bool = False) -
         table = tables[0]
         project = Project.from_problem(_plain_problem(table.structure, table.values), table.structure)
         project.source = ExcelSource(tables, csv=csv_source)
-        return project
-    linked = LinkedTables.link([t.structure for t in tables])
-    values = linked.gather([t.values for t in tables])
-    codes = [linked.cell_label(i) for i in range(linked.n_cells)]
-    structure = TableStructure((Dimension("Cell", codes, np.full(len(codes), -1)),))
-    project = Project.from_problem(_plain_problem(structure, values, linked.relations()), structure)
-    project.source = ExcelSource(tables, linked)
+    else:
+        linked = LinkedTables.link([t.structure for t in tables])
+        values = linked.gather([t.values for t in tables])
+        codes = [linked.cell_label(i) for i in range(linked.n_cells)]
+        structure = TableStructure((Dimension("Cell", codes, np.full(len(codes), -1)),))
+        project = Project.from_problem(_plain_problem(structure, values, linked.relations()), structure)
+        project.source = ExcelSource(tables, linked)
+    project.log = "\n".join(f"{table.source.name}{'' if csv_source else f', sheet {table.sheet}'}: {note}"
+                            for table in tables for note in table.notes)
     return project
 
 

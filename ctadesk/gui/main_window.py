@@ -6,20 +6,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QGroupBox,
                                QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox,
                                QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget)
 
-from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest, files
+from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest, additivity, files
 from ctadesk.app.formats import MICRODATA, format_of, open_filter
-from ctadesk.app.session import Session
 from ctadesk.app.job import engine_solve
+from ctadesk.app.rules import rules_dict
+from ctadesk.app.session import Edit, Session
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.widening import new_seed
 from ctadesk.gui.cell_dialogs import LimitsDialog
+from ctadesk.gui.cell_info import CellInfoPane
 from ctadesk.gui.commands import CellEdit
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.generator import COX_PRESET, GeneratorDialog, GeneratorSpec, generate_table
@@ -28,11 +30,11 @@ from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel, method_label
 from ctadesk.gui.progress_plot import ProgressPlot
 from ctadesk.gui.results_panel import ResultsPanel
-from ctadesk.app.rules import rules_dict
 from ctadesk.gui.rules_panel import RulesPanel
 from ctadesk.gui.solve_runner import SolveRunner, available_methods
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.gui.table_model import Display
+from ctadesk.gui.wheel_guard import guard_wheel
 from ctadesk.io.csv_table import guess_csv_kind
 from ctadesk.io.microdata import microdata_columns
 from ctadesk.io.project import PROJECT_SUFFIX, Project
@@ -83,6 +85,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self._build_workflow_dock()
         self._build_bottom_dock()
+        self._build_cell_dock()
         self._build_actions()
         self.statusBar().showMessage("Ready")
         self.resize(1280, 820)
@@ -141,22 +144,7 @@ class MainWindow(QMainWindow):
 
         protect_box = QGroupBox("3  Protect")
         self.model_panel = ModelPanel(available_methods())
-        self.protect_button = QPushButton("Protect", objectName="protect")
-        self.protect_button.clicked.connect(self.protect)
-        self.cancel_button = QPushButton("Cancel", objectName="cancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.busy = QProgressBar(objectName="busy", textVisible=False, maximumHeight=10)
-        self.elapsed = QLabel("", objectName="elapsed")
-        self.solve_state = QLabel("", objectName="solve_state", wordWrap=True)
-        run = QHBoxLayout()
-        run.addWidget(self.protect_button)
-        run.addWidget(self.cancel_button)
-        run.addWidget(self.elapsed)
-        box = QVBoxLayout(protect_box)
-        box.addWidget(self.model_panel)
-        box.addLayout(run)
-        box.addWidget(self.busy)
-        box.addWidget(self.solve_state)
+        QVBoxLayout(protect_box).addWidget(self.model_panel)
 
         save_box = QGroupBox("4  Save and export")
         self.save_button = QPushButton("Save project…", objectName="save")
@@ -169,13 +157,48 @@ class MainWindow(QMainWindow):
         for group in (table_box, rules_box, protect_box, save_box):
             column.addWidget(group)
         column.addStretch(1)
+        guard_wheel(panel)
         scroll = self.workflow_scroll = QScrollArea(widgetResizable=True)
         scroll.setWidget(panel)
+        workflow = QWidget()
+        stack = QVBoxLayout(workflow)
+        stack.setContentsMargins(0, 0, 0, 0)
+        stack.setSpacing(0)
+        stack.addWidget(scroll, 1)
+        stack.addWidget(self._build_run_bar())
         dock = QDockWidget("Workflow", self, objectName="workflow_dock")
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
-        dock.setWidget(scroll)
+        dock.setWidget(workflow)
         dock.setMinimumWidth(max(310, panel.sizeHint().width(), self.rules_panel.body.sizeHint().width() + 40) + 24)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+
+    def _build_run_bar(self) -> QFrame:
+        """Protect, Cancel, the elapsed time and the solve's state, below the scrolling workflow so
+        the primary action stays in view at any window size."""
+        bar = QFrame(objectName="run_bar", frameShape=QFrame.Shape.StyledPanel)
+        self.protect_button = QPushButton("Protect", objectName="protect")
+        font = self.protect_button.font()
+        font.setBold(True)
+        self.protect_button.setFont(font)
+        self.protect_button.setMinimumHeight(30)
+        self.protect_button.setToolTip("Protect the table with the chosen model (F5)")
+        self.protect_button.clicked.connect(self.protect)
+        self.cancel_button = QPushButton("Cancel", objectName="cancel")
+        self.cancel_button.setMinimumHeight(30)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.busy = QProgressBar(objectName="busy", textVisible=False, maximumHeight=10)
+        self.elapsed = QLabel("", objectName="elapsed")
+        self.solve_state = QLabel("", objectName="solve_state", wordWrap=True)
+        run = QHBoxLayout()
+        run.addWidget(self.protect_button, 2)
+        run.addWidget(self.cancel_button, 1)
+        run.addWidget(self.elapsed)
+        box = QVBoxLayout(bar)
+        box.setContentsMargins(8, 6, 8, 6)
+        box.addLayout(run)
+        box.addWidget(self.busy)
+        box.addWidget(self.solve_state)
+        return bar
 
     def _build_bottom_dock(self) -> None:
         self.log_pane = LogPane()
@@ -186,11 +209,21 @@ class MainWindow(QMainWindow):
         self.bottom_tabs.addTab(self.results, "Results")
         self.bottom_tabs.addTab(self.log_pane, "Solver log")
         self.bottom_tabs.addTab(self.progress_plot, "Incumbent and bound")
-        dock = QDockWidget("View and audit", self, objectName="bottom_dock")
+        dock = self.bottom_dock = QDockWidget("View and audit", self, objectName="bottom_dock")
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         dock.setWidget(self.bottom_tabs)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
         self.resizeDocks([dock], [300], Qt.Orientation.Vertical)
+
+    def _build_cell_dock(self) -> None:
+        """The current cell's facts, beside the results (movable beside the grid)."""
+        self.cell_info = CellInfoPane(self.editor)
+        dock = QDockWidget("Cell", self, objectName="cell_dock")
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        dock.setWidget(self.cell_info)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+        self.splitDockWidget(self.bottom_dock, dock, Qt.Orientation.Horizontal)
+        self.resizeDocks([dock], [320], Qt.Orientation.Horizontal)
 
     def _action(self, text: str, slot, shortcut=None, name: str = "") -> QAction:
         action = QAction(text, self, objectName=name)
@@ -266,6 +299,7 @@ class MainWindow(QMainWindow):
         else:
             self.results.clear()
             self.editor.set_display(Display.ORIGINAL)
+            self.bottom_tabs.setCurrentWidget(self.log_pane if project.log else self.results)
         self._update_info()
         self.setWindowTitle(f"ctadesk — {path.name if path else 'untitled'}[*]")
         self.setWindowModified(path is None)
@@ -462,14 +496,44 @@ class MainWindow(QMainWindow):
         self.editor.model.refresh()
         self._update_info()
 
-    def _push(self, changes: dict, text: str) -> None:
+    def _push(self, changes: dict, text: str) -> bool:
+        """Apply changes as one undoable edit; False (and nothing changes) while a solve runs."""
         if self.runner.running:
             self.statusBar().showMessage("The table cannot change while a solve runs.", 5000)
-            return
+            return False
         self.undo_stack.push(CellEdit(self.session, changes, text, self._changed))
+        return True
 
     def _edit_value(self, cell: int, value: float) -> None:
-        self._push({"values": ([cell], [value])}, f"Set {self.project.structure.cell_label(cell)} to {value:g}")
+        """Set a cell's value (undoable); once the cell editor has closed, say which totals it
+        left unequal to the sum of their parts, if any (check_additivity)."""
+        previous = float(self.project.values[cell])
+        text = f"Set {self.project.structure.cell_label(cell)} to {value:,.10g}"
+        if self._push({"values": ([cell], [value])}, text):
+            edit = self.session.history[-1]
+            QTimer.singleShot(0, self, lambda: self.check_additivity(edit, cell, previous))
+
+    def check_additivity(self, edit: Edit, cell: int, previous: float) -> None:
+        """If the value edit `edit` (still the last thing done) unbalanced totals, name them and
+        offer to recompute the totals (a second undoable edit) or to keep the table as typed."""
+        session = self.session
+        if session is None or session.position != len(session.history) or session.history[-1] is not edit:
+            return
+        project = self.project
+        unbalanced = additivity.unbalanced_by_edit(project, cell, previous)
+        if not unbalanced:
+            return
+        label = project.structure.cell_label(cell)
+        totals = additivity.recomputed_totals(project)
+        if totals is None or self.runner.running:  # nothing to offer: recomputing would not help, or cannot now
+            first = unbalanced[0]
+            self.statusBar().showMessage(f"{first.label} no longer adds up (off by {first.off_by:+,.6g}): "
+                                         "protection makes the table add up by moving cells.", 15000)
+            return
+        reset = None if project.structure.inner_mask()[cell] else float(totals[cell])
+        if self.confirm("Totals no longer add up",
+                        additivity.question(label, float(project.values[cell]), unbalanced, reset)):
+            self.recompute_totals()
 
     def mark_sensitive(self, cells: np.ndarray) -> None:
         cells = np.asarray(cells, np.int64)
@@ -627,14 +691,14 @@ class MainWindow(QMainWindow):
 
     def _show_result(self, result: CTAResult) -> None:
         self.editor.model.refresh()
-        self.results.show_result(self.project, result, self.editor.model.layout_.cells)
+        self.results.show_result(self.project, result, self.editor.model.layout_)
         if result.values is not None:
             self.editor.set_display(Display.ADJUSTED)
         self.bottom_tabs.setCurrentWidget(self.results)
 
     def _refresh_heatmap(self) -> None:
         if self.project is not None and self.project.result is not None:
-            self.results.update_heatmap(self.project, self.project.result, self.editor.model.layout_.cells)
+            self.results.update_heatmap(self.project, self.project.result, self.editor.model.layout_)
 
     def _set_running(self, running: bool) -> None:
         self.editor.model.read_only = running

@@ -4,6 +4,7 @@ original, histogram of changes, and the verifier's findings with their cells sel
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -15,11 +16,44 @@ from ctadesk.engine.quality import QualityReport
 from ctadesk.engine.result import CTAResult
 from ctadesk.gui.model_panel import method_label
 from ctadesk.gui.quality_table import QualityTable
-from ctadesk.gui.table_model import relative_change
+from ctadesk.gui.table_model import SliceLayout, relative_change
 from ctadesk.io.project import Project
 
 #: most points drawn in the scatter (a random sample of the changed cells beyond that)
 SCATTER_POINTS = 20_000
+#: most labels on a heatmap axis's coarsest tick level (finer levels are labelled where they fit)
+COARSE_LABELS = 6
+#: most codes on a heatmap axis that get a tick mark each
+MAX_TICKS = 1000
+
+
+def _nice_steps():
+    """1, 2, 5, 10, 20, 50, 100, ..."""
+    scale = 1
+    while True:
+        yield from (scale, 2 * scale, 5 * scale)
+        scale *= 10
+
+
+def axis_ticks(codes: Sequence[str]) -> list[list[tuple[float, str]]]:
+    """pyqtgraph tick levels naming categories at the centres of their pixels (code k spans [k, k+1]):
+    the s-th, 2s-th, ... code on the first level, s a step of 1, 2, 5, 10, 20, ... leaving at most
+    COARSE_LABELS labels; a finer step on the next; every code on the last (up to MAX_TICKS codes).
+    pyqtgraph writes the first level's labels always and a finer level's where they fit."""
+    n = len(codes)
+    coarse = next(step for step in _nice_steps() if n <= COARSE_LABELS * step)
+    steps = [coarse]
+    middle = coarse // (5 if str(coarse).startswith("5") else 2)
+    if middle > 1:
+        steps.append(middle)
+    if coarse > 1 and n <= MAX_TICKS:
+        steps.append(1)
+    levels = []
+    for level, step in enumerate(steps):
+        coarser = steps[level - 1] if level else None
+        levels.append([(k + 0.5, str(codes[k])) for k in range(step - 1, n, step)
+                       if coarser is None or (k + 1) % coarser])
+    return levels
 
 
 def summary_figures(report: QualityReport, result: CTAResult) -> dict[str, float]:
@@ -59,6 +93,8 @@ class ResultsPanel(QTabWidget):
         self.heatmap.setObjectName("heatmap")
         self.heatmap.invertY(True)
         self.heatmap.setAspectLocked(False)
+        for side in ("left", "bottom"):  # label a finer level of codes whenever its labels do not overlap
+            self.heatmap.getPlotItem().getAxis(side).setStyle(textFillLimits=[(0, 0.9)])
         self.image = pg.ImageItem(axisOrder="row-major")
         self.heatmap.addItem(self.image)
         self.colorbar = pg.ColorBarItem(values=(-20, 20), colorMap=pg.colormap.get("CET-D1"), label="relative change %")
@@ -99,8 +135,8 @@ class ResultsPanel(QTabWidget):
         self.findings.clear()
         self.quality.show_report(None)
 
-    def show_result(self, project: Project, result: CTAResult, slice_cells: np.ndarray) -> None:
-        """Fill every tab from result; the heatmap shows the slice whose flat indices are slice_cells."""
+    def show_result(self, project: Project, result: CTAResult, layout: SliceLayout) -> None:
+        """Fill every tab from result; the heatmap shows the table editor's slice (layout)."""
         lines = [f"<b>{method_label(result.method)}</b>: {result.message or result.status.value.replace('_', ' ')}",
                  f"objective {_number(result.objective)}, bound {_number(result.bound)}, "
                  f"gap {_number(None if result.gap is None else 100 * result.gap, 3)} %",
@@ -120,7 +156,7 @@ class ResultsPanel(QTabWidget):
         if result.values is None:
             self.image.clear()
             return
-        self.update_heatmap(project, result, slice_cells)
+        self.update_heatmap(project, result, layout)
         original, adjusted = project.values, result.values
         changed = np.flatnonzero(adjusted != original)
         shown = changed
@@ -135,14 +171,21 @@ class ResultsPanel(QTabWidget):
         else:
             self.histogram_curve.setData([0, 1], [0.0])
 
-    def update_heatmap(self, project: Project, result: CTAResult, slice_cells: np.ndarray) -> None:
+    def update_heatmap(self, project: Project, result: CTAResult, layout: SliceLayout) -> None:
+        """Relative change of the slice's cells, its axes labelled with the row and column codes."""
         if result.values is None or result.values.shape != project.values.shape:
             return
-        relative = relative_change(project.values[slice_cells], result.values[slice_cells])
+        relative = relative_change(project.values[layout.cells], result.values[layout.cells])
         relative = np.clip(np.nan_to_num(relative, posinf=100.0, neginf=-100.0), -100, 100)
         self.image.setImage(relative, autoLevels=False)
         limit = max(1.0, float(np.abs(relative).max()))
         self.colorbar.setLevels((-limit, limit))
+        dimensions = project.structure.dimensions
+        plot = self.heatmap.getPlotItem()
+        for side, dim in (("left", layout.row_dim), ("bottom", layout.column_dim)):
+            codes = dimensions[dim].codes if dim is not None else ["value"]
+            plot.getAxis(side).setTicks(axis_ticks(codes))
+            plot.setLabel(side, dimensions[dim].name if dim is not None else "")
 
     def _fill_findings(self, project: Project, result: CTAResult) -> None:
         self.findings.clear()

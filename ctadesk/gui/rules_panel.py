@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from ctadesk.app.rules import rule_counts
@@ -21,7 +21,8 @@ from ctadesk.engine.rules import RuleResult, SafetyRules
 from ctadesk.engine.tabulated import CellStatistics
 from ctadesk.gui.table_model import RULE_COLOURS
 
-
+#: how the levels of a cell several rules flag combine (SafetyRules.level_combination)
+LEVEL_COMBINATION_LABELS = {"tau-argus": "first rule's level (tau-argus)", "largest": "largest level"}
 
 def _percent(value: float = 0.0, maximum: float = 1000.0, name: str = "") -> QDoubleSpinBox:
     return QDoubleSpinBox(minimum=0.0, maximum=maximum, decimals=1, suffix=" %", value=value, objectName=name)
@@ -83,6 +84,12 @@ class RulesPanel(QWidget):
         self.zero_range = QDoubleSpinBox(minimum=0.0, maximum=1e12, decimals=1, value=0.0, objectName="zero_range")
         self.manual_range = _percent(10.0, name="manual_range")
         self.apply_weights = QCheckBox("Use sampling weights", objectName="apply_weights", checked=True)
+        self.level_combination = QComboBox(objectName="level_combination")
+        for key, label in LEVEL_COMBINATION_LABELS.items():
+            self.level_combination.addItem(label, key)
+        self.level_combination.setToolTip(
+            "A cell several rules flag: tau-argus takes the level of the first rule, in its order (dominance, "
+            "p%, (p,q), request, frequency, zero, manual), that asks for one; or take the largest of them all")
 
         self.holding_box = QGroupBox("Holding level", objectName="holding_box")
         self.holding_min_frequency = QSpinBox(minimum=0, maximum=1000, value=0, objectName="holding_min_frequency",
@@ -108,6 +115,7 @@ class RulesPanel(QWidget):
         form.addRow("", self.pq)
         form.addRow(self.zero_unsafe, self.zero_range)
         form.addRow("Manual safety range", self.manual_range)
+        form.addRow("Several rules flag", self.level_combination)
         form.addRow("", self.apply_weights)
         self.body = QWidget(objectName="rules_body")
         body = QVBoxLayout(self.body)
@@ -180,7 +188,7 @@ class RulesPanel(QWidget):
             holding_p_percent=(self.holding_p_percent.first.value(),) if holdings and on(self.holding_p_percent) else (),
             zero_unsafe=self.zero_unsafe.isChecked(), zero_safety_range=self.zero_range.value(),
             manual_safety_range=self.manual_range.value(),
-            apply_weights=self.apply_weights.isChecked())
+            apply_weights=self.apply_weights.isChecked(), level_combination=self.level_combination.currentData())
 
     def set_rules(self, saved: dict[str, Any]) -> None:
         """Show saved rules (a dict of SafetyRules fields, as the project file keeps them)."""
@@ -215,6 +223,7 @@ class RulesPanel(QWidget):
         self.zero_range.setValue(rules.zero_safety_range)
         self.manual_range.setValue(rules.manual_safety_range)
         self.apply_weights.setChecked(rules.apply_weights)
+        self.level_combination.setCurrentIndex(self.level_combination.findData(rules.level_combination))
 
     def show_counts(self, result: RuleResult) -> None:
         """'dominance: 5 cells' per rule with its colour, and the number of unsafe cells."""

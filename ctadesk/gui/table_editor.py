@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemDelegate, QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout,
-                               QWidget)
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSize, Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemDelegate, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QStyledItemDelegate, QTableView, QVBoxLayout, QWidget)
 
 from ctadesk.gui.table_model import CellTableModel, Display, SliceLayout
 from ctadesk.io.project import Project
+
+#: cells (evenly spread over the slice) and column labels whose width the columns are fitted to
+FITTED_CELLS = 200
+FITTED_LABELS = 2000
+MIN_COLUMN_WIDTH, MAX_COLUMN_WIDTH = 48, 320
 
 
 class SliceSelector(QWidget):
@@ -93,6 +98,16 @@ class SliceSelector(QWidget):
         self.changed.emit(self.layout_for())
 
 
+class NumberDelegate(QStyledItemDelegate):
+    """Cells are edited as text (every digit of the value, CellTableModel's EditRole), right-aligned as shown."""
+
+    def createEditor(self, parent, option, index) -> QWidget:
+        editor = super().createEditor(parent, option, index)
+        if isinstance(editor, QLineEdit):
+            editor.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return editor
+
+
 class TableEditor(QWidget):
     """Slice selector, display selector and the grid of one slice."""
 
@@ -102,9 +117,12 @@ class TableEditor(QWidget):
         self.view = QTableView()
         self.view.setObjectName("table_view")
         self.view.setModel(self.model)
+        self.view.setItemDelegate(NumberDelegate(self.view))
         self.view.setWordWrap(False)
+        self.view.setIconSize(QSize(10, 10))
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         for header in (self.view.horizontalHeader(), self.view.verticalHeader()):
-            header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
             header.setSectionsClickable(True)
         self.view.horizontalHeader().setDefaultSectionSize(84)
         self.view.verticalHeader().setDefaultSectionSize(22)
@@ -115,7 +133,7 @@ class TableEditor(QWidget):
         self.display = QComboBox()
         self.display.setObjectName("display_mode")
         self.display.addItems([d.value for d in Display])
-        self.display.currentIndexChanged.connect(lambda i: self.model.set_display(list(Display)[i]))
+        self.display.currentIndexChanged.connect(self._display_changed)
         top = QHBoxLayout()
         top.addWidget(self.slices)
         top.addStretch(1)
@@ -133,6 +151,7 @@ class TableEditor(QWidget):
         self.slices.set_project(project)
         self._collapsed = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
         self._width_rows_header()
+        self.fit_columns()
 
     def set_display(self, display: Display) -> None:
         self.display.setCurrentIndex(list(Display).index(display))
@@ -210,6 +229,33 @@ class TableEditor(QWidget):
                 if header.isSectionHidden(section):
                     header.showSection(section)
         self._width_rows_header()
+        self.fit_columns()
+
+    def _display_changed(self, position: int) -> None:
+        self.model.set_display(list(Display)[position])
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        """Give every column the width of the widest content among the column labels and a sample
+        of the slice's cells (its largest and smallest values among them); a column the user
+        resized keeps its width."""
+        model = self.model
+        if model.project is None:
+            return
+        cells = model.layout_.cells
+        header = self.view.horizontalHeader()
+        metrics = header.fontMetrics()
+        labels = (model.headerData(c, Qt.Orientation.Horizontal) for c in range(min(cells.shape[1], FITTED_LABELS)))
+        width = max((metrics.horizontalAdvance(str(label)) + 16 for label in labels), default=0)
+        flat = cells.reshape(-1)
+        sample = flat[np.linspace(0, flat.size - 1, min(flat.size, FITTED_CELLS)).astype(np.int64)]
+        shown = model.shown_values(flat)
+        if shown is not None and flat.size:
+            finite = np.where(np.isfinite(shown), shown, 0.0)
+            sample = np.concatenate([sample, flat[[np.argmax(finite), np.argmin(finite)]]])
+        for cell in np.unique(sample):
+            width = max(width, self.view.sizeHintForIndex(model.index(*model.layout_.position(int(cell)))).width())
+        header.setDefaultSectionSize(min(MAX_COLUMN_WIDTH, max(MIN_COLUMN_WIDTH, width + 4)))
 
     def _width_rows_header(self) -> None:
         project = self.model.project

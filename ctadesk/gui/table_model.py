@@ -9,8 +9,8 @@ from __future__ import annotations
 import enum
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPointF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap, QPolygonF
 
 from ctadesk.io.project import Project
 
@@ -46,6 +46,49 @@ RULE_COLOURS = {
 }
 STATUS_NAMES = {CellStatus.SAFE: "safe", CellStatus.SENSITIVE: "sensitive (primary)",
                 CellStatus.FIXED: "fixed (may not change)", CellStatus.ADJUSTED: "adjusted"}
+SENSE_NAMES = {1: "up", -1: "down", 0: "free"}
+#: a value below this share of the table's typical magnitude is a leftover of arithmetic and shows as 0
+NEGLIGIBLE = 1e-9
+#: most contributions the cell information lists
+SHOWN_CONTRIBUTIONS = 5
+
+
+def typical_magnitude(values: np.ndarray) -> float:
+    """The median of the nonzero |values| (0 for a table of zeros): the scale leftovers are measured in."""
+    magnitudes = np.abs(values[values != 0])
+    return float(np.median(magnitudes)) if magnitudes.size else 0.0
+
+
+def format_number(value: float, scale: float) -> str:
+    """value as the grid shows it: 0 when below NEGLIGIBLE * scale, thousands separators and up to
+    10 significant digits from 1e-3 to 1e10, else a short form that keeps its whole exponent
+    (1.5e+20, 3.63798e-12), so a narrow column never cuts an exponent off."""
+    magnitude = abs(value)
+    if magnitude <= NEGLIGIBLE * scale:
+        return "0"
+    if 1e-3 <= magnitude < 1e10:
+        return f"{value:,.10g}"
+    return f"{value:.6g}"
+
+
+def editable_text(value: float) -> str:
+    """The shortest text that reads back as exactly value (10.3456, 0.004, 852): what the cell editor shows."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def sense_icon(sense: int, colour: QColor = QColor(90, 40, 30)) -> QIcon:
+    """A small triangle pointing up (sense +1) or down (-1)."""
+    pixmap = QPixmap(10, 10)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(colour)
+    tip, base = (1.0, 9.0) if sense > 0 else (9.0, 1.0)
+    painter.drawPolygon(QPolygonF([QPointF(5.0, tip), QPointF(0.5, base), QPointF(9.5, base)]))
+    painter.end()
+    return QIcon(pixmap)
 
 
 def relative_change(original: np.ndarray, adjusted: np.ndarray) -> np.ndarray:
@@ -106,6 +149,8 @@ class CellTableModel(QAbstractTableModel):
         self._inner = np.zeros(0, bool)
         self._brushes = {status: QBrush(colour) for status, colour in STATUS_COLOURS.items()}
         self._rule_brushes = {rule: QBrush(colour) for rule, colour in RULE_COLOURS.items()}
+        self.sense_icons = {1: sense_icon(1), -1: sense_icon(-1)}
+        self.scale = 0.0
 
     # ---------------------------------------------------------------- setup
     def set_project(self, project: Project, layout: SliceLayout | None = None) -> None:
@@ -113,6 +158,7 @@ class CellTableModel(QAbstractTableModel):
         self.project = project
         self.layout_ = layout or SliceLayout(project.structure.shape)
         self._inner = project.structure.inner_mask()
+        self.scale = typical_magnitude(project.values)
         self.endResetModel()
 
     def set_layout(self, layout: SliceLayout) -> None:
@@ -126,6 +172,8 @@ class CellTableModel(QAbstractTableModel):
 
     def refresh(self) -> None:
         """Tell the view every cell may have changed (it re-reads only what it shows)."""
+        if self.project is not None:
+            self.scale = typical_magnitude(self.project.values)
         if self.rowCount() and self.columnCount():
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
 
@@ -156,50 +204,81 @@ class CellTableModel(QAbstractTableModel):
             return CellStatus.ADJUSTED
         return CellStatus.SAFE
 
-    def shown_value(self, cell: int) -> float | None:
-        original = self.project.values[cell]
+    def shown_values(self, cells: np.ndarray) -> np.ndarray | None:
+        """What the current display shows for cells (flat indices); None without a result to show."""
+        original = self.project.values[cells]
         if self.display is Display.ORIGINAL:
             return original
         adjusted = self.adjusted_values()
         if adjusted is None:
             return None
         if self.display is Display.ADJUSTED:
-            return adjusted[cell]
+            return adjusted[cells]
         if self.display is Display.DIFFERENCE:
-            return adjusted[cell] - original
-        return float(relative_change(np.array([original]), np.array([adjusted[cell]]))[0])
+            return adjusted[cells] - original
+        return relative_change(original, adjusted[cells])
 
-    def tooltip(self, cell: int) -> str:
+    def shown_value(self, cell: int) -> float | None:
+        """What the current display shows for one cell (None without a result to show)."""
+        shown = self.shown_values(np.array([cell]))
+        return None if shown is None else float(shown[0])
+
+    def display_text(self, cell: int) -> str:
+        """What the grid shows in a cell (format_number; relative changes in % with 2 decimals)."""
+        value = self.shown_value(cell)
+        if value is None:
+            return ""
+        if self.display is Display.RELATIVE:
+            return f"{value:+.2f}"
+        return format_number(value, self.scale)
+
+    def cell_facts(self, cell: int) -> list[tuple[str, str]]:
+        """(name, text) of everything known about a cell: label, original and adjusted value,
+        status, and for a sensitive cell the rules that flagged it, its sense and protection
+        interval; frequency and largest contributions when the table has statistics; bounds, weight."""
         project = self.project
-        lines = [project.structure.cell_label(cell), f"original: {project.values[cell]:,.6g}"]
+        a = float(project.values[cell])
+        facts = [("cell", project.structure.cell_label(cell)), ("original", f"{a:,.10g}")]
         adjusted = self.adjusted_values()
         if adjusted is not None:
-            lines.append(f"adjusted: {adjusted[cell]:,.6g} (change {adjusted[cell] - project.values[cell]:+,.6g})")
-        lines.append(f"status: {STATUS_NAMES[self.status(cell)]}")
+            x = float(adjusted[cell])
+            change = format_number(x - a, self.scale)
+            facts.append(("adjusted", f"{x:,.10g} (change {'+' * (change != '0' and x > a)}{change})"))
+        facts.append(("status", STATUS_NAMES[self.status(cell)]))
         if project.sensitive[cell]:
-            a = project.values[cell]
-            lines.append(f"protection interval: ({a - project.lower_protection[cell]:,.6g}, "
-                         f"{a + project.upper_protection[cell]:,.6g})")
-            sense = {1: "up", -1: "down"}.get(int(project.senses[cell]), "free")
-            lines.append(f"sense: {sense}")
-            rule = project.flagged_by[cell] or "manual"
-            lines.append(f"flagged by: {rule}")
-        lines.append(f"bounds: [{project.lower[cell]:,.6g}, {project.upper[cell]:,.6g}], weight {project.weights[cell]:g}")
-        return "\n".join(lines)
+            facts.append(("flagged by", project.flagged_by[cell] or "manual"))
+            sense = SENSE_NAMES[int(project.senses[cell])]
+            if adjusted is not None and adjusted[cell] != a:
+                sense += f"; the adjusted value went {'up' if adjusted[cell] > a else 'down'}"
+            facts.append(("sense", sense))
+            facts.append(("protection interval", f"({a - project.lower_protection[cell]:,.6g}, "
+                                                 f"{a + project.upper_protection[cell]:,.6g})"))
+        statistics = project.statistics
+        if statistics is not None and statistics.freq.shape == project.values.shape:
+            facts.append(("frequency", f"{int(statistics.freq[cell]):,}"))
+            if statistics.holding_freq is not None:
+                facts.append(("holdings", f"{int(statistics.holding_freq[cell]):,}"))
+            top = statistics.top[cell, :SHOWN_CONTRIBUTIONS]
+            top = top[np.isfinite(top)]
+            if top.size:
+                facts.append(("largest contributions", ", ".join(f"{t:,.6g}" for t in top)))
+        facts.append(("bounds", f"[{project.lower[cell]:,.6g}, {project.upper[cell]:,.6g}]"))
+        facts.append(("weight", f"{project.weights[cell]:g}"))
+        return facts
+
+    def tooltip(self, cell: int) -> str:
+        return "\n".join(f"{name}: {text}" if name != "cell" else text for name, text in self.cell_facts(cell))
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or self.project is None:
             return None
         cell = self.cell_at(index.row(), index.column())
         if role == Qt.ItemDataRole.DisplayRole:
-            value = self.shown_value(cell)
-            if value is None:
-                return ""
-            if self.display is Display.RELATIVE:
-                return f"{value:+.2f}"
-            return f"{value:,.10g}"
+            return self.display_text(cell)
         if role == Qt.ItemDataRole.EditRole:
-            return float(self.project.values[cell])
+            return editable_text(self.project.values[cell])
+        if role == Qt.ItemDataRole.DecorationRole:
+            return self.sense_icons.get(int(self.project.senses[cell])) if self.project.sensitive[cell] else None
         if role == Qt.ItemDataRole.BackgroundRole:
             status = self.status(cell)
             if status is CellStatus.SENSITIVE:
@@ -238,5 +317,7 @@ class CellTableModel(QAbstractTableModel):
             return False
         if not np.isfinite(number):
             return False
-        self.edit_requested.emit(self.cell_at(index.row(), index.column()), number)
+        cell = self.cell_at(index.row(), index.column())
+        if number != self.project.values[cell]:  # an editor closed without a change is no edit
+            self.edit_requested.emit(cell, number)
         return True

@@ -12,11 +12,18 @@ def settings(tmp_path):
     return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
 
 
+def unexpected_question(title, question, *options):
+    """Stands in for the window's question hooks: a test that expects a question answers it itself."""
+    raise AssertionError(f"the window asked a question the test does not answer: {title}: {question}")
+
+
 @pytest.fixture
 def window(qtbot, settings):
-    """A main window on a 5 x 4 (6 x 5 with totals) generated table, remembering settings in tmp_path."""
+    """A main window on a 5 x 4 (6 x 5 with totals) generated table, remembering settings in tmp_path;
+    a question the test does not answer fails it (instead of waiting for a user)."""
     window = MainWindow(settings)
     window.ask_before_closing = False
+    window.confirm = window.choose = unexpected_question
     qtbot.addWidget(window)
     assert window.new_generated(SMALL)
     window.show()

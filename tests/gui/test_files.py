@@ -199,3 +199,18 @@ def test_a_column_marked_ignore_in_the_import_dialog_is_left_out_of_the_table(wi
     assert window.open_path(source)
     columns = window.project.structure.dimensions[1]
     assert columns.codes == ("Small", "Large") and window.project.structure.shape == (4, 2)
+
+
+def test_what_the_excel_reader_left_out_is_listed_in_the_log_after_import(window, tmp_path):
+    path = _workbook(tmp_path / "notes.xlsx")
+    book = openpyxl.load_workbook(path)
+    sheet = book.active
+    sheet.row_dimensions[5].hidden = True  # East
+    sheet["E3"], sheet["E4"] = "Flag", "p"
+    book.save(path)
+    _accept(window)
+    assert window.open_path(path)
+    log = window.log_pane.toPlainText()
+    assert "notes.xlsx, sheet Turnover: hidden rows 5 were left out" in log
+    assert "notes.xlsx, sheet Turnover: flag columns E were left out" in log
+    assert window.bottom_tabs.currentWidget() is window.log_pane

@@ -127,3 +127,27 @@ def test_holding_rules_appear_and_apply_when_the_microdata_have_holdings(window,
     window.apply_rules()
     assert window.project.flagged_by[3] == "holding dominance"  # 30 > 70 % of 40; no single firm dominates
     assert "holding dominance: " in panel.counts.text()
+
+
+def test_the_level_combination_is_chosen_applied_and_kept_in_the_project(micro_window, tmp_path, qtbot, settings):
+    from ctadesk.engine.rules import LEVEL_COMBINATIONS
+    from ctadesk.gui.main_window import MainWindow
+
+    panel = micro_window.rules_panel
+    combo = panel.level_combination
+    assert [combo.itemData(k) for k in range(combo.count())] == list(LEVEL_COMBINATIONS)
+    assert panel.rules().level_combination == "tau-argus"  # the default, as tau-argus does it
+    _set_rules(panel)
+    panel.frequency_range.setValue(50.0)  # A,x (7, one firm): frequency level 3.5, dominance level 1.75
+    micro_window.apply_rules()
+    assert micro_window.project.upper_protection[0] == pytest.approx(1.75)  # the first rule in tau-argus's order
+    combo.setCurrentIndex(combo.findData("largest"))
+    micro_window.apply_rules()
+    assert micro_window.project.upper_protection[0] == pytest.approx(3.5)
+    path = tmp_path / "largest.ctaproj"
+    assert micro_window.save_to(path) and load_project(path).rules["level_combination"] == "largest"
+    again = MainWindow(settings)
+    again.ask_before_closing = False
+    qtbot.addWidget(again)
+    assert again.open_path(path)
+    assert again.rules_panel.level_combination.currentData() == "largest"

@@ -20,7 +20,7 @@ import numpy as np
 
 from ctadesk.app.formats import MICRODATA, format_of
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.microdata import tabulate
+from ctadesk.engine.microdata import Microdata, tabulate
 from ctadesk.engine.rules import RuleResult, SafetyRules, apply_rules
 from ctadesk.engine.structure import TableStructure
 from ctadesk.engine.tabulated import CellStatistics
@@ -50,6 +50,13 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
     data.add_argument("--rda", metavar="FILE", help="metadata of a .tab input (default: the .tab name with .rda)")
     data.add_argument("--span", nargs="+", default=[], metavar="VAR",
                       help="spanning variables, in table order (microdata only)")
+    add_microdata_arguments(data)
+    add_rules_arguments(parser)
+
+
+def add_microdata_arguments(data: argparse._ArgumentGroup) -> None:
+    """How the microdata are read: response, weight, holding, request, hierarchies, missing codes,
+    decimal mark and sheet (read_microdata_for)."""
     data.add_argument("--response", metavar="VAR", help="numeric response variable (microdata only)")
     data.add_argument("--weight", metavar="VAR", help="sampling weight variable")
     data.add_argument("--holding", metavar="VAR", help="holding (enterprise group) variable")
@@ -64,6 +71,10 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
                       help="a code of VAR that means missing")
     data.add_argument("--decimal-comma", action="store_true", help="numbers are written 12,5")
     data.add_argument("--sheet", help="xlsx sheet (default: the first)")
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser, manual: bool = True) -> None:
+    """The safety rules (safety_rules); ``manual``: cells declared unsafe by hand (--manual)."""
     rules = parser.add_argument_group("safety rules (paper 003 Tables 3.1-3.2)")
     rules.add_argument("--min-freq", type=int, default=0, metavar="N", help="unsafe when fewer than N contributors")
     rules.add_argument("--freq-range", type=float, default=0.0, metavar="PCT", help="frequency safety range, %% of the cell")
@@ -79,8 +90,9 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
     rules.add_argument("--zero-range", type=float, default=0.0, metavar="X", help="zero safety range (absolute)")
     rules.add_argument("--request-percent", type=_pair, metavar="P1,P2", help="request rule thresholds, %%")
     rules.add_argument("--request-range", type=float, default=0.0, metavar="PCT")
-    rules.add_argument("--manual", action="append", default=[], metavar="VAR=CODE,...",
-                       help="a cell declared unsafe, e.g. 'Region=Nr,Size=1' (unnamed variables: their total)")
+    if manual:
+        rules.add_argument("--manual", action="append", default=[], metavar="VAR=CODE,...",
+                           help="a cell declared unsafe, e.g. 'Region=Nr,Size=1' (unnamed variables: their total)")
     rules.add_argument("--manual-range", type=float, default=0.0, metavar="PCT", help="manual safety range, %% of the cell")
     rules.add_argument("--lower-ratio", type=float, default=1.0, metavar="R",
                        help="lower protection = R x upper (default 1: symmetric)")
@@ -134,9 +146,6 @@ def _manual_cells(structure: TableStructure, specs: list[str]) -> list[int]:
 
 def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistics, SafetyRules, RuleResult]:
     """Read the input (microdata or a .tab), tabulate it and apply the rules the arguments describe."""
-    from ctadesk.io.hierarchy import read_hrc, read_level_csv
-    from ctadesk.io.microdata import MicrodataSpec, read_microdata
-    from ctadesk.io.statfiles import read_statfile_microdata
     from ctadesk.io.tauargus import read_tab
 
     fmt = format_of(args.microdata)
@@ -151,11 +160,24 @@ def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistic
         return structure, stats, rules, apply_rules(stats, rules, manual=_manual_cells(structure, args.manual))
     if not args.span or not args.response:
         raise CTAError("microdata input needs --span VAR ... and --response VAR")
+    micro = read_microdata_for(args, args.microdata, tuple(args.span))
+    stats = tabulate(micro, top_k=max(rules.contributions_needed(), 2),
+                     holding_top_k=max(rules.contributions_needed(holding=True), 2))
+    result = apply_rules(stats, rules, manual=_manual_cells(micro.structure, args.manual))
+    return micro.structure, stats, rules, result
 
+
+def read_microdata_for(args: argparse.Namespace, path: str, spanning: tuple[str, ...]) -> Microdata:
+    """The microdata of ``path`` spanned by ``spanning``, read as add_microdata_arguments' options say."""
+    from ctadesk.io.hierarchy import read_hrc, read_level_csv
+    from ctadesk.io.microdata import MicrodataSpec, read_microdata
+    from ctadesk.io.statfiles import read_statfile_microdata
+
+    fmt = format_of(path, MICRODATA)
     hierarchies: dict = {}
-    for name, path in args.hierarchy:
-        reader = read_level_csv if Path(path).suffix.lower() == ".csv" else read_hrc
-        hierarchies[name] = reader(path, name, lead=args.lead)
+    for name, file in args.hierarchy:
+        reader = read_level_csv if Path(file).suffix.lower() == ".csv" else read_hrc
+        hierarchies[name] = reader(file, name, lead=args.lead)
     for name, widths in args.hierlevels:
         try:
             hierarchies[name] = tuple(int(w) for w in widths.replace(" ", ",").split(",") if w)
@@ -164,19 +186,12 @@ def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistic
     missing: dict[str, list[str]] = {}
     for name, code in args.missing:
         missing.setdefault(name, []).append(code)
-    spec = MicrodataSpec(spanning=tuple(args.span), response=args.response, weight=args.weight,
+    spec = MicrodataSpec(spanning=spanning, response=args.response, weight=args.weight,
                          holding=args.holding, request=args.request, request_codes=tuple(args.request_codes),
                          hierarchies=hierarchies, missing=missing, decimal_comma=args.decimal_comma)
-    if MICRODATA not in fmt.holds:
-        format_of(args.microdata, MICRODATA)  # refused, naming the formats microdata come in
     if fmt.key == "statfile":
-        micro, _ = read_statfile_microdata(args.microdata, spec)
-    else:
-        micro = read_microdata(args.microdata, spec, **({"sheet": args.sheet} if args.sheet else {}))
-    stats = tabulate(micro, top_k=max(rules.contributions_needed(), 2),
-                     holding_top_k=max(rules.contributions_needed(holding=True), 2))
-    result = apply_rules(stats, rules, manual=_manual_cells(micro.structure, args.manual))
-    return micro.structure, stats, rules, result
+        return read_statfile_microdata(path, spec)[0]
+    return read_microdata(path, spec, **({"sheet": args.sheet} if args.sheet else {}))
 
 
 def cell_records(structure: TableStructure, stats: CellStatistics, rules: SafetyRules,
