@@ -18,13 +18,14 @@ from ctadesk.app.job import engine_solve
 from ctadesk.app.rules import rules_dict
 from ctadesk.app.session import Edit, Session
 from ctadesk.engine.errors import CTAError
+from ctadesk.engine.generate import COX_PRESET, GeneratorSpec, generate_table
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.widening import new_seed
 from ctadesk.gui.cell_dialogs import LimitsDialog
 from ctadesk.gui.cell_info import CellInfoPane
 from ctadesk.gui.commands import CellEdit
 from ctadesk.gui.errors import plain_message
-from ctadesk.gui.generator import COX_PRESET, GeneratorDialog, GeneratorSpec, generate_table
+from ctadesk.gui.generator import GeneratorDialog
 from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog
 from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel, method_label

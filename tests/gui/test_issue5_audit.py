@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QPushButton
 
 from ctadesk.engine.errors import SolverError
-from ctadesk.gui.generator import COX_PRESET, GeneratorSpec
+from ctadesk.engine.generate import COX_PRESET, GeneratorSpec
 from ctadesk.gui.main_window import MainWindow
 from ctadesk.gui.table_model import relative_change
 

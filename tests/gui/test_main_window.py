@@ -5,7 +5,7 @@ import pytest
 
 from ctadesk.engine.result import Status
 from ctadesk.engine.verify import verify
-from ctadesk.gui.generator import GeneratorSpec
+from ctadesk.engine.generate import GeneratorSpec
 from ctadesk.gui.solve_runner import available_methods
 from ctadesk.gui.table_model import Display
 

@@ -10,7 +10,7 @@ import numpy as np
 from PySide6.QtCore import QTimer
 
 from ctadesk.engine.result import Status
-from ctadesk.gui.generator import GeneratorSpec
+from ctadesk.engine.generate import GeneratorSpec
 
 
 def test_a_10_ms_timer_never_waits_more_than_100_ms_during_a_20_second_milp(qtbot, window):
