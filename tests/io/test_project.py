@@ -7,7 +7,8 @@ from ctadesk.engine.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, Status
 from ctadesk.engine.verify import verify
-from ctadesk.io.project import Project, ProjectError, guess_structure, load_project, save_project
+from ctadesk.engine.structure_guess import guess_structure
+from ctadesk.io.project import Project, ProjectError, load_project, save_project
 
 
 def _project():
