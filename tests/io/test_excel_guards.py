@@ -6,7 +6,7 @@ import openpyxl
 import pytest
 
 from ctadesk.io.errors import FileFormatError
-from ctadesk.io.excel.workbook import open_workbook
+from ctadesk.io.excel.workbook import open_workbook, read_grid
 
 
 def small_workbook(path):
@@ -37,4 +37,4 @@ def test_malformed_sheet_xml_is_one_line_naming_the_file(tmp_path):
     broken = rewritten(source, tmp_path / "broken.xlsx",
                        lambda name, data: data[: len(data) // 2] if name == "xl/worksheets/sheet1.xml" else data)
     with pytest.raises(FileFormatError, match="broken.xlsx.*damaged"):
-        open_workbook(broken).active.cell(1, 1)
+        read_grid(open_workbook(broken), None, broken)

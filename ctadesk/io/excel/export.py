@@ -23,20 +23,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-import openpyxl
 from openpyxl.styles import Font
-from openpyxl.workbook.workbook import Workbook
-from openpyxl.worksheet.worksheet import Worksheet
 
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.figures import OriginalFigures
-from ctadesk.io.excel.source_sheet import Dropped, SheetSource, copy_sheet
+from ctadesk.io.excel.package import WorkbookFile
+from ctadesk.io.excel.sheet_part import SheetPart
+from ctadesk.io.excel.source_sheet import Dropped, SheetCopy, SourceSheet
+from ctadesk.io.excel.styles import CellFormat
 from ctadesk.io.excel.table import ExcelTable
-from ctadesk.io.excel.text import write_text
-from ctadesk.io.excel.workbook import open_workbook, sheet_has_formulas
-
-#: document properties a release never copies from its source
-_PROPERTIES = ("title", "subject", "creator", "keywords", "description", "lastModifiedBy", "category")
+from ctadesk.io.excel.workbook import open_workbook, read_sheet
+from ctadesk.io.excel.writer import ColumnFormat, WorkbookWriter, column_letters
+from ctadesk.io.numbers import finite_values
 
 Row = tuple[str, object]
 
@@ -119,85 +117,73 @@ def export_workbook(target: str | Path, tables: Sequence[ExcelTable], adjusted: 
     target = Path(target)
     figures = OriginalFigures(value for table, marked in zip(tables, sensitive, strict=True)
                               for value in table.values[np.asarray(marked, np.int64)])
-    books = _SourceBooks()
-    workbook = new_workbook()
+    sources = _Sources()
     dropped: list[Dropped] = []
-    for table, values, marked in zip(tables, adjusted, sensitive, strict=True):
-        values = np.asarray(values, float)
-        if values.shape != table.values.shape:
-            raise FileFormatError(f"{values.size} adjusted values for a table of {table.values.size} cells",
-                                  file=target, sheet=table.sheet)
-        source = books.sheet(table)
-        marked = np.asarray(marked, np.int64)
-        copies = [(table.sheet, values)]
-        if internal:
-            copies += [(f"{table.sheet} ORIGINAL"[:31], table.values),
-                       (f"{table.sheet} DIFFERENCE"[:31], values - table.values)]
-        for title, cell_values in copies:
-            dropped += copy_sheet(source, workbook.create_sheet(unique_title(workbook, title)), cell_values,
-                                  marked, release=not internal, figures=figures)
-    if not internal:
-        dropped += books.extras({table.sheet for table in tables})
-    outcome = ExportOutcome(target, internal, tuple(dropped))
-    write_side_sheets(workbook, report or ExportReport(), outcome)
-    workbook.save(target)
+    with WorkbookWriter(target) as writer:
+        for table, values, marked in zip(tables, adjusted, sensitive, strict=True):
+            values = finite_values(values, "adjusted values", target)
+            if values.shape != table.values.shape:
+                raise FileFormatError(f"{values.size} adjusted values for a table of {table.values.size} cells",
+                                      file=target, sheet=table.sheet)
+            sheet = SheetCopy(sources.sheet(table), writer, np.asarray(marked, np.int64), release=not internal,
+                              figures=figures)
+            dropped += sheet.dropped
+            copies = [(table.sheet, values)]
+            if internal:
+                copies += [(f"{table.sheet} ORIGINAL", table.values),
+                           (f"{table.sheet} DIFFERENCE", values - table.values)]
+            for title, cell_values in copies:
+                sheet.write(unique_title(writer.titles, title), cell_values)
+        if not internal:
+            dropped += sources.extras({table.sheet for table in tables})
+        outcome = ExportOutcome(target, internal, tuple(dropped))
+        write_side_sheets(writer, report or ExportReport(), outcome)
     return outcome
 
 
-class _SourceBooks:
-    """Each source workbook opened once, read both ways: saved results and formulas."""
+class _Sources:
+    """Each source workbook opened once, each source sheet read once."""
 
     def __init__(self) -> None:
-        self._books: dict[Path, Workbook] = {}
-        self._formulas: dict[Path, Workbook] = {}
+        self._books: dict[Path, WorkbookFile] = {}
+        self._parts: dict[tuple[Path, str], SheetPart] = {}
 
-    def sheet(self, table: ExcelTable) -> SheetSource:
+    def sheet(self, table: ExcelTable) -> SourceSheet:
+        """The table with its source sheet."""
         if table.source not in self._books:
             self._books[table.source] = open_workbook(table.source)
-        values = self._books[table.source][table.sheet]
-        # a sheet without formulas reads the same both ways: no second loading of the workbook
-        if not sheet_has_formulas(table.source, table.sheet):
-            return SheetSource(table, values, values)
-        if table.source not in self._formulas:
-            self._formulas[table.source] = open_workbook(table.source, data_only=False)
-        return SheetSource(table, values, self._formulas[table.source][table.sheet])
+        book, key = self._books[table.source], (table.source, table.sheet)
+        if key not in self._parts:
+            self._parts[key] = read_sheet(book, table.sheet)
+        return SourceSheet(table, book, book.sheet(table.sheet), self._parts[key])
 
     def extras(self, exported: set[str]) -> list[Dropped]:
         """Workbook-level things of the sources a release leaves out, when they have them."""
         dropped = []
         for path, book in self._books.items():
-            names = [*book.defined_names, *(name for sheet in book.worksheets for name in sheet.defined_names)]
-            others = [sheet.title for sheet in book.worksheets if sheet.title not in exported]
-            properties = [name for name in _PROPERTIES if getattr(book.properties, name, None)]
-            for count, what in ((len(names), f"defined names ({', '.join(names)})"),
+            others = [sheet.title for sheet in book.sheets if sheet.title not in exported]
+            for count, what in ((len(book.defined_names), f"defined names ({', '.join(book.defined_names)})"),
                                 (len(others), f"sheets not exported ({', '.join(others)})"),
-                                (len(properties), f"document properties ({', '.join(properties)})"),
-                                (len(book.custom_doc_props), "custom document properties")):
+                                (len(book.properties), f"document properties ({', '.join(book.properties)})"),
+                                (book.custom_properties, "custom document properties")):
                 if count:
                     dropped.append(Dropped(path.name, f"{what}: a release carries none of the source's"))
         return dropped
 
 
 # ------------------------------------------------------------ shared parts
-def new_workbook() -> Workbook:
-    """An empty workbook whose document properties name ctadesk and nothing else."""
-    workbook = openpyxl.Workbook()
-    workbook.remove(workbook.active)
-    workbook.properties.creator = "ctadesk"
-    return workbook
-
-
-def unique_title(workbook: Workbook, title: str) -> str:
-    """`title` (at most 31 characters), numbered when the workbook has a sheet of that name."""
+def unique_title(titles: Sequence[str], title: str) -> str:
+    """`title` (at most 31 characters), numbered when a sheet of that name (in any case) exists."""
+    taken = {name.casefold() for name in titles}
     title = title[:31]
     name, k = title, 2
-    while name in workbook.sheetnames:
+    while name.casefold() in taken:
         suffix = f" ({k})"
         name, k = title[:31 - len(suffix)] + suffix, k + 1
     return name
 
 
-def write_side_sheets(workbook: Workbook, report: ExportReport, outcome: ExportOutcome) -> None:
+def write_side_sheets(writer: WorkbookWriter, report: ExportReport, outcome: ExportOutcome) -> None:
     """Quality, Method and Log sheets; the internal-only parts only in an internal workbook."""
     internal = outcome.internal
     quality = [*report.quality, *(report.internal_quality if internal else ())]
@@ -207,22 +193,18 @@ def write_side_sheets(workbook: Workbook, report: ExportReport, outcome: ExportO
     left_out = (f"{len(outcome.dropped)} item(s) of the source were left out (see the export report)"
                 if outcome.dropped else None)
     log = [written, *([left_out] if left_out else []), *(report.log if internal else ())]
-    _write_rows(workbook.create_sheet("Quality"), [("Measure", "Value"), *quality])
-    _write_rows(workbook.create_sheet("Method"), [("Setting", "Value"), *settings])
-    _write_rows(workbook.create_sheet("Log"), [("Log",), *((line,) for line in log)])
+    _write_rows(writer, "Quality", [("Measure", "Value"), *quality])
+    _write_rows(writer, "Method", [("Setting", "Value"), *settings])
+    _write_rows(writer, "Log", [("Log",), *((line,) for line in log)])
 
 
-def _write_rows(sheet: Worksheet, rows: Iterable[tuple[object, ...]]) -> None:
+def _write_rows(writer: WorkbookWriter, title: str, rows: Sequence[tuple[object, ...]]) -> None:
+    """A small sheet of rows, the first in bold."""
+    wide = max(map(len, rows)) > 1
+    columns = [ColumnFormat(0, 0, 36.0), ColumnFormat(1, 1, 30.0)] if wide else [ColumnFormat(0, 0, 120.0)]
+    sheet = writer.add_sheet(unique_title(writer.titles, title), columns)
+    bold = writer.styles.add(CellFormat(font=Font(bold=True)))
+    letters = column_letters(max(map(len, rows)))
     for r, row in enumerate(rows, start=1):
-        for c, value in enumerate(row, start=1):
-            cell = sheet.cell(r, c)
-            if isinstance(value, str):
-                write_text(cell, value)
-            elif value is not None:
-                cell.value = value if isinstance(value, (int, float)) else str(value)
-        if r == 1:
-            for cell in sheet[1]:
-                cell.font = Font(bold=True)
-    sheet.column_dimensions["A"].width = 36 if sheet.max_column > 1 else 120
-    if sheet.max_column > 1:
-        sheet.column_dimensions["B"].width = 30
+        sheet.row(r, "".join(writer.cell(f"{letters[c]}{r}", value, bold if r == 1 else 0)
+                             for c, value in enumerate(row)))

@@ -31,13 +31,13 @@ class OriginalFigures:
 
     def __init__(self, originals: Iterable[float]) -> None:
         self._keys: dict[float, float] = {}
-        for original in originals:
-            original = float(original)
-            if not math.isfinite(original):
-                continue
-            for shown in _roundings(original):
-                if shown != 0 or original == 0:
-                    self._keys.setdefault(_key(shown), original)
+        for original in map(float, originals):
+            if original.is_integer():  # every rounding of a whole number is the number
+                self._keys.setdefault(abs(original), original)
+            elif math.isfinite(original):
+                for shown in _roundings(original):
+                    if shown != 0:
+                        self._keys.setdefault(_key(shown), original)
 
     def __bool__(self) -> bool:
         return bool(self._keys)

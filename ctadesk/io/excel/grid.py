@@ -8,8 +8,9 @@ dimensions each combination of the leading variables gets a sheet of its own
 (at most `MAX_SLICE_SHEETS`); a table with more slices, or too wide or long for
 a sheet, is written long: one row per cell with its codes and its value.
 
-Every table cell is formatted alike, so nothing tells a sensitive cell apart
-in a release.  An internal workbook shades the sensitive cells and adds a
+Every table cell of a sheet is formatted alike (whole numbers grouped by
+thousands when the sheet holds whole numbers only), so nothing tells a
+sensitive cell apart in a release.  An internal workbook shades the sensitive cells and adds a
 'Cells' sheet with each cell's status, original value, adjusted value and
 difference.
 """
@@ -19,19 +20,19 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from copy import copy
 from pathlib import Path
 
 import numpy as np
 from openpyxl.styles import Alignment, Font
-from openpyxl.workbook.workbook import Workbook
-from openpyxl.worksheet.worksheet import Worksheet
 
 from ctadesk.engine.structure import Dimension, TableStructure
 from ctadesk.io.errors import FileFormatError
-from ctadesk.io.excel.export import ExportOutcome, ExportReport, new_workbook, unique_title, write_side_sheets
-from ctadesk.io.excel.source_sheet import SENSITIVE_FILL, SENSITIVE_NOTE
-from ctadesk.io.excel.text import write_text
+from ctadesk.io.excel.export import ExportOutcome, ExportReport, unique_title, write_side_sheets
+from ctadesk.io.excel.source_sheet import SENSITIVE_NOTE
+from ctadesk.io.excel.styles import SENSITIVE_FILL, CellFormat
+from ctadesk.io.excel.writer import (ColumnFormat, SheetWriter, WorkbookWriter, column_letters, column_rows,
+                                     number_cells, number_texts, style_attributes)
+from ctadesk.io.numbers import finite_values
 
 #: most sheets a table of three or more dimensions is spread over (else it is written long)
 MAX_SLICE_SHEETS = 50
@@ -39,10 +40,12 @@ MAX_SLICE_SHEETS = 50
 MAX_ROWS, MAX_COLUMNS = 1_048_576, 16_384
 #: sheet row (1-based) of the column header; the table starts below it
 _HEADER_ROW = 3
+#: rows of a long sheet rendered at a time
+_BLOCK = 65_536
 _INVALID_TITLE = re.compile(r"[\[\]:*?/\\]")
-
-#: where each cell was written: cell index -> (sheet, row, column), 1-based
-Places = dict[int, tuple[Worksheet, int, int]]
+_HEADING = CellFormat(font=Font(bold=True, size=12))
+_BOLD = CellFormat(font=Font(bold=True))
+_NOTE = CellFormat(font=Font(italic=True))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,44 +96,47 @@ def export_table_workbook(target: str | Path, structure: TableStructure, origina
     internal            shade the sensitive cells and add the 'Cells' sheet
     """
     target = Path(target)
-    original, adjusted = np.asarray(original, float), np.asarray(adjusted, float)
+    original = finite_values(original, "original values", target)
+    adjusted = finite_values(adjusted, "adjusted values", target)
     if not original.shape == adjusted.shape == (structure.n_cells,):
         raise FileFormatError(f"{adjusted.size} adjusted values for a table of {structure.n_cells} cells",
                               file=target)
-    workbook = new_workbook()
-    places = _write_table(workbook, structure, adjusted, target)
+    shaded = None
     if internal:
-        sensitive = np.asarray(sensitive, np.int64)
-        _shade(places, sensitive)
-        _write_cells_sheet(workbook.create_sheet("Cells"), structure, original, adjusted, sensitive, target)
-    outcome = ExportOutcome(target, internal)
-    write_side_sheets(workbook, report or ExportReport(), outcome)
-    workbook.save(target)
+        shaded = np.zeros(structure.n_cells, bool)
+        shaded[np.asarray(sensitive, np.int64)] = True
+    with WorkbookWriter(target) as writer:
+        plans = grid_sheets(structure)
+        if plans is None:
+            _check_long(structure, target)
+            _write_long(writer, "Table", structure, [("Value", adjusted)], shaded)
+        for plan in plans or ():
+            _write_grid(writer, plan, adjusted, shaded)
+        if internal:
+            _check_long(structure, target)
+            status = np.where(shaded, "sensitive", "safe")
+            _write_long(writer, "Cells", structure, [("Status", status), ("Original", original),
+                                                     ("Adjusted", adjusted), ("Difference", adjusted - original)],
+                        None, number_format="General")
+        outcome = ExportOutcome(target, internal)
+        write_side_sheets(writer, report or ExportReport(), outcome)
     return outcome
 
 
-def _write_table(workbook: Workbook, structure: TableStructure, values: np.ndarray, target: Path) -> Places:
-    """The table's sheets (grid, or one long sheet), every value cell formatted alike."""
-    number_format = "#,##0" if np.all(values == np.round(values)) else "General"
-    plans = grid_sheets(structure)
-    if plans is None:
-        _check_long(structure, target)
-        return _write_long(workbook.create_sheet("Table"), structure, [("Value", values)], number_format)
-    places: Places = {}
-    for plan in plans:
-        sheet = workbook.create_sheet(unique_title(workbook, plan.title))
-        places.update(_write_grid(sheet, plan, values, number_format))
-    return places
+def _number_format(values: np.ndarray) -> str:
+    """Whole numbers grouped by thousands; anything else as Excel shows it by default."""
+    return "#,##0" if np.all(values == np.round(values)) else "General"
 
 
-def _write_cells_sheet(sheet: Worksheet, structure: TableStructure, original: np.ndarray, adjusted: np.ndarray,
-                       sensitive: np.ndarray, target: Path) -> None:
-    """The internal 'Cells' sheet: per cell its codes, status, original, adjusted value and difference."""
-    _check_long(structure, target)
-    status = np.full(structure.n_cells, "safe", dtype=object)
-    status[sensitive] = "sensitive"
-    _write_long(sheet, structure, [("Status", status), ("Original", original), ("Adjusted", adjusted),
-                                   ("Difference", adjusted - original)], "General")
+def _value_styles(writer: WorkbookWriter, values: np.ndarray, shaded: np.ndarray | None,
+                  number_format: str | None = None) -> np.ndarray:
+    """The style number of each value cell: one format for all, decided from the values of the
+    sheet unless given, the sensitive cells of an internal workbook shaded."""
+    look = CellFormat(number_format=number_format or _number_format(values))
+    styles = np.full(values.size, writer.styles.add(look), np.int64)
+    if shaded is not None:
+        styles[shaded] = writer.styles.add(dataclasses.replace(look, fill=SENSITIVE_FILL))
+    return styles
 
 
 def _check_long(structure: TableStructure, target: Path) -> None:
@@ -139,99 +145,100 @@ def _check_long(structure: TableStructure, target: Path) -> None:
                               f"({MAX_ROWS:,} rows a sheet); export it as CSV", file=target)
 
 
-def _write_grid(sheet: Worksheet, plan: GridSheet, values: np.ndarray, number_format: str) -> Places:
+def _write_grid(writer: WorkbookWriter, plan: GridSheet, values: np.ndarray, shaded: np.ndarray | None) -> None:
     """One grid sheet: heading, column labels, row labels (indented by depth, totals bold), values."""
-    write_text(sheet.cell(1, 1), plan.heading).font = Font(bold=True, size=12)
-    write_text(sheet.cell(_HEADER_ROW, 1), plan.rows.name).font = Font(bold=True)
-    column_codes = plan.columns.codes if plan.columns is not None else ("Value",)
-    for j, code in enumerate(column_codes):
-        cell = write_text(sheet.cell(_HEADER_ROW, j + 2), code)
-        cell.font = Font(bold=True)
-        cell.alignment = Alignment(horizontal="center")
     depth, leaf = plan.rows.depth, plan.rows.is_leaf
-    places: Places = {}
-    numbers = _numbers(values[plan.cells.reshape(-1)])
-    width = plan.cells.shape[1]
-    formatted = _Formatted(number_format)
+    width = max(12, min(60, max(map(len, plan.rows.codes)) + 2 * int(depth.max()) + 2))
+    sheet = writer.add_sheet(unique_title(writer.titles, plan.title), [ColumnFormat(0, 0, float(width))],
+                             frozen=f"B{_HEADER_ROW + 1}")
+    column_codes = plan.columns.codes if plan.columns is not None else ("Value",)
+    letters = column_letters(len(column_codes) + 1)
+    heading = writer.styles.add(_HEADING)
+    sheet.row(1, writer.cell("A1", plan.heading, heading))
+    bold = writer.styles.add(_BOLD)
+    centred = writer.styles.add(dataclasses.replace(_BOLD, alignment=Alignment(horizontal="center")))
+    sheet.row(_HEADER_ROW, writer.cell(f"A{_HEADER_ROW}", plan.rows.name, bold) + "".join(
+        writer.cell(f"{letters[j + 1]}{_HEADER_ROW}", code, centred) for j, code in enumerate(column_codes)))
+    cells = plan.cells.reshape(-1)
+    texts = number_texts(values[cells])
+    styles = style_attributes(_value_styles(writer, values[cells], None if shaded is None else shaded[cells]))
+    labels = {}
+    n = plan.cells.shape[1]
     for i, code in enumerate(plan.rows.codes):
         row = _HEADER_ROW + 1 + i
-        label = write_text(sheet.cell(row, 1), code)
-        label.alignment = Alignment(indent=int(depth[i]))
-        label.font = Font(bold=not leaf[i])
-        for j, index in enumerate(plan.cells[i].tolist()):
-            formatted(sheet.cell(row, j + 2, numbers[i * width + j]))
-            places[index] = (sheet, row, j + 2)
-    sheet.column_dimensions["A"].width = max(12, min(60, max(map(len, plan.rows.codes)) + 2 * int(depth.max()) + 2))
-    sheet.freeze_panes = sheet.cell(_HEADER_ROW + 1, 2)
-    return places
+        key = (int(depth[i]), not leaf[i])
+        if key not in labels:
+            labels[key] = writer.styles.add(CellFormat(font=Font(bold=key[1]), alignment=Alignment(indent=key[0])))
+        sheet.row(row, writer.cell(f"A{row}", code, labels[key])
+                  + "".join(number_cells(letters[1:], row, texts[i * n:(i + 1) * n], styles[i * n:(i + 1) * n])))
+    if shaded is not None and shaded[cells].any():
+        _note(writer, sheet, _HEADER_ROW + plan.rows.size + 2)
 
 
-def _write_long(sheet: Worksheet, structure: TableStructure, columns: list[tuple[str, np.ndarray]],
-                number_format: str) -> Places:
-    """One row per cell: its code on every variable, then the given columns."""
-    write_text(sheet.cell(1, 1), " × ".join(d.name for d in structure.dimensions)).font = Font(bold=True, size=12)
+def _write_long(writer: WorkbookWriter, title: str, structure: TableStructure,
+                columns: list[tuple[str, np.ndarray]], shaded: np.ndarray | None,
+                number_format: str | None = None) -> None:
+    """One row per cell: its code on every variable, then the given columns (the first of them
+    shaded where `shaded`); rendered a block of rows at a time."""
     names = [d.name for d in structure.dimensions] + [name for name, _ in columns]
-    for c, name in enumerate(names, start=1):
-        write_text(sheet.cell(_HEADER_ROW, c), name).font = Font(bold=True)
-    coordinates = np.unravel_index(np.arange(structure.n_cells), structure.shape)
-    first_value = len(structure.dimensions) + 1
-    places: Places = {}
-    numbers = [_numbers(values) for _, values in columns]
-    codes = [[dimension.codes[k] for k in coordinates[d].tolist()] for d, dimension in enumerate(structure.dimensions)]
-    formatted = _Formatted(number_format)
-    for i in range(structure.n_cells):
-        row = _HEADER_ROW + 1 + i
-        for k, column_codes in enumerate(codes):
-            write_text(sheet.cell(row, k + 1), column_codes[i])
-        for c, column in enumerate(numbers, start=first_value):
-            formatted(sheet.cell(row, c, column[i]))
-        places[i] = (sheet, row, first_value)
-    sheet.freeze_panes = sheet.cell(_HEADER_ROW + 1, 1)
-    return places
+    letters = column_letters(len(names))
+    sheet = writer.add_sheet(unique_title(writer.titles, title), frozen=f"A{_HEADER_ROW + 1}")
+    sheet.row(1, writer.cell("A1", " × ".join(d.name for d in structure.dimensions), writer.styles.add(_HEADING)))
+    bold = writer.styles.add(_BOLD)
+    sheet.row(_HEADER_ROW, "".join(writer.cell(f"{letters[c]}{_HEADER_ROW}", name, bold)
+                                   for c, name in enumerate(names)))
+    codes = [_TextColumn(writer, dimension.codes) for dimension in structure.dimensions]
+    texts: list[tuple[_TextColumn, np.ndarray] | None] = []
+    styles: list[np.ndarray | None] = []
+    for k, (_, column) in enumerate(columns):
+        if column.dtype.kind in "biuf":
+            texts.append(None)
+            styles.append(_value_styles(writer, column, shaded if k == 0 else None, number_format))
+        else:
+            kinds, positions = np.unique(column, return_inverse=True)
+            texts.append((_TextColumn(writer, [str(kind) for kind in kinds]), positions))
+            styles.append(None)
+    shared = [True] * len(codes) + [text is not None for text in texts]
+    for first in range(0, structure.n_cells, _BLOCK):
+        cells = np.arange(first, min(first + _BLOCK, structure.n_cells))
+        coordinates = np.unravel_index(cells, structure.shape)
+        block_values = [column.numbers(at) for column, at in zip(codes, coordinates)]
+        block_styles = [column.styles(at) for column, at in zip(codes, coordinates)]
+        for (_, column), text, style in zip(columns, texts, styles):
+            if text is None:
+                block_values.append(number_texts(column[cells]))
+                block_styles.append(_uniform(style_attributes(style[cells])))
+            else:
+                block_values.append(text[0].numbers(text[1][cells]))
+                block_styles.append(text[0].styles(text[1][cells]))
+        sheet.rendered_rows(column_rows(_HEADER_ROW + 1 + first, letters, block_values, block_styles, shared))
+    if shaded is not None and shaded.any():
+        _note(writer, sheet, _HEADER_ROW + structure.n_cells + 2)
 
 
-class _Formatted:
-    """Gives cells one number format: the first cell's style, copied to the others (what
-    setting `number_format` on each does, without looking the format up per cell)."""
-
-    def __init__(self, number_format: str) -> None:
-        self.number_format = number_format
-        self.style = None
-
-    def __call__(self, cell) -> None:
-        if self.style is not None:
-            cell._style = copy(self.style)
-        elif self.number_format != "General" or cell.has_style:  # General on a plain cell changes nothing
-            cell.number_format = self.number_format
-            self.style = copy(cell._style)
+def _uniform(styles: list[str]) -> str | list[str]:
+    """The style attribute of every cell when they are all alike (column_rows renders such a
+    column faster), else each cell's."""
+    return styles[0] if styles and styles.count(styles[0]) == len(styles) else styles
 
 
-def _numbers(values: np.ndarray) -> list[object]:
-    """`_number` of each value, whole numbers found at once."""
-    values = np.asarray(values)
-    if values.dtype.kind not in "biuf":
-        return [_number(value) for value in values.tolist()]
-    values = values.astype(float)
-    cells = values.astype(object)
-    whole = (values == np.round(values)) & (np.abs(values) < 2**53)
-    cells[whole] = values[whole].astype(np.int64).astype(object)
-    return cells.tolist()
+class _TextColumn:
+    """Texts taken from a few codes: their shared-string numbers and style attributes (a quote
+    prefix where Excel would take the text for a formula), by position in codes."""
+
+    def __init__(self, writer: WorkbookWriter, codes) -> None:
+        formula_like = [code.startswith(("=", "+", "-", "@")) for code in codes]
+        quoted = writer.styles.quoted(0) if any(formula_like) else 0
+        self._numbers = np.array([str(writer.string(code)) for code in codes], dtype=object)
+        self._styles = np.array(style_attributes(np.array(formula_like, np.int64) * quoted), dtype=object)
+
+    def numbers(self, positions: np.ndarray) -> list[str]:
+        return self._numbers[positions].tolist()
+
+    def styles(self, positions: np.ndarray) -> str | list[str]:
+        return _uniform(self._styles[positions].tolist())
 
 
-def _number(value: object) -> object:
-    """A cell value: whole floats as integers, texts as they are."""
-    if isinstance(value, str):
-        return value
-    value = float(value)
-    return int(value) if value.is_integer() and abs(value) < 2**53 else value
-
-
-def _shade(places: Places, sensitive: np.ndarray) -> None:
-    """Shade the sensitive cells and note what shading means on every sheet that has one."""
-    noted = set()
-    for i in sensitive.tolist():
-        sheet, row, column = places[i]
-        sheet.cell(row, column).fill = SENSITIVE_FILL
-        noted.add(sheet)
-    for sheet in noted:
-        write_text(sheet.cell(sheet.max_row + 2, 1), SENSITIVE_NOTE).font = Font(italic=True)
+def _note(writer: WorkbookWriter, sheet: SheetWriter, row: int) -> None:
+    """Say what shading means, below the table."""
+    sheet.row(row, writer.cell(f"A{row}", SENSITIVE_NOTE, writer.styles.add(_NOTE)))

@@ -18,8 +18,10 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from ctadesk.io.excel.workbook import SheetGrid, coordinate
-from ctadesk.io.numbers import Kind, is_bare_integer, is_footnote_flag, number_style, parse_number, read_cell
+import numpy as np
+
+from ctadesk.io.excel.workbook import KINDS, SheetGrid, coordinate
+from ctadesk.io.numbers import Kind, is_bare_integer, is_footnote_flag, number_style, parse_number
 
 _TOTAL_WORDS = re.compile(
     r"^(grand\s+)?(sub)?(total|totals|totaal|totale|gesamt|insgesamt|summe|sum|all|ensemble|tot\.?)\b"
@@ -30,7 +32,8 @@ _YEAR_TOTALS = re.compile(r"^(year|annual|full\s+year|whole\s+year|year\s+total|
 _TOTAL_CODES = frozenset({"_T", "_Z_T", "TOT", "TOTAL"})
 #: headers of flag columns (Eurostat-style tables give each value column one)
 _FLAG_HEADERS = re.compile(r"^(flags?|notes?|fn|footnotes?|fu(ss|ß)noten?|status|obs_status|[*])$", re.IGNORECASE)
-_DATA = (Kind.NUMBER, Kind.ZERO, Kind.UNKNOWN)
+_EMPTY, _NUMBER, _ZERO, _UNKNOWN, _TEXT = (KINDS.index(kind) for kind in
+                                           (Kind.EMPTY, Kind.NUMBER, Kind.ZERO, Kind.UNKNOWN, Kind.TEXT))
 
 
 def is_total_label(label: object) -> bool:
@@ -115,36 +118,45 @@ class DetectedLayout:
 
 @dataclasses.dataclass(frozen=True)
 class _Cells:
-    """Each cell of a sheet classified once.
+    """Each cell of a sheet classified once, as arrays [row, column].
 
-    kinds   what the cell holds (hidden rows and columns left out read as empty)
+    kinds   what the cell holds, numbered as in KINDS (hidden rows and columns left out
+            read as empty; formulas ctadesk cannot compute as numbers)
     counts  the cell counts as a number when looking for the data columns: numbers
             stored as numbers, formulas, and number texts other than bare integers
             ('01' is a code as often as a number) unless the sheet has no numbers
             stored as numbers (a CSV file) or the column holds other numbers
     """
 
-    kinds: list[list[Kind]]
-    counts: list[list[bool]]
+    kinds: np.ndarray
+    counts: np.ndarray
 
-    def filled(self, r: int, c: int) -> bool:
-        return self.kinds[r][c] is not Kind.EMPTY
+    @property
+    def filled(self) -> np.ndarray:
+        return self.kinds != _EMPTY
 
-    def datum(self, r: int, c: int) -> bool:
-        return self.kinds[r][c] in _DATA
+    @property
+    def datum(self) -> np.ndarray:
+        return np.isin(self.kinds, (_NUMBER, _ZERO, _UNKNOWN))
+
+    @property
+    def marks(self) -> np.ndarray:
+        return np.isin(self.kinds, (_ZERO, _UNKNOWN))
 
 
-def _classify(grid: SheetGrid, hidden_rows: set[int], hidden_columns: set[int]) -> _Cells:
-    """The cells of grid classified (see _Cells); formulas ctadesk cannot compute are numbers."""
-    kinds = [[Kind.EMPTY if r in hidden_rows or c in hidden_columns
-              else Kind.NUMBER if (r, c) in grid.unreadable else read_cell(v, None).kind
-              for c, v in enumerate(row)] for r, row in enumerate(grid.values)]
-    strong = [[kinds[r][c] is Kind.NUMBER and not is_bare_integer(v) for c, v in enumerate(row)]
-              for r, row in enumerate(grid.values)]
-    stored = any(isinstance(v, (int, float)) and not isinstance(v, bool) for row in grid.values for v in row)
-    column_strong = [any(row[c] for row in strong) for c in range(grid.n_columns)]
-    counts = [[strong[r][c] or (kinds[r][c] is Kind.NUMBER and (not stored or column_strong[c]))
-               for c in range(grid.n_columns)] for r in range(grid.n_rows)]
+def _classify(grid: SheetGrid, hidden_rows: list[int], hidden_columns: list[int]) -> _Cells:
+    """The cells of grid classified (see _Cells)."""
+    kinds = grid.kinds.kinds.copy()
+    for r, c in grid.unreadable:
+        kinds[r, c] = _NUMBER
+    kinds[hidden_rows, :] = _EMPTY
+    kinds[:, hidden_columns] = _EMPTY
+    number = kinds == _NUMBER
+    strong = number.copy()
+    for r, c in np.argwhere(number & grid.kinds.texts).tolist():
+        strong[r, c] = not is_bare_integer(grid.values[r][c])
+    stored = bool(np.isfinite(grid.kinds.numbers).any())
+    counts = strong | (number & (strong.any(axis=0)[None, :] if stored else True))
     return _Cells(kinds, counts)
 
 
@@ -158,37 +170,43 @@ def detect_layout(grid: SheetGrid, *, decimal_comma: bool | None = None, include
     comma_likely    a mark that could be either is a decimal comma (a semicolon CSV)
     """
     hidden_rows, hidden_columns = ([], []) if include_hidden else _hidden(grid)
-    cells = _classify(grid, set(hidden_rows), set(hidden_columns))
-    first_data_column = _first_data_column(cells, grid.n_rows, grid.n_columns)
+    cells = _classify(grid, hidden_rows, hidden_columns)
+    first_data_column = _first_data_column(cells)
     if first_data_column is None:
         raise grid.error("no column of numbers found; is this a table?")
-    label_columns = [c for c in range(first_data_column)
-                     if any(cells.filled(r, c) and cells.kinds[r][c] is not Kind.NUMBER for r in range(grid.n_rows))]
+    labelled = (cells.filled & (cells.kinds != _NUMBER))[:, :first_data_column].any(axis=0)
+    label_columns = np.flatnonzero(labelled).tolist()
     title_rows, header_rows, body_rows = _split_rows(grid, cells, label_columns, first_data_column)
     if not header_rows:
         raise grid.error("no header row (column labels) found above the numbers")
-    data_rows = [r for r in body_rows if any(cells.datum(r, c) for c in range(first_data_column, grid.n_columns))]
+    with_data = cells.datum[:, first_data_column:].any(axis=1)
+    data_rows = [r for r in body_rows if with_data[r]]
     if not data_rows:
         raise grid.error("no row of numbers found below the header")
     last, data_set = data_rows[-1], set(data_rows)
-    heading_rows = [r for r in body_rows if r not in data_set and r < last
-                    and any(cells.filled(r, c) for c in label_columns)]
+    in_labels = cells.filled[:, label_columns].any(axis=1)
+    heading_rows = [r for r in body_rows if r not in data_set and r < last and in_labels[r]]
     flag_columns = _flag_columns(grid, cells, first_data_column, data_rows, header_rows)
-    data_columns = [c for c in range(first_data_column, grid.n_columns)
-                    if c not in flag_columns and _is_data_column(grid, cells, c, data_rows, header_rows)]
+    data_columns = _data_columns(grid, cells, first_data_column, flag_columns, data_rows, header_rows)
     total_rows = {r for r in data_rows if is_total_label(_row_label(grid, r, label_columns))}
     total_columns = {c for c in data_columns if is_total_label(_column_label(grid, c, header_rows))}
     code_columns = _code_columns(grid, label_columns, data_rows, heading_rows, total_rows)
     total_rows |= {r for r in data_rows for c in code_columns if is_total_label(grid.merged_value(r, c))}
     if decimal_comma is None:
-        decimal_comma = number_style(((grid.values[r][c], coordinate(r, c)) for r in data_rows for c in data_columns),
-                                     comma_likely)[0]
+        decimal_comma = number_style(text_cells(grid, data_rows, data_columns), comma_likely)[0]
     names = [c for c in label_columns if c not in code_columns]
     row_name = next((str(grid.merged_value(r, c)).strip() for r in header_rows for c in names
                      if _filled(grid.merged_value(r, c))), "Rows")
     return DetectedLayout(grid.sheet, title_rows, header_rows, label_columns, data_rows, heading_rows,
                           data_columns, total_rows, total_columns, decimal_comma, row_name, "Columns",
                           code_columns, flag_columns, hidden_rows, hidden_columns)
+
+
+def text_cells(grid: SheetGrid, rows: list[int], columns: list[int]) -> list[tuple[str, str]]:
+    """(text, 'B7') of the cells in rows x columns holding text, row by row: the cells that decide
+    the decimal mark (ctadesk.io.numbers.number_style); numbers stored as numbers do not."""
+    held = grid.kinds.texts[np.ix_(rows, columns)]
+    return [(grid.values[rows[i]][columns[j]], coordinate(rows[i], columns[j])) for i, j in np.argwhere(held).tolist()]
 
 
 def _hidden(grid: SheetGrid) -> tuple[list[int], list[int]]:
@@ -198,38 +216,46 @@ def _hidden(grid: SheetGrid) -> tuple[list[int], list[int]]:
     return rows, columns
 
 
-def _is_data_column(grid: SheetGrid, cells: _Cells, c: int, data_rows: list[int], header_rows: list[int]) -> bool:
-    """Column c holds something in the data rows, and a label above it or numbers in most rows."""
-    return (any(cells.filled(r, c) for r in data_rows)
-            and (any(_filled(grid.merged_value(h, c)) for h in header_rows)
-                 or 2 * sum(cells.kinds[r][c] is Kind.NUMBER for r in data_rows) >= len(data_rows)))
+def _data_columns(grid: SheetGrid, cells: _Cells, first_data_column: int, flag_columns: list[int],
+                  data_rows: list[int], header_rows: list[int]) -> list[int]:
+    """The columns from first_data_column on (flag columns left out) holding something in the data
+    rows, and a label above or numbers in most rows."""
+    filled = cells.filled[data_rows].any(axis=0)
+    numbers = (cells.kinds[data_rows] == _NUMBER).sum(axis=0)
+    return [c for c in range(first_data_column, grid.n_columns)
+            if c not in flag_columns and filled[c]
+            and (2 * numbers[c] >= len(data_rows) or any(_filled(grid.merged_value(h, c)) for h in header_rows))]
 
 
 def _split_rows(grid: SheetGrid, cells: _Cells, label_columns: list[int],
                 first_data_column: int) -> tuple[list[int], list[int], list[int]]:
     """Title, header and body rows, top to bottom.  A flag or mark (':', 'c', '12 e') is a
     data cell, so a row of numbers and flags is never a header."""
+    filled = cells.filled
+    data_filled = filled[:, first_data_column:]
+    with_data = data_filled.any(axis=1)
+    in_labels = filled[:, label_columns].any(axis=1)
+    with_anything = filled.any(axis=1)
+    single = filled.sum(axis=1) == 1
+    all_data = ~(data_filled & ~cells.datum[:, first_data_column:]).any(axis=1)
     title_rows, header_rows, body_rows = [], [], []
     for r in range(grid.n_rows):
-        data_cells = [c for c in range(first_data_column, grid.n_columns) if cells.filled(r, c)]
-        in_labels = any(cells.filled(r, c) for c in label_columns)
-        if not data_cells and not in_labels:
-            if any(cells.filled(r, c) for c in range(grid.n_columns)):
+        if not with_data[r] and not in_labels[r]:
+            if with_anything[r]:
                 title_rows.append(r)
             continue
         if body_rows:
             body_rows.append(r)
             continue
-        label_only = in_labels and not data_cells
-        single = sum(cells.filled(r, c) for c in range(grid.n_columns)) == 1
-        all_data = all(cells.datum(r, c) for c in data_cells)
-        if not header_rows and (label_only and single or _is_title_merge(grid, r, first_data_column)):
+        label_only = in_labels[r] and not with_data[r]
+        if not header_rows and (label_only and single[r] or _is_title_merge(grid, r, first_data_column)):
             title_rows.append(r)
-        elif not header_rows or (data_cells and not all_data):
+        elif not header_rows or (with_data[r] and not all_data[r]):
             header_rows.append(r)
         elif label_only:
             body_rows.append(r)
-        elif not in_labels and all_data and _all_year_like(grid, r, data_cells):
+        elif not in_labels[r] and all_data[r] and _all_year_like(
+                grid, r, (np.flatnonzero(data_filled[r]) + first_data_column).tolist()):
             header_rows.append(r)
         else:
             body_rows.append(r)
@@ -240,7 +266,7 @@ def _filled(value: object) -> bool:
     return value is not None and not (isinstance(value, str) and not value.strip())
 
 
-def _first_data_column(cells: _Cells, n_rows: int, n_columns: int) -> int | None:
+def _first_data_column(cells: _Cells) -> int | None:
     """Leftmost column with at least two numbers making up most of its filled cells (flags
     and marks count with the numbers), and no column of labels right of it.
 
@@ -248,34 +274,34 @@ def _first_data_column(cells: _Cells, n_rows: int, n_columns: int) -> int | None
     stored as numbers, or in a column holding other numbers; a code column beside
     a name column lies left of that name column, so it is never taken for data.
     """
-    def numbers(c: int, rows) -> int:
-        return sum(cells.counts[r][c] for r in rows)
-
-    def marks(c: int, rows) -> int:
-        return sum(cells.kinds[r][c] in (Kind.ZERO, Kind.UNKNOWN) for r in rows)
-
-    every = range(n_rows)
-    numeric = [c for c in range(n_columns) if numbers(c, every) >= 2
-               and 2 * (numbers(c, every) + marks(c, every)) >= sum(cells.filled(r, c) for r in every)]
+    counts, marks = cells.counts, cells.marks
+    numbers, marked = counts.sum(axis=0), marks.sum(axis=0)
+    numeric = np.flatnonzero((numbers >= 2) & (2 * (numbers + marked) >= cells.filled.sum(axis=0))).tolist()
     if not numeric:
         return None
-    with_numbers = [r for r in every if any(cells.counts[r])]
-    texts = [sum(cells.kinds[r][c] is Kind.TEXT for r in with_numbers) for c in range(n_columns)]
-    textual = [c for c in range(n_columns)
-               if texts[c] >= 2 and texts[c] > numbers(c, with_numbers) + marks(c, with_numbers)]
-    return next((c for c in numeric if c > max(textual, default=-1)), numeric[0])
+    with_numbers = counts.any(axis=1)
+    texts = (cells.kinds[with_numbers] == _TEXT).sum(axis=0)
+    others = counts[with_numbers].sum(axis=0) + marks[with_numbers].sum(axis=0)
+    textual = np.flatnonzero((texts >= 2) & (texts > others))
+    return next((c for c in numeric if c > max(textual.tolist(), default=-1)), numeric[0])
 
 
 def _flag_columns(grid: SheetGrid, cells: _Cells, first_data_column: int, data_rows: list[int],
                   header_rows: list[int]) -> list[int]:
     """Columns right of a column of numbers holding only footnote flags ('e', 'p', '(b)') in the
     data rows, under no header of their own (empty, 'flag', or the value column's merged header)."""
+    kinds = cells.kinds[data_rows]
+    written = kinds != _EMPTY
+    # a footnote flag alone is a mark of an unknown value, so only such columns can hold flags
+    marks_only = written.any(axis=0) & ~(written & (kinds != _UNKNOWN)).any(axis=0)
+    numbers = (kinds == _NUMBER).any(axis=0)
     flags = []
-    for c in range(first_data_column + 1, grid.n_columns):
-        written = [grid.values[r][c] for r in data_rows if cells.filled(r, c)]
+    for c in np.flatnonzero(marks_only).tolist():
+        if c <= first_data_column or c - 1 in flags or not numbers[c - 1]:
+            continue
+        texts = [grid.values[r][c] for r, filled in zip(data_rows, written[:, c].tolist()) if filled]
         headers = [grid.values[h][c] for h in header_rows if _filled(grid.values[h][c])]
-        if (written and all(is_footnote_flag(v) for v in written) and c - 1 not in flags
-                and any(cells.kinds[r][c - 1] is Kind.NUMBER for r in data_rows)
+        if (all(is_footnote_flag(v) for v in texts)
                 and all(isinstance(h, str) and _FLAG_HEADERS.match(h.strip()) for h in headers)):
             flags.append(c)
     return flags

@@ -1,8 +1,9 @@
 """Copying a table's source sheet into a release or an internal workbook, cell by cell.
 
 The sheet is rebuilt, never copied whole: titles, headers and labels with their
-fonts, fills, borders, alignment, number formats, merged ranges, column widths
-and row heights; the table's cells get the values written.
+fonts, fills, borders, alignment, number formats, merged ranges, column widths,
+hidden columns and rows, row heights and frozen panes; the table's cells get
+the values written.
 
 In a **release** nothing may tell the sensitive cells apart or carry an
 original value:
@@ -13,36 +14,34 @@ original value:
   (its saved result may be an original: ``=D5``, ``="Largest: "&MAX(...)``)
   nor a stray number, and mentions no original figure (`OriginalFigures`);
   otherwise it is dropped and the report says where and why;
-* a non-sensitive table cell keeps its own style; a sensitive one takes its
-  row's style when that row is styled apart from the table (a bold total row),
-  else its column's: the most common style among the non-sensitive cells
-  there, so a mark the source put on a sensitive cell (a fill, a number
-  format) does not travel;
-* comments, hyperlinks, conditional formats, data validations and pictures
+* a number format that spells out an original figure is reset to General;
+* a non-sensitive table cell keeps its own look; a sensitive one takes its
+  row's when that row is styled apart from the table (a bold total row), else
+  its column's: the most common look among the non-sensitive cells there, so a
+  mark the source put on a sensitive cell (a fill, a number format) does not
+  travel;
+* comments, hyperlinks, conditional formats, data validations and drawings
   are never copied.
 
 An **internal** workbook keeps every value (formulas as their saved results),
-each cell's own style, and shades the sensitive cells with a note.
+each cell's own look, and shades the sensitive cells with a note.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
-from collections.abc import Iterator
-from copy import copy
 
 import numpy as np
-from openpyxl.cell.cell import Cell
-from openpyxl.styles import Font, PatternFill
-from openpyxl.worksheet.worksheet import Worksheet
+from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter
 
 from ctadesk.io.excel.figures import OriginalFigures
+from ctadesk.io.excel.package import SheetEntry, WorkbookFile
+from ctadesk.io.excel.sheet_part import SheetPart
+from ctadesk.io.excel.styles import SENSITIVE_FILL, CellFormat
 from ctadesk.io.excel.table import ExcelTable
-from ctadesk.io.excel.text import write_text
+from ctadesk.io.excel.writer import WorkbookWriter, number_cells, number_texts, style_attributes
 
-#: fill of the sensitive cells in an internal workbook
-SENSITIVE_FILL = PatternFill("solid", start_color="FFF8CBAD", end_color="FFF8CBAD")
 SENSITIVE_NOTE = "Shaded cells were sensitive; their values were adjusted to protect confidentiality."
 
 
@@ -58,51 +57,169 @@ class Dropped:
 
 
 @dataclasses.dataclass(frozen=True)
-class SheetSource:
-    """A table with both readings of its sheet: saved results (`values`) and formulas."""
+class SourceSheet:
+    """A table with its source sheet as read, and the workbook it is in."""
 
     table: ExcelTable
-    values: Worksheet
-    formulas: Worksheet
+    workbook: WorkbookFile
+    entry: SheetEntry
+    part: SheetPart
 
 
-def copy_sheet(source: SheetSource, sheet: Worksheet, cell_values: np.ndarray, sensitive: np.ndarray, *,
-               release: bool, figures: OriginalFigures) -> list[Dropped]:
-    """Rebuild `source`'s sheet on `sheet` with `cell_values` (C order) in the table's cells,
-    as a release or (release=False) an internal copy; returns what was left out."""
-    table = source.table
-    guard = figures if release else None
-    inside = _copy_merges(source.values, sheet)
-    data = set(_data_positions(table))
-    labels = _label_positions(table)
-    dropped = _sheet_extras(source.values, table.sheet) if release else []
-    for cell, formula in _cell_pairs(source):
-        position = (cell.row - 1, cell.column - 1)
-        if position in data:
-            continue
-        target = sheet.cell(cell.row, cell.column)
-        dropped += _copy_style(cell, target, guard)
-        reason = None if position in inside else _copy_value(cell, formula, target, position in labels, guard)
-        if reason:
-            dropped.append(Dropped(f"{table.sheet}!{cell.coordinate}", reason))
-    _write_table(sheet, table, cell_values, _release_styles(source, sensitive) if release else _own_styles(source))
-    if not release and len(sensitive):
-        _shade(sheet, table, sensitive, note_row=max(source.values.max_row, max(table.rows) + 1) + 2)
-    _copy_dimensions(source.values, sheet)
-    return dropped
+class SheetCopy:
+    """A source sheet ready to be written into a workbook, once or several times with other
+    values in the table (see the module docstring); `dropped` lists what was left out."""
+
+    def __init__(self, source: SourceSheet, writer: WorkbookWriter, sensitive: np.ndarray, *, release: bool,
+                 figures: OriginalFigures) -> None:
+        self._writer = writer
+        self._table = table = source.table
+        part = source.part
+        self.dropped: list[Dropped] = _sheet_extras(source) if release else []
+        self._others = self._other_cells(source, release, figures)
+        own = _table_styles(source)
+        chosen = _release_styles(source, own, sensitive) if release else own
+        self._styles = self._style_numbers(source, chosen, None if release else sensitive, figures if release else None)
+        self._letters = [get_column_letter(c + 1) for c in table.columns]
+        self._note_row = max(part.n_rows, max(table.rows) + 1) + 2 if not release and len(sensitive) else None
+        self._merged = [f"{get_column_letter(c0 + 1)}{r0 + 1}:{get_column_letter(c1 + 1)}{r1 + 1}"
+                        for r0, c0, r1, c1 in part.merged]
+        self._heights, self._hidden = part.row_heights, part.hidden_rows
+        self._columns, self._frozen = part.column_formats, part.frozen
+
+    def write(self, title: str, cell_values: np.ndarray) -> None:
+        """A sheet named title: the source sheet with cell_values (C order) in the table's cells."""
+        sheet = self._writer.add_sheet(title, self._columns, self._frozen)
+        for reference in self._merged:
+            sheet.merge(reference)
+        table, width = self._table, len(self._table.columns)
+        texts = number_texts(cell_values)
+        table_rows = {r: i for i, r in enumerate(table.rows)}
+        note = {} if self._note_row is None else {self._note_row - 1: [(0, self._writer.cell(
+            f"A{self._note_row}", SENSITIVE_NOTE, self._writer.styles.add(CellFormat(font=Font(italic=True)))))]}
+        rows = sorted(set(self._others) | set(table_rows) | set(self._heights) | set(self._hidden) | set(note))
+        for r in rows:
+            others = self._others.get(r, []) + note.get(r, [])
+            if r in table_rows:
+                i = table_rows[r]
+                cells = _interleave(others, table.columns, number_cells(
+                    self._letters, r + 1, texts[i * width:(i + 1) * width], self._styles[i]))
+            else:
+                cells = "".join(xml for _, xml in others)
+            sheet.row(r + 1, cells, height=self._heights.get(r), hidden=r in self._hidden)
+
+    # ------------------------------------------------------------ cells outside the table
+    def _other_cells(self, source: SourceSheet, release: bool,
+                     figures: OriginalFigures) -> dict[int, list[tuple[int, str]]]:
+        """Sheet row -> (column, rendered cell) of every cell outside the table, in column order."""
+        part, table, writer = source.part, self._table, self._writer
+        in_rows = np.zeros(part.n_rows + 1, bool)
+        in_rows[[r for r in table.rows if r < part.n_rows]] = True
+        in_columns = np.zeros(part.n_columns + 1, bool)
+        in_columns[[c for c in table.columns if c < part.n_columns]] = True
+        outside = np.flatnonzero(~(in_rows[part.rows] & in_columns[part.columns]))
+        outside = outside[np.lexsort((part.columns[outside], part.rows[outside]))]
+        covered = {(r, c) for r0, c0, r1, c1 in part.merged for r in range(r0, r1 + 1)
+                   for c in range(c0, c1 + 1)} - {(r0, c0) for r0, c0, _, _ in part.merged}
+        labels = _label_positions(table)
+        guard = figures if release else None
+        cells: dict[int, list[tuple[int, str]]] = {}
+        for k in outside.tolist():
+            r, c = int(part.rows[k]), int(part.columns[k])
+            where = f"{table.sheet}!{get_column_letter(c + 1)}{r + 1}"
+            style = 0
+            if part.styles[k]:
+                cell_format, reset = _guarded(source.workbook.formats.format(int(part.styles[k])), guard)
+                if reset:
+                    self.dropped.append(Dropped(where, "number format showing an original value (reset to General)"))
+                style = writer.styles.add(cell_format)
+            value = None if (r, c) in covered else part.values[k]
+            if release and (r, c) not in labels and (r, c) not in covered:
+                reason = _release_refusal(value, k in part.formulas, figures)
+                if reason:
+                    self.dropped.append(Dropped(where, reason))
+                    value = None
+            xml = writer.cell(f"{get_column_letter(c + 1)}{r + 1}", value, style)
+            if xml:
+                cells.setdefault(r, []).append((c, xml))
+        return cells
+
+    # ------------------------------------------------------------ the table's cells
+    def _style_numbers(self, source: SourceSheet, chosen: np.ndarray, shaded: np.ndarray | None,
+                       figures: OriginalFigures | None) -> list[list[str]]:
+        """The written style of each table cell (rows x columns, as style_attributes gives it);
+        shaded: the sensitive cells of an internal workbook."""
+        formats = source.workbook.formats
+        styles, inverse = np.unique(chosen, return_inverse=True)
+        looks = [formats.format(style) if style else CellFormat() for style in styles.tolist()]
+        written = []
+        for look in looks:
+            look, reset = _guarded(look, figures)
+            if reset:
+                self.dropped.append(Dropped(f"{self._table.sheet}!table cells",
+                                            "number format showing an original value (reset to General)"))
+            written.append(self._writer.styles.add(look))
+        numbers = np.array(written, np.int64)[inverse].reshape(chosen.shape)
+        if shaded is not None and shaded.size:
+            marked = np.asarray(shaded, np.int64)
+            shades = np.array([self._writer.styles.add(dataclasses.replace(look, fill=SENSITIVE_FILL))
+                               for look in looks], np.int64)
+            numbers.flat[marked] = shades[inverse.ravel()[marked]]
+        return [style_attributes(row) for row in numbers]
 
 
-# ----------------------------------------------------------------- cells
-def _cell_pairs(source: SheetSource) -> Iterator[tuple[Cell, Cell]]:
-    """Every cell of the sheet with its formula reading (same coordinates)."""
-    for row in source.values.iter_rows():
-        for cell in row:
-            yield cell, source.formulas.cell(cell.row, cell.column)
+def _interleave(others: list[tuple[int, str]], columns: tuple[int, ...], table_cells: list[str]) -> str:
+    """A row's cells in column order: those outside the table and the table's."""
+    if not others or others[-1][0] < columns[0]:
+        return "".join(xml for _, xml in others) + "".join(table_cells)
+    if others[0][0] > columns[-1]:
+        return "".join(table_cells) + "".join(xml for _, xml in others)
+    return "".join(xml for _, xml in sorted([*others, *zip(columns, table_cells)]))
 
 
-def _data_positions(table: ExcelTable) -> list[tuple[int, int]]:
-    """Sheet (row, column) of each table cell, C order."""
-    return [(r, c) for r in table.rows for c in table.columns]
+def _table_styles(source: SourceSheet) -> np.ndarray:
+    """The source style number of each table cell (rows x columns)."""
+    part, table = source.part, source.table
+    grid = np.zeros((max(part.n_rows, max(table.rows) + 1), max(part.n_columns, max(table.columns) + 1)), np.int64)
+    grid[part.rows, part.columns] = part.styles
+    return grid[np.ix_(table.rows, table.columns)]
+
+
+def _release_styles(source: SourceSheet, own: np.ndarray, sensitive: np.ndarray) -> np.ndarray:
+    """The source style each table cell takes in a release (see the module docstring): looks that
+    are equal count as one."""
+    formats = source.workbook.formats
+    looks: dict[CellFormat, int] = {}
+    styles, inverse = np.unique(own, return_inverse=True)
+    first_of_look = [looks.setdefault(formats.format(style) if style else CellFormat(), style)
+                     for style in styles.tolist()]
+    keys = np.array(first_of_look, np.int64)[inverse].reshape(own.shape)
+    safe = np.ones(keys.size, bool)
+    safe[sensitive] = False
+    safe = safe.reshape(keys.shape)
+    overall = _most_common(keys[safe] if safe.any() else keys.ravel())
+    by_row = [_most_common(keys[i][safe[i]]) for i in range(keys.shape[0])]
+    by_column = [_most_common(keys[:, j][safe[:, j]]) for j in range(keys.shape[1])]
+    row_choice = np.array([-1 if k is None or k == overall else k for k in by_row], np.int64)
+    column_choice = np.array([overall if k is None else k for k in by_column], np.int64)
+    taken = np.where(row_choice[:, None] >= 0, row_choice[:, None], column_choice[None, :])
+    return np.where(safe, own, taken)
+
+
+def _most_common(keys: np.ndarray) -> int | None:
+    """The most frequent key (the first seen of equals), None when there are none."""
+    if keys.size == 0:
+        return None
+    values, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    best = np.flatnonzero(counts == counts.max())
+    return int(values[best[np.argmin(first[best])]])
+
+
+def _guarded(cell_format: CellFormat, figures: OriginalFigures | None) -> tuple[CellFormat, bool]:
+    """The format, with a number format showing an original figure reset to General (release)."""
+    if figures is not None and figures.found_in(cell_format.number_format) is not None:
+        return dataclasses.replace(cell_format, number_format="General"), True
+    return cell_format, False
 
 
 def _label_positions(table: ExcelTable) -> set[tuple[int, int]]:
@@ -112,21 +229,6 @@ def _label_positions(table: ExcelTable) -> set[tuple[int, int]]:
     rows = set(layout.header_rows) | set(layout.data_rows) | set(layout.heading_rows)
     return ({(r, c) for r in layout.header_rows for c in columns}
             | {(r, c) for r in rows for c in layout.label_columns})
-
-
-def _copy_value(cell: Cell, formula: Cell, target: Cell, is_label: bool,
-                figures: OriginalFigures | None) -> str | None:
-    """Copy a cell outside the table as a plain value (a formula as its saved result);
-    in a release (figures given) returns why it was left out instead, if it may not go."""
-    if figures is not None and not is_label:
-        reason = _release_refusal(cell.value, formula.data_type == "f", figures)
-        if reason:
-            return reason
-    if isinstance(cell.value, str):
-        write_text(target, cell.value)
-    elif cell.value is not None:
-        target.value = cell.value
-    return None
 
 
 def _release_refusal(value: object, is_formula: bool, figures: OriginalFigures) -> str | None:
@@ -143,125 +245,24 @@ def _release_refusal(value: object, is_formula: bool, figures: OriginalFigures) 
     return None
 
 
-def _sheet_extras(sheet: Worksheet, name: str) -> list[Dropped]:
+def _sheet_extras(source: SourceSheet) -> list[Dropped]:
     """Sheet-level things a release never carries, when the sheet has them."""
-    pictures = len(getattr(sheet, "_images", ())) + len(getattr(sheet, "_charts", ()))
-    extras = [(len(sheet.conditional_formatting), "conditional formatting (it may single out cells)"),
-              (len(sheet.data_validations.dataValidation), "data validation rules"),
-              (pictures, "pictures and charts")]
+    part, name = source.part, source.table.sheet
+    extras = [(part.conditional_formats, "conditional formatting (it may single out cells)"),
+              (part.validations, "data validation rules"),
+              (part.drawing, "pictures, charts and shapes")]
     dropped = [Dropped(f"sheet '{name}'", why) for count, why in extras if count]
-    for row in sheet.iter_rows():
-        for cell in row:
-            if cell.comment is not None:
-                dropped.append(Dropped(f"{name}!{cell.coordinate}", "comment (comments are never released)"))
-            if cell.hyperlink is not None:
-                dropped.append(Dropped(f"{name}!{cell.coordinate}", "hyperlink (links are never released)"))
+    marked = [(reference, "comment (comments are never released)")
+              for reference in source.workbook.comment_cells(source.entry)]
+    marked += [(reference, "hyperlink (links are never released)") for reference in part.hyperlinks]
+    for reference, why in sorted(marked, key=lambda item: _position(item[0])):
+        dropped.append(Dropped(f"{name}!{reference}", why))
     return dropped
 
 
-# ---------------------------------------------------------------- styles
-def _copy_style(cell: Cell, target: Cell, figures: OriginalFigures | None) -> list[Dropped]:
-    """Copy a cell's formatting; in a release, a number format that spells out an original is reset."""
-    if not cell.has_style:
-        return []
-    target.font = copy(cell.font)
-    target.border = copy(cell.border)
-    target.fill = copy(cell.fill)
-    target.protection = copy(cell.protection)
-    target.alignment = copy(cell.alignment)
-    target.number_format = cell.number_format
-    if figures is not None and figures.found_in(cell.number_format) is not None:
-        target.number_format = "General"
-        return [Dropped(f"{cell.parent.title}!{cell.coordinate}",
-                        "number format showing an original value (reset to General)")]
-    return []
-
-
-def _own_styles(source: SheetSource) -> list[Cell]:
-    """Each table cell formatted as in the source."""
-    return [source.values.cell(r + 1, c + 1) for r, c in _data_positions(source.table)]
-
-
-def _release_styles(source: SheetSource, sensitive: np.ndarray) -> list[Cell]:
-    """The cell whose formatting each table cell takes in a release (see the module docstring)."""
-    cells = _own_styles(source)
-    shape = (len(source.table.rows), len(source.table.columns))
-    keys = np.array([_style_key(cell) for cell in cells], np.int64).reshape(shape)
-    safe = np.ones(keys.size, bool)
-    safe[np.asarray(sensitive, np.int64)] = False
-    safe = safe.reshape(shape)
-    overall = _most_common(keys[safe] if safe.any() else keys.ravel())
-    by_row = [_most_common(keys[i][safe[i]]) for i in range(shape[0])]
-    by_column = [_most_common(keys[:, j][safe[:, j]]) for j in range(shape[1])]
-    example: dict[int, Cell] = {}
-    for key, cell in zip(keys.ravel().tolist(), cells):
-        example.setdefault(key, cell)
-    chosen = []
-    for (i, j), cell in zip(np.ndindex(*shape), cells):
-        if safe[i, j]:
-            chosen.append(cell)
-        elif by_row[i] is not None and by_row[i] != overall:
-            chosen.append(example[by_row[i]])
-        else:
-            chosen.append(example[overall if by_column[j] is None else by_column[j]])
-    return chosen
-
-
-def _style_key(cell: Cell) -> int:
-    """The workbook's number for a cell's formatting (equal numbers look the same)."""
-    return cell.style_id if cell.has_style else 0
-
-
-def _most_common(keys: np.ndarray) -> int | None:
-    """The most frequent key (the first seen of equals), None when there are none."""
-    counts = Counter(keys.tolist())
-    return counts.most_common(1)[0][0] if counts else None
-
-
-def _write_table(sheet: Worksheet, table: ExcelTable, cell_values: np.ndarray, styles: list[Cell]) -> None:
-    """The table's values, each formatted like its style cell."""
-    grid = np.asarray(cell_values, float).reshape(-1)
-    for k, ((r, c), style) in enumerate(zip(_data_positions(table), styles, strict=True)):
-        target = sheet.cell(r + 1, c + 1)
-        value = float(grid[k])
-        target.value = int(value) if value.is_integer() and abs(value) < 2**53 else value
-        if style.has_style:
-            target.font = copy(style.font)
-            target.border = copy(style.border)
-            target.fill = copy(style.fill)
-            target.protection = copy(style.protection)
-            target.alignment = copy(style.alignment)
-            target.number_format = style.number_format
-
-
-def _shade(sheet: Worksheet, table: ExcelTable, sensitive: np.ndarray, note_row: int) -> None:
-    """Mark the sensitive cells (internal workbooks) and say what the shading means."""
-    positions = _data_positions(table)
-    for i in np.asarray(sensitive, np.int64).tolist():
-        r, c = positions[i]
-        sheet.cell(r + 1, c + 1).fill = copy(SENSITIVE_FILL)
-    write_text(sheet.cell(note_row, 1), SENSITIVE_NOTE).font = Font(italic=True)
-
-
-# ---------------------------------------------------------------- layout
-def _copy_merges(source: Worksheet, sheet: Worksheet) -> set[tuple[int, int]]:
-    """Merge the same ranges; returns the covered cells (all but each range's first)."""
-    inside = set()
-    for merged in source.merged_cells.ranges:
-        sheet.merge_cells(str(merged))
-        for r in range(merged.min_row, merged.max_row + 1):
-            for c in range(merged.min_col, merged.max_col + 1):
-                if (r, c) != (merged.min_row, merged.min_col):
-                    inside.add((r - 1, c - 1))
-    return inside
-
-
-def _copy_dimensions(source: Worksheet, sheet: Worksheet) -> None:
-    """Column widths (and hidden columns), row heights and frozen panes."""
-    for key, dimension in source.column_dimensions.items():
-        sheet.column_dimensions[key].width = dimension.width
-        sheet.column_dimensions[key].hidden = dimension.hidden
-    for key, dimension in source.row_dimensions.items():
-        if dimension.height is not None:
-            sheet.row_dimensions[key].height = dimension.height
-    sheet.freeze_panes = source.freeze_panes
+def _position(reference: str) -> tuple[int, str]:
+    """Sort key of a cell reference in sheet order ('B4' -> (4, 'B'))."""
+    first = reference.split(":")[0]
+    letters = first.rstrip("0123456789")
+    digits = first[len(letters):]
+    return (int(digits) if digits.isdigit() else 0), letters.rjust(3)

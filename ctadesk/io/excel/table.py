@@ -27,7 +27,7 @@ import numpy as np
 
 from ctadesk.engine.structure import Dimension, TableStructure
 from ctadesk.io.excel.labels import column_paths, dimension_from_paths, row_paths
-from ctadesk.io.excel.layout import DetectedLayout, detect_layout
+from ctadesk.io.excel.layout import DetectedLayout, detect_layout, text_cells
 from ctadesk.io.excel.workbook import SheetGrid, coordinate, open_workbook, read_grid
 from ctadesk.io.numbers import Kind, not_a_number, number_style, read_cell, unknown_value
 
@@ -95,19 +95,20 @@ def _layout_notes(layout: DetectedLayout) -> tuple[str, ...]:
 
 def _values(grid: SheetGrid, layout: DetectedLayout, data_rows: list[int],
             columns: list[int]) -> tuple[np.ndarray, list[str]]:
-    """The numbers of the data cells (rows x columns) and a note on footnote flags left out."""
+    """The numbers of the data cells (rows x columns) and a note on footnote flags left out.
+    Numbers stored as numbers are taken as they are; every other cell is read one by one."""
     decimal_comma = layout.decimal_comma
     if decimal_comma is None:
-        decimal_comma, why = number_style((grid.values[r][c], coordinate(r, c)) for r in data_rows for c in columns)
+        decimal_comma, why = number_style(text_cells(grid, data_rows, columns))
         if decimal_comma is None:
             raise grid.error(why)
-    values = np.empty((len(data_rows), len(columns)))
+    values = grid.kinds.numbers[np.ix_(data_rows, columns)]
     flagged = []
-    for i, r in enumerate(data_rows):
-        for j, c in enumerate(columns):
-            values[i, j], flag = _cell_number(grid, r, c, decimal_comma)
-            if flag:
-                flagged.append(f"'{grid.values[r][c]}' in {coordinate(r, c)}")
+    for i, j in np.argwhere(~np.isfinite(values)).tolist():
+        r, c = data_rows[i], columns[j]
+        values[i, j], flag = _cell_number(grid, r, c, decimal_comma)
+        if flag:
+            flagged.append(f"'{grid.values[r][c]}' in {coordinate(r, c)}")
     notes = [f"{len(flagged)} number(s) carry a footnote flag ({', '.join(flagged[:3])}"
              f"{', ...' if len(flagged) > 3 else ''}); the numbers were read, the flags left out"] if flagged else []
     return values, notes

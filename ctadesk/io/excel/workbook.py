@@ -1,17 +1,14 @@
 """Opening untrusted .xlsx files safely and reading one sheet into a grid.
 
-openpyxl parses the XML through defusedxml when it is installed (it is a
-dependency of ctadesk's file support), which stops entity-expansion attacks.
-Before parsing, the archive's declared uncompressed size is capped (zip bombs),
-and after loading each sheet's extent is capped; encrypted and legacy .xls
-files are recognised by their OLE signature and reported as such.
+Before anything is parsed, the archive's declared uncompressed size is capped
+(zip bombs), and encrypted and legacy .xls files are recognised by their OLE
+signature and reported as such.  The parts are then read with expat refusing
+any document type declaration (ctadesk.io.excel.safe_xml), each sheet in one
+streaming pass whose extent is capped (ctadesk.io.excel.sheet_part).
 
-A cell shows the result its formula had when the workbook was last saved.
-Files written by programs (openpyxl, many report generators) store formulas
-without results; ctadesk computes those that add and subtract: SUM of cells
-and ranges, and + and - of cells and numbers ('=SUM(B5:B9)', '=B5+B6-B7').
-Any other formula without a stored result is kept as unreadable, with the
-reason, so that a table using that cell is refused naming it.  The grid also
+A cell shows the result its formula had when the workbook was last saved; a
+formula saved without one is computed when it only adds and subtracts, else
+kept as unreadable with the reason (ctadesk.io.excel.formulas).  The grid also
 tells which rows and columns the workbook hides.
 """
 
@@ -24,14 +21,19 @@ import zipfile
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
+from xml.parsers import expat
 
-import openpyxl
+import numpy as np
 import openpyxl.xml
-from openpyxl.utils import column_index_from_string, get_column_letter
-from openpyxl.workbook.workbook import Workbook
+from openpyxl.utils import get_column_letter
 
 from ctadesk.io.errors import FileFormatError
-from ctadesk.io.numbers import ZERO_MARKS
+from ctadesk.io.excel.cell_values import DamagedCell
+from ctadesk.io.excel.formulas import compute_formulas
+from ctadesk.io.excel.package import WorkbookFile, read_workbook_file
+from ctadesk.io.excel.safe_xml import UnsafeXML
+from ctadesk.io.excel.sheet_part import SheetPart, TooManyCells, read_sheet_part
+from ctadesk.io.numbers import Kind, read_cell
 
 #: largest sheet extent (rows x columns) read
 MAX_CELLS = 4_000_000
@@ -41,22 +43,24 @@ MAX_UNCOMPRESSED_BYTES = 400 * 1024 * 1024
 #: than BOMB_MIN_BYTES, is a zip bomb (sheets Excel or openpyxl write pack 5 to 15 times)
 BOMB_RATIO = 100
 BOMB_MIN_BYTES = 1024 * 1024
-#: what a damaged workbook raises while openpyxl unpacks and parses it (XML errors
-#: are SyntaxErrors; defusedxml's refusals ValueErrors; a cut deflate stream zlib.error or EOFError)
+#: what a damaged workbook raises while it is unpacked and parsed (XML errors are SyntaxErrors
+#: or ExpatErrors, an unknown encoding a LookupError, a number too large for its field an
+#: OverflowError; refusals ValueErrors; a cut deflate stream zlib.error or EOFError)
 DAMAGED = (KeyError, ValueError, TypeError, IndexError, AttributeError, OSError, EOFError, SyntaxError,
-           zipfile.BadZipFile, zlib.error)
+           LookupError, OverflowError, zipfile.BadZipFile, zlib.error, expat.ExpatError)
 
 _OLE_SIGNATURE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
-def open_workbook(path: str | Path, *, data_only: bool = True) -> Workbook:
-    """Load a workbook after checking that it is a plain, reasonably sized .xlsx."""
+def open_workbook(path: str | Path) -> WorkbookFile:
+    """The manifest, shared strings and cell formats of a workbook, after checking that it is a
+    plain, reasonably sized .xlsx (its sheets are read by read_grid)."""
     path = Path(path)
     if not openpyxl.xml.DEFUSEDXML:
         raise FileFormatError("reading workbooks needs the defusedxml package; install it first", file=path)
     check_workbook_archive(path)
     try:
-        return openpyxl.load_workbook(path, data_only=data_only, keep_links=False)
+        return read_workbook_file(path)
     except DAMAGED as error:
         raise FileFormatError(f"the workbook is damaged and cannot be read ({error})", file=path) from None
 
@@ -137,6 +141,63 @@ class SheetGrid:
         return FileFormatError(message, file=self.file, sheet=self.sheet,
                                row=None if row is None else row + 1, cell=cell)
 
+    @functools.cached_property
+    def kinds(self) -> CellKinds:
+        """Every cell read once as a data cell (see CellKinds)."""
+        return CellKinds.of(self.values, self.n_columns)
+
+
+#: the kinds of cell, numbered as in CellKinds.kinds
+KINDS = (Kind.EMPTY, Kind.NUMBER, Kind.ZERO, Kind.UNKNOWN, Kind.TEXT)
+_CODES = {kind: code for code, kind in enumerate(KINDS)}
+
+
+@dataclasses.dataclass(frozen=True)
+class CellKinds:
+    """The cells of a grid read as data cells, as arrays [row, column].
+
+    kinds    the number in KINDS of what each cell holds (read_cell with either decimal mark)
+    numbers  the number of each cell stored as a number (int or float, not bool), NaN elsewhere
+    texts    the cell holds text
+    """
+
+    kinds: np.ndarray
+    numbers: np.ndarray
+    texts: np.ndarray
+
+    @classmethod
+    def of(cls, values: tuple[tuple[object, ...], ...], n_columns: int) -> CellKinds:
+        shape = (len(values), n_columns)
+        kinds, numbers, texts = np.zeros(shape, np.int8), np.full(shape, np.nan), np.zeros(shape, bool)
+        empty, number, text = _CODES[Kind.EMPTY], _CODES[Kind.NUMBER], _CODES[Kind.TEXT]
+        of_text: dict[str, int] = {}
+        for r, row in enumerate(values):
+            row_kinds, row_numbers, row_texts = [], [], []
+            for value in row:
+                kind = type(value)
+                row_texts.append(kind is str)
+                if kind is int or kind is float:
+                    row_kinds.append(number)
+                    row_numbers.append(value)
+                    continue
+                row_numbers.append(np.nan)
+                if value is None:
+                    row_kinds.append(empty)
+                elif kind is str:
+                    if value not in of_text:
+                        of_text[value] = _CODES[read_cell(value, None).kind]
+                    row_kinds.append(of_text[value])
+                else:
+                    row_kinds.append(_CODES[read_cell(value, None).kind])
+            kinds[r], texts[r] = row_kinds, row_texts
+            try:
+                numbers[r] = row_numbers
+            except OverflowError:  # an integer beyond a float's range is no number
+                numbers[r] = [v if not isinstance(v, int) or abs(v) < 2**1000 else np.inf for v in row_numbers]
+        beyond = (kinds == number) & ~texts & ~np.isfinite(numbers)
+        kinds[beyond], numbers[beyond] = text, np.nan
+        return cls(kinds, numbers, texts)
+
 
 def coordinate(row: int, column: int) -> str:
     """Excel name of the 0-based (row, column), e.g. (6, 2) -> 'C7'."""
@@ -146,244 +207,37 @@ def coordinate(row: int, column: int) -> str:
 _LEADING_SPACES = re.compile(r"^[ \u00a0]*")
 
 
-def read_grid(workbook: Workbook, sheet: str | None, file: str | Path) -> SheetGrid:
+def read_sheet(workbook: WorkbookFile, sheet: str | None) -> SheetPart:
+    """The cells and settings of `sheet` (the first visible sheet when None), read once."""
+    entry = workbook.sheet(sheet)
+    if entry.part is None:
+        raise FileFormatError("the workbook names no part for this sheet", file=workbook.path, sheet=entry.title)
+    try:
+        return read_sheet_part(workbook, entry, MAX_CELLS)
+    except TooManyCells as error:
+        raise FileFormatError(str(error), file=workbook.path, sheet=entry.title) from None
+    except (*DAMAGED, UnsafeXML, DamagedCell) as error:
+        raise FileFormatError(f"the workbook is damaged and cannot be read ({error})", file=workbook.path,
+                              sheet=entry.title) from None
+
+
+def read_grid(workbook: WorkbookFile, sheet: str | None, file: str | Path) -> SheetGrid:
     """The grid of `sheet` (the first visible sheet when None)."""
-    if sheet is None:
-        visible = [ws for ws in workbook.worksheets if ws.sheet_state == "visible"]
-        if not visible:
-            raise FileFormatError("the workbook has no visible sheet", file=file)
-        worksheet = visible[0]
-    elif sheet in workbook.sheetnames:
-        worksheet = workbook[sheet]
-    else:
-        raise FileFormatError(f"no sheet named '{sheet}' (sheets: {', '.join(workbook.sheetnames)})", file=file)
-    n_rows, n_columns = worksheet.max_row, worksheet.max_column
-    if n_rows * n_columns > MAX_CELLS:
-        raise FileFormatError(f"the sheet spans {n_rows} rows x {n_columns} columns, more than the "
-                              f"{MAX_CELLS:,} cells ctadesk reads", file=file, sheet=worksheet.title)
-    values, indents = [], []
-    for row in worksheet.iter_rows(min_row=1, max_row=n_rows, max_col=n_columns):
-        values.append([cell.value for cell in row])
-        indents.append(tuple(_indent(cell) for cell in row))
-    unreadable = compute_formulas(values, _formulas_without_results(file, worksheet.title, values))
-    merged = tuple((r.min_row - 1, r.min_col - 1, r.max_row - 1, r.max_col - 1)
-                   for r in worksheet.merged_cells.ranges)
-    hidden_rows = frozenset(r - 1 for r, d in worksheet.row_dimensions.items() if d.hidden and r <= n_rows)
-    return SheetGrid(str(file), worksheet.title, tuple(map(tuple, values)), tuple(indents), merged,
-                     hidden_rows, _hidden_columns(worksheet, n_columns), unreadable)
-
-
-def _hidden_columns(worksheet, n_columns: int) -> frozenset[int]:
-    """The 0-based columns (within the sheet's extent) the worksheet hides; one entry may span several."""
-    hidden = set()
-    for key, dimension in worksheet.column_dimensions.items():
-        if dimension.hidden:
-            first = dimension.min or column_index_from_string(key)
-            hidden.update(range(first - 1, min(dimension.max or first, n_columns)))
-    return frozenset(hidden)
-
-
-def _indent(cell) -> int:
-    indent = int(cell.alignment.indent or 0) if cell.has_style else 0
-    if isinstance(cell.value, str):
-        indent += len(_LEADING_SPACES.match(cell.value).group()) // 2
-    return indent
-
-
-# ------------------------------------------------------------------ formulas
-_FORMULA_TAG = re.compile(rb"<(?:\w+:)?f[ >/]")
-_TOKEN = re.compile(r"\s*(?:(?P<sum>SUM\s*\()|(?P<range>\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)"
-                    r"|(?P<cell>\$?[A-Z]{1,3}\$?\d+)|(?P<number>\d+(?:\.\d*)?(?:E[+-]?\d+)?)|(?P<op>[-+(),]))",
-                    re.IGNORECASE)
-
-
-class _CannotCompute(Exception):
-    """A formula ctadesk does not compute; the message says why."""
-
-
-def _formulas_without_results(file: str | Path, sheet: str, values: list[list[object]]) -> dict[tuple[int, int], str]:
-    """(row, column) -> formula text ('SUM(B2:B5)') of the cells whose formula has no stored
-    result (their value in `values` is None)."""
-    if not sheet_has_formulas(file, sheet):  # most sheets: no second reading of the whole sheet
-        return {}
-    try:
-        workbook = openpyxl.load_workbook(file, read_only=True, data_only=False, keep_links=False)
-    except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile):
-        return {}
-    try:
-        worksheet = workbook[sheet]
-        if not _has_formulas(file, getattr(worksheet, "_worksheet_path", None)):
-            return {}
-        formulas = {}
-        for r, row in enumerate(worksheet.iter_rows(min_row=1, max_row=len(values), min_col=1, values_only=True)):
-            for c, value in enumerate(row[:len(values[r])]):
-                text = getattr(value, "text", value)
-                if values[r][c] is None and isinstance(text, str) and text.startswith("="):
-                    formulas[r, c] = text[1:]
-        return formulas
-    finally:
-        workbook.close()
-
-
-def sheet_has_formulas(file: str | Path, sheet: str) -> bool:
-    """Does the sheet's XML part hold a formula?  True when that cannot be told cheaply (the
-    part is not found, the workbook is damaged): the caller then reads the formulas."""
-    return _has_formulas(file, _sheet_part(file, sheet))
-
-
-def _sheet_part(file: str | Path, sheet: str) -> str | None:
-    """The archive path of the sheet's XML part ('xl/worksheets/sheet1.xml'), read from the
-    workbook's manifest and relations only (None when not found)."""
-    from openpyxl.reader.excel import ExcelReader, _find_workbook_part
-    from openpyxl.reader.workbook import WorkbookParser
-
-    try:
-        reader = ExcelReader(file, read_only=True, keep_links=False)
-    except Exception:  # noqa: BLE001 - the full reading reports what is wrong
-        return None
-    try:
-        reader.read_manifest()
-        part = _find_workbook_part(reader.package)
-        parser = WorkbookParser(reader.archive, part.PartName[1:], keep_links=False)
-        parser.parse()
-        return next((rel.target for found, rel in parser.find_sheets() if found.name == sheet), None)
-    except Exception:  # noqa: BLE001 - the full reading reports what is wrong
-        return None
-    finally:
-        reader.archive.close()
-
-
-def _has_formulas(file: str | Path, part: str | None) -> bool:
-    """Does the sheet's XML part hold a formula (True when the part is unknown)?"""
-    if part is None:
-        return True
-    with zipfile.ZipFile(file) as archive:
-        try:
-            return bool(_FORMULA_TAG.search(archive.read(part.lstrip("/"))))
-        except KeyError:
-            return True
-
-
-def compute_formulas(values: list[list[object]], formulas: Mapping[tuple[int, int], str]) -> dict[tuple[int, int], str]:
-    """Put the results of `formulas` (cells without stored results) into `values`, in place.
-    Returns (row, column) -> why for the formulas that cannot be computed."""
-    results: dict[tuple[int, int], float] = {}
-    unreadable: dict[tuple[int, int], str] = {}
-    for cell in formulas:  # in sheet order: what a formula refers to above or left of it is done first
-        try:
-            values[cell[0]][cell[1]] = _result(cell, values, formulas, results, set())
-        except RecursionError:
-            unreadable[cell] = (f"the formula ={formulas[cell]} has no stored result and refers to a chain of "
-                                "formulas too long to compute; open and save the workbook in Excel or "
-                                "LibreOffice so that it stores the results")
-        except _CannotCompute as why:
-            unreadable[cell] = (f"the formula ={formulas[cell]} has no stored result and ctadesk cannot compute "
-                                f"it ({why}); open and save the workbook in Excel or LibreOffice so that it "
-                                "stores the results, or write the number")
-    return unreadable
-
-
-def _result(cell: tuple[int, int], values: list[list[object]], formulas: Mapping[tuple[int, int], str],
-            results: dict[tuple[int, int], float], active: set[tuple[int, int]]) -> float:
-    """The result of the formula in cell (its references computed first)."""
-    if cell in results:
-        return results[cell]
-    if cell in active:
-        raise _CannotCompute(f"it refers to itself through {coordinate(*cell)}")
-    active.add(cell)
-
-    def value(r: int, c: int) -> float:
-        if (r, c) in formulas:
-            return _result((r, c), values, formulas, results, active)
-        held = values[r][c] if r < len(values) and c < len(values[r]) else None
-        if held is None or (isinstance(held, str) and (not held.strip() or held.strip() in ZERO_MARKS)):
-            return 0.0
-        if isinstance(held, (int, float)) and not isinstance(held, bool):
-            return float(held)
-        raise _CannotCompute(f"{coordinate(r, c)} holds '{held}', not a number")
-
-    results[cell] = _evaluate(formulas[cell], value, (len(values), max(map(len, values))))
-    active.discard(cell)
-    return results[cell]
-
-
-def _tokens(formula: str) -> list[tuple[str, str]]:
-    """The (kind, text) tokens of a formula: sum, range, cell, number or op."""
-    tokens, at = [], 0
-    while at < len(formula.rstrip()):
-        match = _TOKEN.match(formula, at)
-        if not match:
-            raise _CannotCompute("only SUM and + and - of cells and numbers are computed")
-        tokens.append((match.lastgroup, match[match.lastgroup].strip()))
-        at = match.end()
-    return tokens
-
-
-def _evaluate(formula: str, value, extent: tuple[int, int]) -> float:
-    """formula (without '=') of SUM, +, -, parentheses, cells, ranges and numbers; value(r, c)
-    gives a referenced cell's number; ranges are cut to the sheet's extent (rows, columns),
-    beyond which every cell is empty."""
-    tokens = _tokens(formula)
-    at = 0
-
-    def take(kind: str, text: str | None = None) -> bool:
-        nonlocal at
-        if at < len(tokens) and tokens[at][0] == kind and (text is None or tokens[at][1] == text):
-            at += 1
-            return True
-        return False
-
-    def term() -> float:
-        if take("op", "-"):
-            return -term()
-        if take("op", "+"):
-            return term()
-        if take("number"):
-            return float(tokens[at - 1][1])
-        if take("cell"):
-            return value(*_position(tokens[at - 1][1]))
-        if take("op", "("):
-            result = expression()
-            if not take("op", ")"):
-                raise _CannotCompute("a parenthesis is not closed")
-            return result
-        if take("sum"):
-            return arguments()
-        raise _CannotCompute("only SUM and + and - of cells and numbers are computed")
-
-    def arguments() -> float:
-        total = 0.0
-        while True:
-            if take("range"):
-                (r0, c0), (r1, c1) = map(_position, tokens[at - 1][1].split(":"))
-                total += sum(value(r, c) for r in range(min(r0, r1), min(max(r0, r1) + 1, extent[0]))
-                             for c in range(min(c0, c1), min(max(c0, c1) + 1, extent[1])))
-            else:
-                total += expression()
-            if take("op", ")"):
-                return total
-            if not take("op", ","):
-                raise _CannotCompute("only SUM and + and - of cells and numbers are computed")
-
-    def expression() -> float:
-        result = term()
-        while True:
-            if take("op", "+"):
-                result += term()
-            elif take("op", "-"):
-                result -= term()
-            else:
-                return result
-
-    result = expression()
-    if at != len(tokens):
-        raise _CannotCompute("only SUM and + and - of cells and numbers are computed")
-    return result
-
-
-def _position(reference: str) -> tuple[int, int]:
-    """0-based (row, column) of a reference such as 'B7' or '$B$7'."""
-    match = re.fullmatch(r"\$?([A-Za-z]{1,3})\$?(\d+)", reference)
-    if int(match[2]) == 0:
-        raise _CannotCompute(f"'{reference}' is no cell")
-    return int(match[2]) - 1, column_index_from_string(match[1].upper()) - 1
+    part = read_sheet(workbook, sheet)
+    title = workbook.sheet(sheet).title
+    values = [[None] * part.n_columns for _ in range(part.n_rows)]
+    indents = np.zeros((part.n_rows, part.n_columns), np.int64)
+    styled = part.styles > 0  # as openpyxl: a cell of the default style (0) has no indent
+    indents[part.rows[styled], part.columns[styled]] = workbook.formats.indents[
+        np.minimum(part.styles[styled], workbook.formats.indents.size - 1)]
+    for r, c, value in zip(part.rows.tolist(), part.columns.tolist(), part.values):
+        values[r][c] = value
+        if isinstance(value, str) and value.startswith((" ", "\u00a0")):
+            indents[r, c] += len(_LEADING_SPACES.match(value).group()) // 2
+    formulas = {(int(part.rows[k]), int(part.columns[k])): part.formula(k)
+                for k in part.formulas if part.values[k] is None}
+    unreadable = compute_formulas(values, formulas)
+    hidden_columns = frozenset(c for f in part.column_formats if f.hidden
+                               for c in range(f.first, min(f.last + 1, part.n_columns)))
+    return SheetGrid(str(file), title, tuple(map(tuple, values)), tuple(map(tuple, indents.tolist())), part.merged,
+                     frozenset(r for r in part.hidden_rows if r < part.n_rows), hidden_columns, unreadable)
