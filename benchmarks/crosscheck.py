@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ctadesk.engine.solvers import METHODS  # noqa: E402
+from ctadesk.engine.methods import METHODS  # noqa: E402
 from tests.crosscheck.checker import reference  # noqa: E402
 from tests.crosscheck.claims import (ERROR, EXCEPTION, FALSE_OPTIMAL, FALSE_OPTIMAL_OWN,  # noqa: E402
                                      FALSE_PROTECTED, INVALID_BOUND, REFERENCE, REFERENCE_CHEAPER,
@@ -171,7 +171,7 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--methods", default=",".join(METHODS),
-                        help="comma-separated (default: every method of ctadesk.engine.solvers.METHODS)")
+                        help="comma-separated (default: every method of ctadesk.engine.methods.METHODS)")
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--jobs", type=int, default=1, help="instances solved in parallel (processes)")
     parser.add_argument("--threads", type=int, default=None, help="solver threads per method (default: solver's)")

@@ -3,20 +3,35 @@
     .venv/bin/python benchmarks/cta.py                       # everything (slow: minutes)
     .venv/bin/python benchmarks/cta.py --sizes 1000x1000 --methods lp
     .venv/bin/python benchmarks/cta.py --sizes 100x120 --methods lp l2 soc huber --milp-sizes
+    .venv/bin/python benchmarks/cta.py --targets               # issue 12's fixed-sense L1 targets only
 
 Prints, per table and method: seconds to generate the table, to build the
 model, to solve, to verify, end to end; the status and weighted L1 objective.
 Then, per MILP size, the objective, bound and gap after --milp-time-limit.
+
+--targets prints the medians of --repeats runs against issue 12's targets: fixed-sense L1 on a
+300x350 Cox table by the method choose_method picks, end to end through solve(), at most 1/3
+of plain HiGHS's time (its defaults on the same LP (5.10), build included); and a 1000x1000 table
+end to end in a fresh process (imports, table, choice, solve) in at most 3 s.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import subprocess
+import sys
 import time
 
+import numpy as np
+
 from ctadesk.engine.generate import cox_table
+from ctadesk.engine.methods import METHODS, choose_method, solve
+from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.solvers import METHODS, solve
+from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.solvers._highs import LinearModel, solve_model
+from ctadesk.engine.solvers.lp import l1_column_bounds, l1_matrix
 
 FIXED_SENSE_METHODS = ("lp", "l2", "soc", "huber")
 
@@ -54,6 +69,58 @@ def run_milp_gaps(sizes: list[str], time_limit: float, seed: int) -> None:
               f"{lp.objective:>13.6g}", flush=True)
 
 
+#: one whole process: imports, the 1000 x 1000 table, the choice, the solve
+WHOLE_PROCESS = """
+from ctadesk.engine.generate import cox_table
+from ctadesk.engine.methods import choose_method, solve
+from ctadesk.engine.model import Distance, Senses
+problem = cox_table((1000, 1000), seed={seed})[1]
+name, reason = choose_method(problem, Distance.L1, Senses.FIXED)
+result = solve(problem, name)
+assert result.verified, result.message
+print(name, result.objective)
+"""
+
+
+def plain_highs(problem) -> float:
+    """Seconds for HiGHS with its default options on the fixed-sense LP (5.10), ordering senses,
+    model build included (the comparison of issue 12)."""
+    began = time.perf_counter()
+    lower, upper = l1_column_bounds(problem, ordering_senses(problem))
+    rhs = problem.deviation_rhs
+    model = LinearModel(np.concatenate([problem.weights, problem.weights]), lower, upper, l1_matrix(problem),
+                        rhs, rhs)
+    outcome = solve_model(model, SolveOptions(), {})
+    assert outcome.values is not None, outcome.model_status
+    return time.perf_counter() - began
+
+
+def run_targets(seed: int, repeats: int) -> None:
+    _, problem = cox_table((300, 350), seed)
+    name, reason = choose_method(problem, Distance.L1, Senses.FIXED)
+    plain = statistics.median(plain_highs(problem) for _ in range(repeats))
+    chosen = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        result = solve(problem, name)
+        chosen.append(time.perf_counter() - began)
+    ratio = statistics.median(chosen) / plain
+    print(f"300x350 fixed-sense L1: {name} ({reason})")
+    print(f"  plain HiGHS {plain:.2f} s, {name} {statistics.median(chosen):.2f} s end to end "
+          f"(median of {repeats}): {ratio:.2f} of plain HiGHS, target <= 0.33 {'met' if ratio <= 1 / 3 else 'MISSED'}; "
+          f"objective {result.objective:.10g}", flush=True)
+    wall = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", WHOLE_PROCESS.format(seed=seed)], capture_output=True, text=True,
+                              check=True)
+        wall.append(time.perf_counter() - began)
+    seconds = statistics.median(wall)
+    print(f"1000x1000 fixed-sense L1, whole process: {seconds:.2f} s (median of {repeats}: "
+          f"{', '.join(f'{w:.2f}' for w in wall)}), target <= 3 s {'met' if seconds <= 3 else 'MISSED'}; "
+          f"{done.stdout.strip()}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="*", default=["100x120", "300x350", "1000x1000"])
@@ -62,7 +129,12 @@ def main() -> None:
     parser.add_argument("--milp-time-limit", type=float, default=60.0)
     parser.add_argument("--time-limit", type=float, default=600.0, help="per method and table")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--targets", action="store_true", help="only issue 12's fixed-sense L1 targets")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per target timing (median)")
     args = parser.parse_args()
+    if args.targets:
+        run_targets(args.seed, args.repeats)
+        return
     if args.sizes and args.methods:
         run_methods(args.sizes, args.methods, args.seed, args.time_limit)
     if args.milp_sizes:

@@ -17,8 +17,9 @@ import math
 import time
 
 from ctadesk.engine.generate import cox_table
-from ctadesk.engine.heuristics import METHODS
+from ctadesk.engine.methods import METHODS
 from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.milp import solve_milp
 
@@ -36,7 +37,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     # "milp" is plain HiGHS: its own bound and gap, without ctadesk's certified bound
-    methods = {"milp": lambda problem, options: solve_milp(problem, options, certify=False), **METHODS}
+    methods = {name: method.solve for name, method in METHODS.items()}
+    methods["milp"] = lambda problem, options: solve_milp(problem, options, certify=False, starts=starting_senses)
     for table in args.tables:
         shape = tuple(int(k) for k in table.split("x"))
         _, problem = cox_table(shape, seed=args.seed)

@@ -18,6 +18,7 @@ import time
 
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.milp import solve_milp
 
@@ -37,7 +38,8 @@ def main() -> None:
         _, problem = cox_table(shape, seed=args.seed)
         root = lower_bound(problem).value
         began = time.perf_counter()
-        result = solve_milp(problem, SolveOptions(time_limit=args.seconds), cuts=True, certify=False)
+        result = solve_milp(problem, SolveOptions(time_limit=args.seconds), cuts=True, certify=False,
+                            starts=starting_senses)
         seconds = time.perf_counter() - began
         above = 100 * (result.objective - root) / result.objective
         print(f"{table:9s} {result.objective:12.1f} {result.bound:12.1f} {root:12.1f} {above:17.2f} % "

@@ -11,3 +11,7 @@ class ProblemError(CTAError, ValueError):
 
 class SolverError(CTAError, RuntimeError):
     """A solver failed in a way that is not a property of the problem."""
+
+
+class MethodError(CTAError, ValueError):
+    """A CTA method or one of its parameters is unknown or out of range (names it)."""

@@ -29,7 +29,7 @@ import numpy as np
 
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
-from ctadesk.engine.result import CTAResult, SolveOptions, Status
+from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.solvers._finish import finish, senses_of
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
 
@@ -183,8 +183,7 @@ def _finished(problem: CTAProblem, result: CTAResult, values: np.ndarray, senses
     message = (f"protected table at {decimals} decimal{'s' * (decimals != 1)}, {changed} cells changed; "
                f"{how}; verified")
     return published.replace(message=message, bound=result.bound,
-                             gap=None if result.bound is None else
-                             max(0.0, published.objective - result.bound) / max(published.objective, 1e-300))
+                             gap=None if result.bound is None else relative_gap(published.objective, result.bound))
 
 
 def _not_found(problem: CTAProblem, result: CTAResult, started: float, info: dict, why: str) -> CTAResult:

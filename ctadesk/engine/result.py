@@ -6,11 +6,13 @@ import dataclasses
 import enum
 import math
 import threading
+import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from ctadesk.engine.budget import Budget
 from ctadesk.engine.verify import Verification
 
 
@@ -43,13 +45,17 @@ class Progress:
 class SolveOptions:
     """Options common to every method.
 
-    time_limit  seconds (inf: none)      gap    relative MIP gap to stop at
+    time_limit  seconds from the start of the solve (inf: none)
+    gap         relative gap (objective - bound) / objective to stop at (relative_gap)
     threads     solver threads (None: solver default)
     on_log      called with each solver log line (from the solver thread)
     on_progress called with Progress reports (from the solver thread)
     stop        set it from any thread to cancel the solve promptly
     start_senses senses (s,) handed to the MILP as a start
-    huber_delta  delta of the pseudo-Huber function (thesis (5.14))
+    parameters  the method's own parameters by name (pseudo-Huber delta, BCD block size, ...),
+                checked against its entry in ctadesk.engine.methods
+    budget      the solve's deadline and stop (ctadesk.engine.budget): started from time_limit and
+                stop when the method begins (begun); its parts run within children of it (within)
     """
 
     time_limit: float = math.inf
@@ -59,10 +65,32 @@ class SolveOptions:
     on_progress: Callable[[Progress], None] | None = None
     stop: threading.Event | None = None
     start_senses: np.ndarray | None = None
-    huber_delta: float = 1e-3
+    parameters: Mapping[str, object] = dataclasses.field(default_factory=lambda: types.MappingProxyType({}))
+    budget: Budget | None = None
+
+    def begun(self) -> SolveOptions:
+        """These options with their budget started now (time_limit from now), unless it has been."""
+        if self.budget is not None:
+            return self
+        return dataclasses.replace(self, budget=Budget.start(self.time_limit, self.stop))
+
+    def within(self, budget: Budget, **changes: Any) -> SolveOptions:
+        """These options for a part of the solve that runs within ``budget`` (a child of theirs)."""
+        return dataclasses.replace(self, budget=budget, **changes)
 
     def cancelled(self) -> bool:
+        if self.budget is not None:
+            return self.budget.cancelled()
         return self.stop is not None and self.stop.is_set()
+
+
+def relative_gap(objective: float, bound: float) -> float:
+    """(objective - bound) / |objective|, at least 0: how far a table of cost ``objective`` may be
+    above the optimum that ``bound`` bounds from below (0 for a table of cost 0; inf without a
+    table, objective inf)."""
+    if not math.isfinite(objective):
+        return math.inf
+    return max(0.0, objective - bound) / max(abs(objective), 1e-300)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +102,7 @@ class CTAResult:
     objective   weighted L1 distance sum w_i |x_i - a_i| (for every method)
     model_objective the method's own objective (e.g. sum w x^2 for L2)
     bound       proven lower bound on the weighted L1 cost of any protected table of the
-                problem (None when nothing valid is known); gap = (objective - bound) / objective
+                problem (None when nothing valid is known); gap = relative_gap(objective, bound)
     verification what the verifier found (None only when values is None)
     """
 

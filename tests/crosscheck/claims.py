@@ -44,14 +44,17 @@ import traceback
 
 import numpy as np
 
+from ctadesk.engine.methods import METHODS
+from ctadesk.engine.model import Distance, Senses
 from tests.crosscheck.checker import (RTOL, Check, Reference, check_table, pseudo_huber, senses_agree,
                                       solve_fixed_senses, table_senses, table_unit, weighted_l1,
                                       weighted_l2)
 
 #: methods that fix the senses first (given, forced, else an ordering heuristic) and solve one model
-FIXED_SENSE = frozenset({"lp", "l2", "soc", "huber", "network", "network-l2", "soft-lp"})
+FIXED_SENSE = frozenset(name for name, method in METHODS.items() if method.model.senses in (Senses.FIXED, Senses.SOFT))
 #: methods whose own objective is not weighted L1
-MODEL_COST = {"l2": "l2", "network-l2": "l2", "huber": "huber"}
+MODEL_COST = {name: method.model.distance.value for name, method in METHODS.items()
+              if method.model.distance in (Distance.L2, Distance.HUBER)}
 
 FALSE_PROTECTED = "false protected"
 FALSE_OPTIMAL = "false optimal"
@@ -100,7 +103,7 @@ def run_method(problem, method: str, time_limit: float = 5.0, gap: float = 1e-4,
                threads: int | None = None) -> Run:
     """solve(problem, method) with every exception caught, and the table checked."""
     from ctadesk.engine.result import SolveOptions
-    from ctadesk.engine.solvers import solve
+    from ctadesk.engine.methods import solve
 
     options = SolveOptions(time_limit=time_limit, gap=gap, threads=threads)
     began = time.perf_counter()
@@ -227,7 +230,7 @@ def judge(problem, runs: list[Run], reference: Reference | None, gap: float = 1e
 
 def _judge_model_optimal(problem, run: Run, reference, valid: list[Run], sense_cache: dict, add) -> None:
     """l2 / huber: optimal for its senses means no valid table on the same sides costs less."""
-    delta = getattr(run.options, "huber_delta", 1e-3)
+    delta = float(run.options.parameters.get("delta", METHODS["huber"].parameter("delta").default))
     senses = _reported_senses(problem, run)
     if senses is None:
         return

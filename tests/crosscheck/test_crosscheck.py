@@ -99,7 +99,7 @@ def _findings(spec: Spec, method: str):
 def _message(spec: Spec, method: str, findings) -> str:
     lines = [summary_line(f) for f in findings]
     return ("\n".join(lines) + "\nreproduce:\n  from tests.crosscheck.instances import Spec, build\n"
-            "  from ctadesk.engine.solvers import solve\n  from ctadesk.engine.result import SolveOptions\n"
+            "  from ctadesk.engine.methods import solve\n  from ctadesk.engine.result import SolveOptions\n"
             f"  problem = {spec.code()}\n  result = solve(problem, {method!r}, SolveOptions(time_limit={TIME_LIMIT}))")
 
 

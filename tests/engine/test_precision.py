@@ -8,7 +8,7 @@ from ctadesk.engine.generate import cox_table
 from ctadesk.engine.precision import at_precision, published_decimals
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
-from ctadesk.engine.solvers import solve
+from ctadesk.engine.methods import solve
 
 
 def on_grid_and_protected(problem: CTAProblem, values: np.ndarray, decimals: int) -> None:

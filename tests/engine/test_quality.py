@@ -8,7 +8,7 @@ from ctadesk.engine.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.quality import inner_cells, preserve, quality_report
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.solvers import solve
+from ctadesk.engine.methods import solve
 from ctadesk.engine.structure import TableStructure
 from ctadesk.engine.verify import verify
 

@@ -7,7 +7,7 @@ import pytest
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.solvers import solve
+from ctadesk.engine.methods import solve
 from ctadesk.engine.structure import TableStructure
 from ctadesk.engine.widening import DEFAULT_SPREAD, WideningReport, widen
 

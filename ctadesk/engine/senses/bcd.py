@@ -18,7 +18,7 @@ import numpy as np
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.senses.common import SenseEvaluator, free_positions
-from ctadesk.engine.senses.feasible_start import sat_senses
+from ctadesk.engine.senses.feasible_start import sat_senses, starting_senses
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.milp import solve_milp
 
@@ -54,8 +54,10 @@ def blocks(problem: CTAProblem, free: np.ndarray, size: int, rng: np.random.Gene
 
 
 def solve_bcd(problem: CTAProblem, options: SolveOptions = SolveOptions(), start: np.ndarray | None = None,
-              block_size: int = BLOCK_SIZE, by_relations: bool = False, seed: int = 0) -> CTAResult:
-    """BCD from ``start`` (default options.start_senses, else the SAT start); never worse than the start."""
+              block_size: int = BLOCK_SIZE, by_relations: bool = False, seed: int = 0,
+              block_seconds: float = BLOCK_SECONDS) -> CTAResult:
+    """BCD from ``start`` (default options.start_senses, else the SAT start); never worse than the start.
+    Each block's MILP gets at most ``block_seconds`` of the time left."""
     evaluator = SenseEvaluator(problem, options, METHOD if not by_relations else "bcd-tree")
     rng = np.random.default_rng(seed)
     if start is None:
@@ -68,17 +70,17 @@ def solve_bcd(problem: CTAProblem, options: SolveOptions = SolveOptions(), start
     free = free_positions(problem)
     size = block_size
     passes = 0
-    while not evaluator.deadline.over() and free.size:
+    while not evaluator.budget.over() and free.size:
         improved = False
         for block in blocks(problem, free, size, rng, by_relations):
-            if evaluator.deadline.over():
+            if evaluator.budget.over():
                 break
             fixed = current.copy()
             fixed[block] = SENSE_FREE
             sub = problem.with_senses(np.where(problem.effective_senses != SENSE_FREE,
                                                problem.effective_senses, fixed))
-            result = solve_milp(sub, evaluator.deadline.options_for(BLOCK_SECONDS, start_senses=current,
-                                                                    on_log=None), certify=False)
+            result = solve_milp(sub, evaluator.part(seconds=block_seconds, start_senses=current, on_log=None),
+                                certify=False, starts=starting_senses)
             if result.verified and result.objective < value - 1e-9 * max(1.0, abs(value)):
                 result = dataclasses.replace(result, senses=np.asarray(result.senses, np.int8))
                 current = result.senses.copy()

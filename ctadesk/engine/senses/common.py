@@ -1,4 +1,4 @@
-"""What every sense heuristic shares: a deadline, a cached fixed-sense evaluator, the
+"""What every sense heuristic shares: a cached fixed-sense evaluator with the solve's budget, the
 grouped MILP of the Hybrid (paper 004 §3) and the final result.
 
 A heuristic searches over sense vectors (+1 up / -1 down per sensitive cell);
@@ -8,7 +8,6 @@ the value of a vector is the fixed-sense L1 optimum (the network solver on
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 
@@ -17,44 +16,24 @@ import scipy.sparse as sp
 
 from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
+from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.milp import milp_model, solve_milp
+from ctadesk.engine.solvers.milp import milp_model
 from ctadesk.engine.solvers.network import SIMPLEX_ROWS, network_form, solve_network_l1
 
 
-class Deadline:
-    """The time left of a solve and whether the user stopped it."""
-
-    def __init__(self, options: SolveOptions) -> None:
-        self.options = options
-        self.started = time.perf_counter()
-
-    @property
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.started
-
-    def remaining(self) -> float:
-        return self.options.time_limit - self.elapsed
-
-    def over(self) -> bool:
-        return self.options.cancelled() or self.remaining() <= 0
-
-    def options_for(self, seconds: float = math.inf, **changes) -> SolveOptions:
-        """The caller's options with a time limit of min(seconds, time left)."""
-        limit = max(0.0, min(seconds, self.remaining()))
-        return dataclasses.replace(self.options, time_limit=limit, on_progress=None, **changes)
-
-
 class SenseEvaluator:
-    """Fixed-sense L1 optimum of sense vectors, cached; tracks the best table seen."""
+    """Fixed-sense L1 optimum of sense vectors, cached; tracks the best table seen; the heuristic's
+    budget and the options of its parts (``part``)."""
 
     def __init__(self, problem: CTAProblem, options: SolveOptions, method: str) -> None:
         self.problem = problem
-        self.options = options
+        self.options = options.begun()
+        self.budget = self.options.budget
+        self.started = time.perf_counter()
         self.method = method
-        self.deadline = Deadline(options)
         form = network_form(problem) if problem.n_relations <= SIMPLEX_ROWS else None
         self.form = form if form is not None and form.kept.size <= SIMPLEX_ROWS else None
         self.cache: dict[bytes, float] = {}
@@ -67,7 +46,7 @@ class SenseEvaluator:
         key = senses.tobytes()
         if key in self.cache:
             return self.cache[key]
-        options = self.deadline.options_for(on_log=None)
+        options = self.part(on_log=None)
         if self.form is not None:
             result = solve_network_l1(self.problem, options, senses=senses, form=self.form)
         else:
@@ -83,11 +62,20 @@ class SenseEvaluator:
         if not result.verified or (self.best is not None and result.objective >= self.best.objective):
             return False
         self.best = result
-        self.log(f"{self.deadline.elapsed:7.2f}s  best {result.objective:.10g}")
+        self.log(f"{self.elapsed:7.2f}s  best {result.objective:.10g}")
         if self.options.on_progress is not None:
-            self.options.on_progress(Progress(self.deadline.elapsed, objective=result.objective,
+            self.options.on_progress(Progress(self.elapsed, objective=result.objective,
                                               message=f"{self.method}: new best table"))
         return True
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def part(self, *, fraction: float | None = None, seconds: float | None = None, **changes) -> SolveOptions:
+        """The options of a part of the heuristic: a child of its budget (Budget.child), no progress
+        reports of its own."""
+        return self.options.within(self.budget.child(fraction=fraction, seconds=seconds), on_progress=None, **changes)
 
     def log(self, line: str) -> None:
         if self.options.on_log is not None:
@@ -99,13 +87,13 @@ class SenseEvaluator:
         info = {"evaluations": self.evaluations, **(info or {})}
         if self.best is None:
             status = Status.CANCELLED if self.options.cancelled() else \
-                Status.TIME_LIMIT if self.deadline.over() else Status.NOT_FOUND
+                Status.TIME_LIMIT if self.budget.over() else Status.NOT_FOUND
             return CTAResult(method=self.method, status=status, message=f"{self.method}: no protected table found",
-                             timings={"total": self.deadline.elapsed}, info=info)
+                             timings={"total": self.elapsed}, info=info)
         status = Status.CANCELLED if self.options.cancelled() else Status.FEASIBLE
         best = self.best.replace(method=self.method, status=status,
                                  message=f"{self.method}: best of {self.evaluations} sense assignments; verified",
-                                 bound=None, gap=None, timings={**self.best.timings, "total": self.deadline.elapsed},
+                                 bound=None, gap=None, timings={**self.best.timings, "total": self.elapsed},
                                  info={**self.best.info, **info})
         return with_lower_bound(self.problem, best, self.options)
 
@@ -118,7 +106,7 @@ def grouped_milp(problem: CTAProblem, groups: np.ndarray, options: SolveOptions,
     cells whose sense is given or forced ignore their label.
     """
     started = time.perf_counter()
-    model, free, _ = milp_model(problem, options)
+    model, free, _ = milp_model(problem, options, starting_senses)
     n = problem.n_cells
     labels = np.asarray(groups)[free]
     order = np.argsort(labels, kind="stable")
@@ -154,7 +142,3 @@ def free_positions(problem: CTAProblem) -> np.ndarray:
     """Positions (in problem.sensitive) of the cells whose sense is free."""
     return np.flatnonzero(problem.effective_senses == SENSE_FREE)
 
-
-def warm_milp(problem: CTAProblem, senses: np.ndarray, options: SolveOptions) -> CTAResult:
-    """The exact MILP started from ``senses`` (a MIP start), for its certified bound."""
-    return solve_milp(problem, dataclasses.replace(options, start_senses=np.asarray(senses, np.int8)))

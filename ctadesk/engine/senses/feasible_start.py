@@ -10,6 +10,8 @@ necessary, not sufficient, for feasibility; the clauses can also serve as cuts.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
@@ -96,6 +98,16 @@ def sat_senses(problem: CTAProblem) -> np.ndarray | None:
     up_later = order[component[2 * involved]] > order[component[2 * involved + 1]]
     senses[involved] = np.where(up_later, SENSE_UP, SENSE_DOWN)
     return senses
+
+
+def starting_senses(problem: CTAProblem) -> Iterator[np.ndarray]:
+    """Sense vectors worth a first fixed-sense solve, best guess first: the ordering heuristic's,
+    then (computed only when asked for) the 2-SAT start's.  The MILP takes its big-M from the
+    first that gives a table (solvers/milp.big_m)."""
+    yield ordering_senses(problem)
+    senses = sat_senses(problem)
+    if senses is not None:
+        yield senses
 
 
 def _topological_rank(graph: sp.csr_array, component: np.ndarray) -> np.ndarray:

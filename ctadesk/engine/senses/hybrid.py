@@ -10,7 +10,6 @@ the number of pairs of cells in one group that share a relation (a total).
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import scipy.sparse as sp
@@ -98,14 +97,12 @@ def solve_hybrid(problem: CTAProblem, options: SolveOptions = SolveOptions(), gr
     evaluator = SenseEvaluator(problem, options, method)
     runs = 0
     for count in range(groups, min(groups, FEWEST_GROUPS) - 1, -1):
-        if evaluator.deadline.over():
+        if evaluator.budget.over():
             break
         labels = hybrid_groups(problem, count)
         if swaps:
             labels = swap_groups(problem, labels)
-        share = evaluator.deadline.remaining() / max(1, count - FEWEST_GROUPS + 1)
-        outcome = grouped_milp(problem, labels, evaluator.deadline.options_for(share if math.isfinite(share)
-                                                                                else math.inf))
+        outcome = grouped_milp(problem, labels, evaluator.part(fraction=1.0 / max(1, count - FEWEST_GROUPS + 1)))
         runs += 1
         if outcome.senses is not None:
             evaluator(outcome.senses)

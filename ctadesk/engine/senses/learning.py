@@ -21,7 +21,7 @@ import numpy as np
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.senses.common import SenseEvaluator, free_positions
-from ctadesk.engine.senses.feasible_start import sat_senses
+from ctadesk.engine.senses.feasible_start import sat_senses, starting_senses
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers._highs import solve_model
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
@@ -40,7 +40,7 @@ STALL_ROUNDS = 3
 def preferences(problem: CTAProblem, start: np.ndarray, options: SolveOptions, goals: int = GOALS,
                 seed: int = 0) -> np.ndarray:
     """Mean relaxed y (f,) of the free cells over goal vectors near ``start`` (1: prefers up)."""
-    model, free, _ = milp_model(problem, options)
+    model, free, _ = milp_model(problem, options, starting_senses)
     n = problem.n_cells
     rng = np.random.default_rng(seed)
     penalty = float(np.mean(problem.weights[problem.sensitive[free]] *
@@ -81,10 +81,10 @@ def solve_learning(problem: CTAProblem, options: SolveOptions = SolveOptions(),
     current, value = start, start_value
     preference = np.zeros(0)
     rounds = stall = 0
-    rounding_ends = ROUNDING_SHARE * evaluator.deadline.remaining()
-    while free.size and stall < STALL_ROUNDS and evaluator.deadline.elapsed < rounding_ends:
-        learned_here = preferences(problem, current, evaluator.deadline.options_for(
-            rounding_ends - evaluator.deadline.elapsed, on_log=None), seed=rounds)
+    rounding = evaluator.budget.child(fraction=ROUNDING_SHARE)
+    while free.size and stall < STALL_ROUNDS and not rounding.over():
+        learned_here = preferences(problem, current, evaluator.options.within(rounding, on_log=None, on_progress=None),
+                                   seed=rounds)
         rounds += 1
         rounded = current.copy()
         rounded[free] = np.where(learned_here > 0.5, SENSE_UP,
@@ -94,18 +94,17 @@ def solve_learning(problem: CTAProblem, options: SolveOptions = SolveOptions(),
             current, value, preference, stall = rounded, rounded_value, np.zeros(0), 0
         else:
             preference, stall = learned_here, stall + 1     # learned around current: reused below
-    if free.size and not preference.size and not evaluator.deadline.over():
-        preference = preferences(problem, current, evaluator.deadline.options_for(
-            LEARNING_SHARE * evaluator.deadline.remaining(), on_log=None), seed=rounds)
+    if free.size and not preference.size and not evaluator.budget.over():
+        preference = preferences(problem, current, evaluator.part(fraction=LEARNING_SHARE, on_log=None), seed=rounds)
     if not preference.size:     # the time ran out before anything was learned: no preference
         preference = np.full(free.size, 0.5)
     confident = np.abs(preference - 0.5) >= CONFIDENCE
     fixed = problem.effective_senses.copy()
     fixed[free[confident]] = np.where(preference[confident] > 0.5, SENSE_UP, SENSE_DOWN)
     learned = int(confident.sum())
-    if not evaluator.deadline.over():
-        result = solve_milp(problem.with_senses(fixed),
-                            evaluator.deadline.options_for(start_senses=current, on_log=None), certify=False)
+    if not evaluator.budget.over():
+        result = solve_milp(problem.with_senses(fixed), evaluator.part(start_senses=current, on_log=None),
+                            certify=False, starts=starting_senses)
         if result.verified:
             evaluator.offer(dataclasses.replace(result, senses=np.asarray(result.senses, np.int8)))
     return evaluator.result(info={"fixed_by_learning": learned, "free": int(free.size),

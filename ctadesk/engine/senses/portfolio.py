@@ -17,7 +17,6 @@ time, apart from noise.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import subprocess
@@ -31,14 +30,15 @@ import numpy as np
 from multiprocessing.connection import Connection
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
-from ctadesk.engine.result import CTAResult, SolveOptions, Status
+from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.senses.bcd import solve_bcd
+from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.solvers._finish import finish
-from ctadesk.engine.solvers._highs import _pass_model, _subscribe, run_outcome
+from ctadesk.engine.solvers._highs import HighsRun
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
-from ctadesk.engine.solvers.milp import (certified_big_m, infeasibility_message, milp_model, polish, refuted,
-                                         solve_milp)
+from ctadesk.engine.solvers.milp import (MILP_SHARE, certified_big_m, infeasibility_message, milp_model, polish,
+                                         refuted, solve_milp)
 
 METHOD = "milp-portfolio"
 #: seconds a heuristic round may take before it restarts from the MILP's incumbent; a round that
@@ -83,6 +83,7 @@ class _Helper:
                          daemon=True).start()
         self.best: tuple[float, np.ndarray, np.ndarray] | None = None
         self.fresh = False      # best not yet handed to the MILP
+        self.closed = False     # the process closed its end: every table it found has arrived
 
     def receive(self, wait: float = 0.0) -> None:
         """Take every table that has arrived (waiting up to ``wait`` s for the first); keep the best."""
@@ -93,7 +94,7 @@ class _Helper:
                 if self.best is None or objective < self.best[0]:
                     self.best, self.fresh = (objective, values, senses), True
         except (EOFError, OSError):
-            pass
+            self.closed = True
 
     def _send_problem(self, message) -> None:
         with self.sending:
@@ -114,38 +115,40 @@ class _Helper:
             self.sending.release()
 
     def stop(self) -> None:
-        """Tell the process to stop, keep reading its tables until it exits (terminate it after
-        STOP_GRACE seconds)."""
+        """Tell the process to stop, read its tables until it closes its end (at most STOP_GRACE
+        seconds), then end it without waiting for its interpreter to wind down."""
         with self.sending:
             self.conn.close()   # end of file: the process stops
         grace = time.perf_counter() + STOP_GRACE
-        while self.process.poll() is None and time.perf_counter() < grace:
+        while not self.closed and time.perf_counter() < grace:
             self.receive(wait=0.05)
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait()
-        self.receive()
+        self.process.terminate()
+        self.process.wait()
         self.incoming.close()
 
 
 def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptions(),
-                         heuristic: Heuristic = solve_bcd, name: str = METHOD, cuts: bool = False) -> CTAResult:
-    """The MILP for options.time_limit on one thread, ``heuristic`` in a second process feeding it
-    incumbents; the better table with the MILP's bound and gap."""
+                         heuristic: Heuristic = solve_bcd, name: str = METHOD, cuts: bool = False,
+                         fewest_changes: bool = False) -> CTAResult:
+    """The MILP for MILP_SHARE of the options' budget on one thread, ``heuristic`` in a second
+    process feeding it incumbents; the better table with the MILP's bound and gap.  The rest of the
+    budget is for the polishing LP (fewest_changes: see milp.polish) and the certified bound."""
     started = time.perf_counter()
-    model, free, m = milp_model(problem, options)
+    options = options.begun()
+    model, free, m = milp_model(problem, options, starting_senses)
     if not free.size:
-        return solve_milp(problem, options).replace(method=name)
+        return solve_milp(problem, options, starts=starting_senses, fewest_changes=fewest_changes).replace(method=name)
     solved = with_imbalance_cuts(problem, model) if cuts else model
     build_seconds = time.perf_counter() - started
-    remaining = options.time_limit - build_seconds
+    milp = options.within(options.budget.child(fraction=MILP_SHARE))
+    seconds = milp.budget.remaining()
     # the heuristic process inherits two pipe descriptors (pass_fds), which only POSIX offers:
     # elsewhere the MILP runs alone, which is still the plain MILP with its certified gap
-    helper = _Helper(problem, options, heuristic, remaining) \
-        if remaining >= MIN_HEURISTIC_SECONDS and not options.cancelled() and os.name == "posix" else None
+    helper = _Helper(problem, options, heuristic, seconds) \
+        if seconds >= MIN_HEURISTIC_SECONDS and not options.cancelled() and os.name == "posix" else None
     try:
         status, values, objective, bound, log, milp_seconds, model_status, handed = \
-            _run_milp(problem, solved, options, remaining, free, helper)
+            _run_milp(problem, solved, milp, free, helper)
     finally:
         if helper is not None:
             helper.stop()
@@ -154,9 +157,8 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
                    solve_seconds=milp_seconds, message=message, model_objective=objective, bound=bound, log=log,
                    info={"highs_status": model_status, "binaries": int(free.size), "big_m_from": m.origin})
     if exact.values is not None and not options.cancelled():
-        exact = polish(problem, dataclasses.replace(options, time_limit=max(1.0, remaining)), exact, exact.status,
-                       started)
-    exact = certified_big_m(problem, free, m, exact)
+        exact = polish(problem, options, exact, exact.status, started, fewest_changes=fewest_changes)
+    exact = certified_big_m(problem, free, m, exact, options)
     if exact.status is Status.INFEASIBLE and m.reference is not None:
         exact = refuted(problem, m.reference, options, certify=False).replace(method=name)
     elif exact.status is Status.INFEASIBLE and exact.info.get("big_m_certified"):
@@ -167,8 +169,7 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
                                  started=started, build_seconds=build_seconds, solve_seconds=milp_seconds))
     elif exact.status is Status.ERROR and not options.cancelled():
         # the MILP failed before the heuristic sent anything: the heuristic gets the time left alone
-        left = options.time_limit - (time.perf_counter() - started)
-        candidates.append(heuristic(problem, dataclasses.replace(options, time_limit=max(1.0, left))))
+        candidates.append(heuristic(problem, options))
     verified = [r for r in candidates if r.verified]
     if not verified:
         return exact
@@ -177,7 +178,7 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
     bound = exact.bound if exact.info.get("big_m_certified", True) else None
     gap = None
     if bound is not None and math.isfinite(bound):
-        gap = max(0.0, best.objective - bound) / max(best.objective, 1e-12)
+        gap = relative_gap(best.objective, bound)
         if gap <= options.gap and final is not Status.CANCELLED:
             final = Status.OPTIMAL
     source = "MILP" if best is exact else "heuristic"
@@ -190,20 +191,15 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
     return result.replace(message=f"{name}: best table from the {source}; verified")
 
 
-def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float, free: np.ndarray,
-              helper: _Helper | None):
-    """HiGHS on ``model`` for ``seconds`` on one thread, taking the helper's tables as user solutions."""
+def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarray, helper: _Helper | None):
+    """HiGHS on ``model`` within the options' budget on one thread, taking the helper's tables as
+    user solutions."""
     n = problem.n_cells
-    h = highspy.Highs()
-    log_lines: list[str] = []
+    run = HighsRun(options, {"mip_rel_gap": float(options.gap),
+                             "threads": int(options.threads) if options.threads is not None else 1})
+    h = run.highs
     handed = [0]
     shift = [0.0]       # objective offset against HiGHS's user-solution comparison (see presolve_offset)
-    h.setOptionValue("output_flag", True)
-    h.setOptionValue("log_to_console", False)
-    h.setOptionValue("time_limit", max(0.0, seconds))
-    h.setOptionValue("mip_rel_gap", float(options.gap))
-    h.setOptionValue("threads", int(options.threads) if options.threads is not None else 1)
-    watch = _subscribe(h, dataclasses.replace(options, time_limit=max(0.0, seconds)), log_lines)
 
     def improving(event) -> None:
         y = np.asarray(event.data_out.mip_solution)[2 * n:]
@@ -224,24 +220,24 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
     if helper is not None:
         h.cbMipImprovingSolution.subscribe(improving)
         h.cbMipUserSolution.subscribe(user_solution)
-    if _pass_model(h, model) == highspy.HighsStatus.kError or h.getNumCol() != model.matrix.n_cols:
-        return Status.ERROR, None, math.nan, None, "".join(log_lines), 0.0, "model rejected", 0
+    if not run.pass_model(model):
+        return Status.ERROR, None, math.nan, None, run.log, 0.0, "model rejected", 0
     if helper is not None:
         shift[0] = presolve_offset(model)
         h.changeObjectiveOffset(-shift[0])
         h.setOptionValue("mip_abs_gap", float(options.gap) * max(shift[0], 0.0))
         note = f"objective values in the HiGHS log below are shifted by {-shift[0]:.10g} (see presolve_offset)\n"
-        log_lines.append(note)
+        run.log_lines.append(note)
         if options.on_log is not None:
             options.on_log(note.rstrip())
     began = time.perf_counter()
-    finished, _ = watch.run(h, mip=True)
+    finished, _ = run.run(mip=True)
     seconds = time.perf_counter() - began
+    watch = run.watch
     if finished:
-        model_status = h.getModelStatus()
         info = h.getInfo()
-        status = run_outcome(model_status, options)
-        described = h.modelStatusToString(model_status)
+        status = run.status()
+        described = h.modelStatusToString(h.getModelStatus())
         z = np.asarray(h.getSolution().col_value) \
             if info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible else None
         objective, bound = float(info.objective_function_value), float(info.mip_dual_bound)
@@ -254,7 +250,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, seconds: float,
         status = Status.CANCELLED
     values = None if z is None else np.clip(problem.values + z[:n] - z[n:2 * n], problem.lower, problem.upper)
     objective = objective + shift[0] if values is not None else math.nan
-    return (status, values, objective, bound + shift[0], "".join(log_lines), seconds, described, handed[0])
+    return (status, values, objective, bound + shift[0], run.log, seconds, described, handed[0])
 
 
 def presolve_offset(model) -> float:
@@ -267,9 +263,9 @@ def presolve_offset(model) -> float:
     tables is about the LP bound: never.  Giving the model the offset minus this
     value makes the two comparable.
     """
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    _pass_model(h, model)
+    run = HighsRun(SolveOptions(), quiet=True)
+    run.pass_model(model)
+    h = run.highs
     h.presolve()
     return float(h.getPresolvedLp().offset_) if h.getModelPresolveStatus() == highspy.HighsPresolveStatus.kReduced \
         else 0.0

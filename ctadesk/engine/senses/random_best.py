@@ -26,7 +26,7 @@ def solve_random_best(problem: CTAProblem, options: SolveOptions = SolveOptions(
     evaluator = SenseEvaluator(problem, options, METHOD)
     rng = np.random.default_rng(seed)
     for _ in range(repetitions):
-        if evaluator.deadline.over():
+        if evaluator.budget.over():
             break
         evaluator(random_senses(problem, rng))
     return evaluator.result()

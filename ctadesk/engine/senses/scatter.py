@@ -47,9 +47,9 @@ def solve_scatter(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
 
     def value_of(senses: np.ndarray) -> tuple[float, np.ndarray]:
         value = evaluator(senses)
-        if math.isfinite(value) or evaluator.deadline.over():
+        if math.isfinite(value) or evaluator.budget.over():
             return value, senses
-        soft = solve_soft_lp(problem, evaluator.deadline.options_for(on_log=None), senses)
+        soft = solve_soft_lp(problem, evaluator.part(on_log=None), senses)
         if soft.values is None:
             return value, senses
         repaired = senses_of(problem, soft.values)
@@ -66,7 +66,7 @@ def solve_scatter(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
         (a problem with few free senses has fewer distinct vectors than REFERENCE_SIZE)."""
         duplicates = 0
         while (len(reference) < REFERENCE_SIZE and duplicates < MAX_DUPLICATE_DRAWS
-               and not evaluator.deadline.over()):
+               and not evaluator.budget.over()):
             entry = value_of(draw())
             if any(np.array_equal(entry[1], other) for _, other in reference):
                 duplicates += 1
@@ -77,12 +77,12 @@ def solve_scatter(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
     combined: set[tuple[int, int]] = set()
     rounds = stale = 0
     best = min(value for value, _ in reference) if reference else math.inf
-    while not evaluator.deadline.over() and len(reference) >= 2 and free.size and stale < MAX_STALE_ROUNDS:
+    while not evaluator.budget.over() and len(reference) >= 2 and free.size and stale < MAX_STALE_ROUNDS:
         reference.sort(key=lambda entry: entry[0])
         keys = [entry[1].tobytes() for entry in reference]
         added = False
         for i, j in itertools.combinations(range(len(reference)), 2):
-            if evaluator.deadline.over():
+            if evaluator.budget.over():
                 break
             if (hash(keys[i]), hash(keys[j])) in combined:
                 continue

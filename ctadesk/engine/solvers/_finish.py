@@ -14,9 +14,23 @@ from ctadesk.engine.result import CTAResult, Status
 from ctadesk.engine.verify import verify
 
 
+#: a cell is changed when it moves by more than this times max(1, |a_i|)
+CHANGE_RTOL = 1e-9
+
+
 def weighted_l1(problem: CTAProblem, values: np.ndarray) -> float:
     """sum w_i |x_i - a_i| (paper 000, (2a))."""
     return float(problem.weights @ np.abs(values - problem.values))
+
+
+def changed(problem: CTAProblem, deviations: np.ndarray) -> np.ndarray:
+    """Which cells the deviations x - a change (CHANGE_RTOL)."""
+    return np.abs(deviations) > CHANGE_RTOL * np.maximum(1.0, np.abs(problem.values))
+
+
+def cells_changed(problem: CTAProblem, values: np.ndarray) -> int:
+    """How many cells the table ``values`` changes (issue 11: the report says it)."""
+    return int(np.count_nonzero(changed(problem, np.asarray(values, dtype=float) - problem.values)))
 
 
 def senses_of(problem: CTAProblem, values: np.ndarray) -> np.ndarray:
@@ -40,10 +54,12 @@ def finish(problem: CTAProblem, method: str, status: Status, values: np.ndarray 
 
     A table that fails verification gets status NOT_PROTECTED and the verifier's
     summary as its message; no table means no objective and no verification.
+    info["cells_changed"] counts the cells a table changes.
     """
     verification = None
     objective = math.nan
     verify_seconds = 0.0
+    info = dict(info or {})
     if values is not None:
         values = np.asarray(values, dtype=float)
         if senses is None:
@@ -52,6 +68,7 @@ def finish(problem: CTAProblem, method: str, status: Status, values: np.ndarray 
         verification = verify(problem, values, senses)
         verify_seconds = time.perf_counter() - began
         objective = weighted_l1(problem, values)
+        info["cells_changed"] = cells_changed(problem, values)
         if not verification.ok:
             status = Status.NOT_PROTECTED
             message = verification.summary() + (f" ({message})" if message else "")
@@ -65,7 +82,7 @@ def finish(problem: CTAProblem, method: str, status: Status, values: np.ndarray 
                "total": time.perf_counter() - started}
     return CTAResult(method=method, status=status, message=message, values=values, senses=senses,
                      objective=objective, model_objective=model_objective, bound=bound, gap=gap,
-                     log=log, timings=timings, verification=verification, info=dict(info or {}))
+                     log=log, timings=timings, verification=verification, info=info)
 
 
 def describe(status: Status) -> str:

@@ -1,10 +1,12 @@
-"""Shared highspy plumbing: bulk model build, log, progress, cancel, status.
+"""The one place HiGHS is set up (HighsRun): bulk model build, log, progress, cancel, budget, status.
 
 Every solve gets a fresh ``Highs`` (the interrupt flag is sticky), the model
 is passed in one ``passModel`` call from column-compressed arrays, the log goes
 to ``options.on_log`` and into the result, and one function subscribed to the
-three interrupt callbacks writes ``stop.is_set()`` every time it is polled
-(SOLVERS.md, "highspy in a GUI worker").
+three interrupt callbacks writes "stop set or deadline passed" every time it is
+polled (SOLVERS.md, "highspy in a GUI worker").  Each run's time limit is what
+is left of the options' budget (ctadesk.engine.budget), so the time limit means
+one thing everywhere: the solve's deadline.
 
 A MIP runs in a thread of its own: HiGHS polls neither its time limit nor the
 interrupt callbacks inside a root cut-separation round, and on a 20x20x20
@@ -22,11 +24,13 @@ import math
 import threading
 import time
 import weakref
+from collections.abc import Mapping
 
 import highspy
 import numpy as np
 
-from ctadesk.engine.result import Progress, SolveOptions, Status
+from ctadesk.engine.budget import Budget
+from ctadesk.engine.result import Progress, SolveOptions, Status, relative_gap
 
 #: seconds between two throttled progress reports
 PROGRESS_INTERVAL = 0.25
@@ -34,8 +38,6 @@ PROGRESS_INTERVAL = 0.25
 DEADLINE_GRACE = 0.2
 #: seconds a MIP may overrun its deadline or a cancel before the caller stops waiting for it
 OVERRUN_GRACE = 0.5
-#: seconds HiGHS may spend finding the conflict that explains an infeasible LP
-IIS_SECONDS = 5.0
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
@@ -111,51 +113,85 @@ def _pass_model(h: highspy.Highs, model: LinearModel) -> highspy.HighsStatus:
                        i32(matrix.index), f64(matrix.value), integrality)
 
 
-def solve_model(model: LinearModel, options: SolveOptions, settings: dict[str, object],
-                   start: tuple[np.ndarray, np.ndarray] | None = None) -> HighsOutcome:
-    """Run HiGHS on ``model`` with ctadesk's options; ``settings`` are extra HiGHS options.
+class HighsRun:
+    """One fresh ``Highs`` set up the ctadesk way (module docstring), for one run or a sequence of
+    runs on a growing model (sifting).  ``settings`` are extra HiGHS options; a ``quiet`` run
+    (an internal step: a bound, a sifting LP) neither logs nor reports progress.  ``highs`` is the
+    object itself, for callers that add columns or subscribe callbacks of their own."""
+
+    def __init__(self, options: SolveOptions, settings: Mapping[str, object] | None = None,
+                 quiet: bool = False) -> None:
+        self.options = options.begun()
+        if quiet:
+            self.options = self.options.within(self.options.budget, on_log=None, on_progress=None)
+        self.highs = highspy.Highs()
+        self.log_lines: list[str] = []
+        self.highs.setOptionValue("output_flag", not quiet)
+        self.highs.setOptionValue("log_to_console", False)
+        if self.options.threads is not None:
+            self.highs.setOptionValue("threads", int(self.options.threads))
+        for name, value in (settings or {}).items():
+            self.highs.setOptionValue(name, value)
+        self.watch = _subscribe(self.highs, self.options, self.log_lines)
+
+    @property
+    def budget(self) -> Budget:
+        return self.options.budget
+
+    @property
+    def log(self) -> str:
+        return "".join(self.log_lines)
+
+    def pass_model(self, model: LinearModel) -> bool:
+        """The model in one call; False when HiGHS rejects it."""
+        return _pass_model(self.highs, model) != highspy.HighsStatus.kError and \
+            self.highs.getNumCol() == model.matrix.n_cols
+
+    def run(self, mip: bool = False) -> tuple[bool, highspy.HighsStatus | None]:
+        """One run within what is left of the budget (RunWatch.run): (finished, HiGHS's status)."""
+        self.highs.setOptionValue("time_limit", float(self.budget.remaining()))
+        return self.watch.run(self.highs, mip)
+
+    def status(self) -> Status:
+        """ctadesk's status for the last run's model status (run_outcome)."""
+        return run_outcome(self.highs.getModelStatus(), self.options)
+
+
+def solve_model(model: LinearModel, options: SolveOptions, settings: Mapping[str, object] | None = None,
+                start: tuple[np.ndarray, np.ndarray] | None = None) -> HighsOutcome:
+    """Run HiGHS on ``model`` within the options' budget; ``settings`` are extra HiGHS options.
 
     ``start`` = (column indices, values) is a partial MIP start that HiGHS completes.
     """
-    h = highspy.Highs()
-    log_lines: list[str] = []
-    h.setOptionValue("output_flag", True)
-    h.setOptionValue("log_to_console", False)
-    h.setOptionValue("time_limit", float(options.time_limit))
-    if options.threads is not None:
-        h.setOptionValue("threads", int(options.threads))
-    for name, value in settings.items():
-        h.setOptionValue(name, value)
-    watch = _subscribe(h, options, log_lines)
-    if _pass_model(h, model) == highspy.HighsStatus.kError or h.getNumCol() != model.matrix.n_cols:
-        return HighsOutcome(Status.ERROR, "model rejected", None, math.nan, None, None,
-                            "".join(log_lines), 0.0, h)
+    run = HighsRun(options, settings)
+    h = run.highs
+    if not run.pass_model(model):
+        return HighsOutcome(Status.ERROR, "model rejected", None, math.nan, None, None, run.log, 0.0, h)
     if start is not None:
         index, value = start
         h.setSolution(int(index.size), np.asarray(index, np.int32), np.asarray(value, np.float64))
     began = time.perf_counter()
-    finished, run_status = watch.run(h, model.is_mip)
+    finished, run_status = run.run(model.is_mip)
     seconds = time.perf_counter() - began
+    watch = run.watch
     if not finished:
-        status = Status.CANCELLED if options.cancelled() else Status.TIME_LIMIT
-        gap = None if watch.values is None else \
-            max(0.0, watch.objective - watch.bound) / max(abs(watch.objective), 1e-12)
+        status = Status.CANCELLED if run.options.cancelled() else Status.TIME_LIMIT
+        gap = None if watch.values is None else relative_gap(watch.objective, watch.bound)
         return HighsOutcome(status, "stopped inside a cut-separation round", watch.values,
-                            watch.objective, watch.bound, gap, "".join(log_lines), seconds, None)
-    model_status = h.getModelStatus()
+                            watch.objective, watch.bound, gap, run.log, seconds, None)
     info = h.getInfo()
-    status = run_outcome(model_status, options)
+    status = run.status()
     if run_status == highspy.HighsStatus.kError and status is not Status.INFEASIBLE:
         status = Status.ERROR
     has_solution = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
     if status is Status.OPTIMAL:
         has_solution = True
     values = np.array(h.getSolution().col_value) if has_solution and status is not Status.INFEASIBLE else None
-    bound = float(info.mip_dual_bound) if model.is_mip else None
-    gap = float(info.mip_gap) if model.is_mip and values is not None else None
     objective = float(info.objective_function_value) if values is not None else math.nan
-    return HighsOutcome(status, h.modelStatusToString(model_status), values, objective, bound, gap,
-                        "".join(log_lines), seconds, h)
+    bound = float(info.mip_dual_bound) if model.is_mip else None
+    gap = relative_gap(objective, bound) if model.is_mip and values is not None else None
+    return HighsOutcome(status, h.modelStatusToString(h.getModelStatus()), values, objective, bound, gap,
+                        run.log, seconds, h)
 
 
 def run_outcome(model_status: highspy.HighsModelStatus, options: SolveOptions) -> Status:
@@ -181,8 +217,8 @@ def _finish_left_runs() -> None:
 
 
 class RunWatch:
-    """When a run must stop (options.time_limit + DEADLINE_GRACE after it starts), and the newest
-    MIP incumbent (all columns), its objective and the dual bound the callbacks reported."""
+    """When a run must stop (DEADLINE_GRACE after the budget's deadline), and the newest MIP
+    incumbent (all columns), its objective and the dual bound the callbacks reported."""
 
     def __init__(self, options: SolveOptions) -> None:
         self.options = options
@@ -198,7 +234,7 @@ class RunWatch:
     def run(self, h: highspy.Highs, mip: bool) -> tuple[bool, highspy.HighsStatus | None]:
         """``h.run()``; a MIP in a thread that is left behind OVERRUN_GRACE after the deadline or a
         cancel.  Returns (finished, HiGHS's status)."""
-        self.at = time.perf_counter() + float(self.options.time_limit) + DEADLINE_GRACE
+        self.at = self.options.budget.deadline + DEADLINE_GRACE
         if not mip:
             return True, h.run()
         outcome: list[highspy.HighsStatus] = []
@@ -219,7 +255,7 @@ class RunWatch:
 
 def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) -> RunWatch:
     """Log, progress, cancel and time-limit callbacks on ``h``; run ``h`` through the result's run()."""
-    stop = options.stop
+    stop = options.budget.stop
     on_log = options.on_log
     on_progress = options.on_progress
     last_report = [-math.inf]
@@ -239,8 +275,8 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
             return
         last_report[0] = now
         if event.callback_type == highspy.cb.HighsCallbackType.kCallbackMipInterrupt:
-            on_progress(Progress(now, float(data.mip_primal_bound), float(data.mip_dual_bound),
-                                 float(data.mip_gap)))
+            primal, dual = float(data.mip_primal_bound), float(data.mip_dual_bound)
+            on_progress(Progress(now, primal, dual, relative_gap(primal, dual)))
         else:
             on_progress(Progress(now, message=f"interior point iteration {data.ipm_iteration_count}"))
 
@@ -252,8 +288,8 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
         watch.objective = float(data.objective_function_value)
         watch.bound = max(watch.bound, float(data.mip_dual_bound))
         if on_progress is not None:
-            on_progress(Progress(float(data.running_time), float(data.objective_function_value),
-                                 float(data.mip_dual_bound), float(data.mip_gap), "new incumbent"))
+            primal, dual = float(data.objective_function_value), float(data.mip_dual_bound)
+            on_progress(Progress(float(data.running_time), primal, dual, relative_gap(primal, dual), "new incumbent"))
 
     def log(event) -> None:
         if watch.detached:
@@ -270,11 +306,11 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
     return watch
 
 
-def irreducible_conflict(h: highspy.Highs) -> tuple[np.ndarray, np.ndarray]:
+def irreducible_conflict(h: highspy.Highs, budget: Budget) -> tuple[np.ndarray, np.ndarray]:
     """Rows and columns of an irreducible infeasible subset of the last (infeasible) LP, found
-    within IIS_SECONDS (empty when HiGHS finds none in that time)."""
+    within ``budget`` (empty when HiGHS finds none in that time)."""
     h.setOptionValue("iis_strategy", int(highspy.IisStrategy.kIisStrategyFromLp))
-    h.setOptionValue("time_limit", float(h.getRunTime()) + IIS_SECONDS)
+    h.setOptionValue("time_limit", float(h.getRunTime()) + float(budget.remaining()))
     status, iis = h.getIis()
     if status == highspy.HighsStatus.kError:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -293,14 +329,25 @@ def safe_dual_bound(model: LinearModel, row_dual: np.ndarray, col_lower: np.ndar
     every feasible x.  -inf when a reduced cost pushes towards an infinite bound.
     """
     y = np.asarray(row_dual, dtype=float)
-    lower = model.col_lower if col_lower is None else col_lower
-    upper = model.col_upper if col_upper is None else col_upper
+    return bound_from_reduced_costs(reduced_costs(model, y), model.col_lower if col_lower is None else col_lower,
+                                    model.col_upper if col_upper is None else col_upper, y, model.row_lower,
+                                    model.row_upper)
+
+
+def reduced_costs(model: LinearModel, y: np.ndarray) -> np.ndarray:
+    """cost - M^T y, computed here (a solver's own reduced costs carry its tolerances)."""
     m = model.matrix
     columns = np.repeat(np.arange(m.n_cols), np.diff(m.start))
-    reduced = model.cost - np.bincount(columns, weights=m.value * y[m.index], minlength=m.n_cols)
+    return model.cost - np.bincount(columns, weights=m.value * y[m.index], minlength=m.n_cols)
+
+
+def bound_from_reduced_costs(reduced: np.ndarray, col_lower: np.ndarray, col_upper: np.ndarray, y: np.ndarray,
+                             row_lower: np.ndarray, row_upper: np.ndarray) -> float:
+    """safe_dual_bound from the reduced costs cost - M^T y (computed exactly from y, not the solver's)."""
     with np.errstate(invalid="ignore"):
-        column_part = np.where(reduced > 0, reduced * lower, np.where(reduced < 0, reduced * upper, 0.0))
-        row_part = np.where(y > 0, y * model.row_lower, np.where(y < 0, y * model.row_upper, 0.0))
+        column_part = np.where(reduced > 0, reduced * col_lower,
+                               np.where(reduced < 0, reduced * col_upper, 0.0))
+        row_part = np.where(y > 0, y * row_lower, np.where(y < 0, y * row_upper, 0.0))
     total = float(np.sum(column_part) + np.sum(row_part))
     if not math.isfinite(total):
         return -math.inf

@@ -1,7 +1,8 @@
 """What a method's result may claim, decided in one place for every registered method (issue 10).
 
-Each METHODS entry runs its method on the problem restated in table units
-(ctadesk.engine.units) and passes the answer through ``honest``:
+Each method of ctadesk.engine.methods runs on the problem restated in table units
+(ctadesk.engine.units) and its answer passes through ``honest``, which judges it by the model
+the method solves (ctadesk.engine.model):
 
 - "protected / verified": the table is mapped back to the user's units exactly and verified
   there; a table that fails is NOT_PROTECTED, whatever the solver said.
@@ -13,65 +14,62 @@ Each METHODS entry runs its method on the problem restated in table units
 - "optimal": the reported gap is within the requested one.  A fixed-sense model optimal for
   senses a heuristic chose is FEASIBLE, with the model's optimality said in the message.
 - "infeasible": only from an exact method whose answer survives a check (a fixed-sense LP
-  finding a table refutes it), or from a fixed-sense model whose senses the problem fixes.
+  finding a table refutes it: methods/runners.py), or from a fixed-sense model whose senses the
+  problem fixes.
   Otherwise "not found", which proves nothing.
-- an exact method that ends without a verified table still returns the fixed-sense LP's
-  table when that one verifies.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Collection
 
 import numpy as np
 
+from ctadesk.engine.model import Model, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
-from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
-from ctadesk.engine.solvers._finish import describe, weighted_l1
-from ctadesk.engine.solvers.lower_bound import lower_bound
-from ctadesk.engine.solvers.lp import solve_lp
+from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status, relative_gap
+from ctadesk.engine.solvers._finish import cells_changed, describe, weighted_l1
+from ctadesk.engine.solvers.lower_bound import LowerBound, lower_bound
 from ctadesk.engine.solvers.milp import relations_admit_a_table
 from ctadesk.engine.units import in_units, table_unit, weight_unit
 from ctadesk.engine.verify import verify
 
 Method = Callable[[CTAProblem, SolveOptions], CTAResult]
 
-#: methods whose solver proves optimality and bounds for the CTA problem with free senses
-EXACT = frozenset({"milp", "milp-cuts", "hybrid-milp", "bcd-milp", "learning-milp"})
-#: fixed-sense methods whose own objective is the weighted L1 distance
-FIXED_SENSE_L1 = frozenset({"lp", "soc", "network"})
-#: fixed-sense methods minimising another distance (their optimum is not an L1 optimum)
-FIXED_SENSE_OTHER = frozenset({"l2", "huber", "network-l2"})
-#: methods whose model objective is quadratic in the table's unit
-QUADRATIC = frozenset({"l2", "network-l2"})
 #: a bound may exceed a verified table's cost by this much (relative, with a floor of one unit
 #: of the scaled table) before it is called wrong: the verifier's own tolerance
 BOUND_SLACK = 1e-6
+#: share of the time that the certified lower bound may take, before the method runs (so a method
+#: that searches until its deadline still gets the bound's LP, not only its greedy part)
+BOUND_SHARE = 0.2
 
 
-def in_table_units(name: str, method: Method) -> Method:
-    """The METHODS entry for ``method``: solved in table units, its claims made honest."""
+def in_table_units(model: Model, method: Method, lengths: Collection[str] = ()) -> Method:
+    """``method`` (which solves ``model``) solved in table units, its claims made honest.
+    ``lengths`` names the parameters that are lengths in the user's units (restated with the table)."""
     def run(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> CTAResult:
+        options = options.begun()
         unit, weight = table_unit(problem), weight_unit(problem)
         scaled = in_units(problem, unit, weight)
-        power = 2 if name in QUADRATIC else 1
-        scaled_options = _scaled_options(options, unit, power, weight)
-        result = method(scaled, scaled_options)
-        if name in FIXED_SENSE_OTHER and result.status is Status.OPTIMAL and result.verified:
-            result = _checked_distance(scaled, name, result, scaled_options)
-        result = honest(scaled, name, result, options)
+        power = 2 if model.quadratic else 1
+        scaled_options = _scaled_options(options, unit, power, weight, lengths)
+        # first, within its share: kept for the problem, so the method's own claims find it too
+        certified = lower_bound(scaled, options.budget.child(fraction=BOUND_SHARE))
+        result = honest(scaled, model, method(scaled, scaled_options), options, certified)
         return to_table_units(problem, result, unit, power, weight)
 
-    run.__name__ = getattr(method, "__name__", name)
+    run.__name__ = getattr(method, "__name__", "run")
     run.__doc__ = method.__doc__
     return run
 
 
-def _scaled_options(options: SolveOptions, unit: float, power: int, weight: float) -> SolveOptions:
+def _scaled_options(options: SolveOptions, unit: float, power: int, weight: float,
+                    lengths: Collection[str]) -> SolveOptions:
     """Options for the solve in table units: progress reported in the user's units, the
-    pseudo-Huber delta (a length) in the table's."""
+    parameters that are lengths (the pseudo-Huber delta) in the table's."""
     if unit == 1.0 and weight == 1.0:
         return options
     on_progress = options.on_progress
@@ -81,31 +79,34 @@ def _scaled_options(options: SolveOptions, unit: float, power: int, weight: floa
         on_progress(dataclasses.replace(progress, objective=progress.objective * scale,
                                         bound=progress.bound * scale))
 
+    parameters = {name: value / unit if name in lengths else value for name, value in options.parameters.items()}
     return dataclasses.replace(options, on_progress=None if on_progress is None else report,
-                               huber_delta=options.huber_delta / unit)
+                               parameters=types.MappingProxyType(parameters))
 
 
-def honest(problem: CTAProblem, name: str, result: CTAResult, options: SolveOptions) -> CTAResult:
-    """``result`` of method ``name`` with the status, bound and gap it can stand by (module docstring)."""
+def honest(problem: CTAProblem, model: Model, result: CTAResult, options: SolveOptions,
+           certified: LowerBound | None = None) -> CTAResult:
+    """``result`` of a method solving ``model`` with the status, bound and gap it can stand by
+    (module docstring); ``certified``: lower_bound(problem), found within the options' budget
+    when not given."""
     all_fixed = bool(np.all(problem.effective_senses != SENSE_FREE))
-    if name in EXACT and not result.verified and not options.cancelled():
-        result = _rescued(problem, result, options)
     if not result.verified:
-        return _without_table_claims(problem, name, result, all_fixed)
+        return _without_table_claims(problem, model, result, all_fixed, options)
     notes: list[str] = []
     status = result.status
     if status in (Status.ERROR, Status.INFEASIBLE, Status.NOT_FOUND, Status.NOT_PROTECTED):
         notes.append(f"the solver ended '{status.value}', but its table verifies")
         status = Status.FEASIBLE
-    own_bound = result.bound if name in EXACT else None
-    if status is Status.OPTIMAL and name not in EXACT:
-        if all_fixed and name in FIXED_SENSE_L1:
+    fixed_sense = model.senses is Senses.FIXED
+    own_bound = result.bound if model.exact else None
+    if status is Status.OPTIMAL and not model.exact:
+        if all_fixed and fixed_sense and model.l1_objective:
             own_bound = result.info.get("senses_bound")     # the senses are the problem's: a CTA bound
-        elif not (all_fixed and name in FIXED_SENSE_OTHER):
+        elif not (all_fixed and fixed_sense):
             status = Status.FEASIBLE
             notes.append(f"optimal for the senses {_senses_origin(result)}; not proven optimal over all senses")
-    certified = lower_bound(problem).value
-    candidates = [b for b in (own_bound, certified) if b is not None and math.isfinite(b)]
+    certified_value = (certified or lower_bound(problem, options.begun().budget)).value
+    candidates = [b for b in (own_bound, certified_value) if b is not None and math.isfinite(b)]
     slack = BOUND_SLACK * max(result.objective, 1.0)
     valid = [b for b in candidates if b <= result.objective + slack]
     if len(valid) < len(candidates):
@@ -113,14 +114,15 @@ def honest(problem: CTAProblem, name: str, result: CTAResult, options: SolveOpti
         if status is Status.OPTIMAL:
             status = Status.FEASIBLE
     bound = min(max(valid), result.objective) if valid else None
-    gap = None if bound is None else max(0.0, result.objective - bound) / max(result.objective, 1e-300)
-    if status is Status.OPTIMAL and name not in FIXED_SENSE_OTHER and (gap is None or gap > options.gap * (1 + 1e-9)):
+    gap = None if bound is None else relative_gap(result.objective, bound)
+    other_distance = fixed_sense and not model.l1_objective
+    if status is Status.OPTIMAL and not other_distance and (gap is None or gap > options.gap * (1 + 1e-9)):
         status = Status.FEASIBLE
         notes.append("the solver's optimum is not within the requested gap of a valid bound")
     if status in (Status.FEASIBLE, Status.TIME_LIMIT) and gap is not None and gap <= options.gap:
         status, notes = Status.OPTIMAL, []
     info = dict(result.info)
-    if bound is not None and bound == certified and bound != own_bound:
+    if bound is not None and bound == certified_value and bound != own_bound:
         info["bound_from"] = "protection levels and relation imbalances"
     message = result.message
     if status is not result.status or notes:
@@ -128,29 +130,13 @@ def honest(problem: CTAProblem, name: str, result: CTAResult, options: SolveOpti
     return result.replace(status=status, bound=bound, gap=gap, message=message, info=info)
 
 
-def _checked_distance(problem: CTAProblem, name: str, result: CTAResult, options: SolveOptions) -> CTAResult:
-    """An "optimal" least-squares or pseudo-Huber table checked against the fixed-sense L1 LP's
-    table with the same senses: where that one is closer in the method's own distance, the
-    interior point method stopped early (tables of mixed magnitudes) and "optimal" is withdrawn."""
-    checked = solve_lp(problem, dataclasses.replace(options, on_progress=None, on_log=None), senses=result.senses)
-    if not checked.verified:
-        return result
-    z = checked.values - problem.values
-    delta = options.huber_delta
-    distance = float(problem.weights @ (z * z)) if name in QUADRATIC else \
-        float(problem.weights @ (np.sqrt(z * z + delta * delta) - delta))
-    if distance >= result.model_objective * (1 - 1e-6):
-        return result
-    return result.replace(status=Status.FEASIBLE, message=f"{describe(Status.FEASIBLE)}; the solver's answer is not "
-                          f"optimal: the L1 table with the same senses is closer in {name}'s own distance")
-
-
-def _without_table_claims(problem: CTAProblem, name: str, result: CTAResult, all_fixed: bool) -> CTAResult:
+def _without_table_claims(problem: CTAProblem, model: Model, result: CTAResult, all_fixed: bool,
+                          options: SolveOptions) -> CTAResult:
     """A result without a verified table: "infeasible" only where it is proven."""
     if result.status is not Status.INFEASIBLE:
-        return result.replace(bound=result.bound if name in EXACT else None, gap=None)
-    proven = (name in EXACT and result.info.get("big_m_certified", True)) or all_fixed
-    if not proven and not relations_admit_a_table(problem):
+        return result.replace(bound=result.bound if model.exact else None, gap=None)
+    proven = (model.exact and result.info.get("big_m_certified", True)) or all_fixed
+    if not proven and not relations_admit_a_table(problem, options):
         return result.replace(bound=None, gap=None, message="no table satisfies the relations and bounds, "
                                                             "protection aside; " + result.message)
     if proven:
@@ -163,20 +149,6 @@ def _without_table_claims(problem: CTAProblem, name: str, result: CTAResult, all
 def _senses_origin(result: CTAResult) -> str:
     origin = result.info.get("senses_from")
     return f"from the {origin}" if origin and origin not in ("given", "problem") else "used"
-
-
-def _rescued(problem: CTAProblem, result: CTAResult, options: SolveOptions) -> CTAResult:
-    """An exact method's result without a verified table, or the fixed-sense LP's table (ordering
-    senses) when that one verifies: a wrong "infeasible" is refuted, a failure still gives a table."""
-    fallback = solve_lp(problem, dataclasses.replace(options, on_progress=None))
-    if not fallback.verified:
-        return result
-    said = result.message or describe(result.status)
-    status = Status.TIME_LIMIT if result.status is Status.TIME_LIMIT else Status.FEASIBLE
-    return fallback.replace(method=result.method, status=status, bound=None, gap=None, log=result.log + fallback.log,
-                            message=f"the exact solver gave no protected table ({said}); "
-                                    "this is the fixed-sense LP's table with the ordering senses",
-                            info={**result.info, "rescued_by_lp": True, "solver_said": said})
 
 
 def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: int, weight: float) -> CTAResult:
@@ -196,7 +168,8 @@ def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: i
                           objective=weighted_l1(problem, values),
                           model_objective=result.model_objective * unit ** power * weight,
                           bound=None if result.bound is None else result.bound * cost,
-                          info={**result.info, "table_unit": unit, "weight_unit": weight})
+                          info={**result.info, "table_unit": unit, "weight_unit": weight,
+                                "cells_changed": cells_changed(problem, values)})
 
 
-__all__ = ["EXACT", "FIXED_SENSE_L1", "FIXED_SENSE_OTHER", "honest", "in_table_units", "to_table_units"]
+__all__ = ["honest", "in_table_units", "to_table_units"]

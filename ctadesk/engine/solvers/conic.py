@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
-from ctadesk.engine.solvers._finish import finish
+from ctadesk.engine.solvers._finish import describe, finish
 from ctadesk.engine.solvers._highs import PROGRESS_INTERVAL
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, solve_lp
 
@@ -43,6 +43,8 @@ _STATUS = {
     "MaxTime": Status.TIME_LIMIT,
     "CallbackTerminated": Status.CANCELLED,
 }
+#: the pseudo-Huber delta of (5.14) by default
+HUBER_DELTA = 1e-3
 #: bounds farther from the original values than this many times the table's largest value or
 #: protection level are left out of the cone model until a solution crosses one
 FAR_BOUND = 1e3
@@ -50,6 +52,9 @@ FAR_BOUND = 1e3
 BOUND_ROUNDS = 3
 #: statuses whose iterate is handed to the verifier as a table
 _WITH_TABLE = {Status.OPTIMAL, Status.FEASIBLE}
+#: how much closer in a model's own distance the L1 LP's table must be to withdraw an "optimal"
+#: least-squares or pseudo-Huber table (_checked_distance)
+CHECK_RTOL = 1e-6
 
 
 def deviation_box(problem: CTAProblem, senses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -62,30 +67,45 @@ def deviation_box(problem: CTAProblem, senses: np.ndarray) -> tuple[np.ndarray, 
 def solve_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
              senses: np.ndarray | None = None) -> CTAResult:
     """Fixed-sense L2 CTA, model (5.8): min sum w_i z_i^2."""
-    return _solve_conic(problem, options, senses, "l2", _l2_model)
+    return _solve_conic(problem, options, senses, "l2", _l2_model, squares, check_optimal=True)
 
 
 def solve_soc(problem: CTAProblem, options: SolveOptions = SolveOptions(),
               senses: np.ndarray | None = None) -> CTAResult:
     """Fixed-sense L1 CTA as a second-order cone program, model (5.18): min sum w_i t_i, t_i >= |z_i|."""
-    return _solve_conic(problem, options, senses, "soc", _cone_model(0.0))
+    return _solve_conic(problem, options, senses, "soc", _cone_model(0.0), pseudo_huber(0.0), check_optimal=False)
 
 
 def solve_huber(problem: CTAProblem, options: SolveOptions = SolveOptions(),
-                senses: np.ndarray | None = None) -> CTAResult:
-    """Fixed-sense pseudo-Huber CTA, model (5.17): min sum w_i (t_i - delta), t_i >= sqrt(z_i^2 + delta^2)."""
-    return _solve_conic(problem, options, senses, "huber", _cone_model(options.huber_delta))
+                senses: np.ndarray | None = None, delta: float = HUBER_DELTA) -> CTAResult:
+    """Fixed-sense pseudo-Huber CTA, model (5.17): min sum w_i (t_i - delta), t_i >= sqrt(z_i^2 + delta^2);
+    ``delta`` (5.14) in table units: near L1 for changes well above it, near L2 below."""
+    return _solve_conic(problem, options, senses, "huber", _cone_model(delta), pseudo_huber(delta), check_optimal=True)
+
+
+#: a model's own distance of deviations z (n,) under weights w (n,)
+Objective = Callable[[np.ndarray, np.ndarray], float]
+
+
+def squares(weights: np.ndarray, z: np.ndarray) -> float:
+    """sum w_i z_i^2, the objective of (5.8)."""
+    return float(weights @ (z * z))
+
+
+def pseudo_huber(delta: float) -> Objective:
+    """z -> sum w_i (sqrt(z_i^2 + delta^2) - delta), the objective of (5.17); sum w_i |z_i| at delta = 0 (5.18)."""
+    return lambda weights, z: float(weights @ (np.sqrt(z * z + delta * delta) - delta))
 
 
 # A model builder takes (weights (k,), feasible-set rows A_f (csc, k columns), b_f, cones_f)
-# and returns (P, q, A, b, cones, objective of z).
+# and returns (P, q, A, b, cones).
 _Builder = Callable[..., tuple]
 
 
 def _l2_model(weights, feasible, rhs, cones):
     k = weights.size
     P = sp.diags_array(2.0 * weights, format="csc")
-    return P, np.zeros(k), feasible, rhs, cones, lambda z: float(weights @ z**2)
+    return P, np.zeros(k), feasible, rhs, cones
 
 
 def _cone_model(delta: float) -> _Builder:
@@ -104,18 +124,19 @@ def _cone_model(delta: float) -> _Builder:
         P = sp.csc_array((2 * k, 2 * k))
         q = np.concatenate([np.zeros(k), weights])
         all_cones = cones + [clarabel.SecondOrderConeT(size)] * k
-        objective = lambda z: float(weights @ (np.sqrt(z**2 + delta**2) - delta))  # noqa: E731
-        return P, q, A, np.concatenate([rhs, cone_rhs]), all_cones, objective
+        return P, q, A, np.concatenate([rhs, cone_rhs]), all_cones
     return build
 
 
 def _solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray | None, method: str,
-                 builder: _Builder) -> CTAResult:
+                 builder: _Builder, objective_of: Objective, check_optimal: bool) -> CTAResult:
     """Solve with the bounds far beyond the table left out (cone data of 1e9 stalls the interior
     point method); an answer that respects them is the optimum with them, one that does not is
     solved again with the bounds it crossed.  A solve that ends inaccurate or infeasible is checked
-    by the fixed-sense LP with the same senses before anything is said."""
+    by the fixed-sense LP with the same senses before anything is said, and with ``check_optimal``
+    so is an "optimal" table (_checked_distance).  ``objective_of``: the model's own objective."""
     started = time.perf_counter()
+    options = options.begun()
     senses, origin = fixed_senses(problem, senses)
     lower, upper = deviation_box(problem, senses)
     if np.any(lower > upper):
@@ -126,8 +147,7 @@ def _solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray 
     kept_lower, kept_upper = lower > -far, upper < far
     log = ""
     for _ in range(BOUND_ROUNDS):
-        z, status, objective, info, round_log = _cone_solve(problem, options, lower, upper, kept_lower, kept_upper,
-                                                             builder)
+        z, status, info, round_log = _cone_solve(problem, options, lower, upper, kept_lower, kept_upper, builder)
         log += round_log
         if z is None:
             break
@@ -138,12 +158,31 @@ def _solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray 
     build_seconds = info.pop("build_seconds")
     solve_seconds = time.perf_counter() - started - build_seconds
     info["senses_from"] = origin
-    values = None if z is None else problem.values + np.clip(z, lower, upper)
+    values = objective = None
+    if z is not None:
+        z = np.clip(z, lower, upper)
+        values, objective = problem.values + z, objective_of(problem.weights, z)
     result = finish(problem, method, status, values, started=started, build_seconds=build_seconds,
-                    solve_seconds=solve_seconds, senses=senses, model_objective=objective, log=log, info=info)
+                    solve_seconds=solve_seconds, senses=senses,
+                    model_objective=math.nan if objective is None else objective, log=log, info=info)
+    if result.verified and status is Status.OPTIMAL and check_optimal and not options.cancelled():
+        return _checked_distance(problem, options, senses, objective_of, result)
     if result.verified or status is Status.CANCELLED or options.cancelled():
         return result
     return _checked_by_lp(problem, options, senses, method, result)
+
+
+def _checked_distance(problem: CTAProblem, options: SolveOptions, senses: np.ndarray, objective_of: Objective,
+                      result: CTAResult) -> CTAResult:
+    """An "optimal" table checked against the fixed-sense L1 LP's table with the same senses: where
+    that one is closer in the model's own distance, clarabel stopped early (tables of mixed
+    magnitudes: 4x the optimum, called solved) and "optimal" is withdrawn."""
+    checked = solve_lp(problem, dataclasses.replace(options, on_progress=None, on_log=None), senses=senses)
+    if not checked.verified or objective_of(problem.weights, checked.values - problem.values) >= \
+            result.model_objective * (1 - CHECK_RTOL):
+        return result
+    return result.replace(status=Status.FEASIBLE, message=f"{describe(Status.FEASIBLE)}; clarabel's answer is not "
+                          "optimal: the L1 table with the same senses is closer in the model's own distance")
 
 
 def _checked_by_lp(problem: CTAProblem, options: SolveOptions, senses: np.ndarray, method: str,
@@ -165,7 +204,7 @@ def _checked_by_lp(problem: CTAProblem, options: SolveOptions, senses: np.ndarra
 def _cone_solve(problem: CTAProblem, options: SolveOptions, lower: np.ndarray, upper: np.ndarray,
                 kept_lower: np.ndarray, kept_upper: np.ndarray, builder: _Builder):
     """One clarabel solve over the deviations z with the bounds marked kept; returns
-    (z or None, status, model objective, info, log)."""
+    (z or None, status, info, log)."""
     began = time.perf_counter()
     movable = np.flatnonzero(lower < upper)
     z = np.where(lower == upper, lower, 0.0)  # cells that may not move sit at their only value
@@ -182,10 +221,10 @@ def _cone_solve(problem: CTAProblem, options: SolveOptions, lower: np.ndarray, u
     feasible = sp.vstack([A_moving, box], format="csc")
     feasible_rhs = np.concatenate([rhs, upper[movable][has_upper], -lower[movable][has_lower]])
     cones = [clarabel.ZeroConeT(A_moving.shape[0]), clarabel.NonnegativeConeT(box.shape[0])]
-    P, q, A_all, b_all, cones, model_objective = builder(problem.weights[movable], feasible, feasible_rhs, cones)
+    P, q, A_all, b_all, cones = builder(problem.weights[movable], feasible, feasible_rhs, cones)
     settings = clarabel.DefaultSettings()
     settings.verbose = True
-    settings.time_limit = float(options.time_limit)
+    settings.time_limit = float(options.budget.remaining())
     settings.tol_feas = FEASIBILITY_TOLERANCE
     settings.tol_gap_rel = GAP_TOLERANCE
     settings.tol_gap_abs = GAP_TOLERANCE_ABS
@@ -205,14 +244,14 @@ def _cone_solve(problem: CTAProblem, options: SolveOptions, lower: np.ndarray, u
     info = {"clarabel_status": str(solution.status), "iterations": int(solution.iterations),
             "build_seconds": build_seconds}
     if status not in _WITH_TABLE:
-        return None, status, math.nan, info, log
+        return None, status, info, log
     z[movable] = np.asarray(solution.x)[:k]
-    return z, status, model_objective(z[movable]), info, log
+    return z, status, info, log
 
 
 def _callback(options: SolveOptions, started: float) -> Callable[[object], bool]:
     """clarabel's termination callback: True stops the solve; reports throttled progress."""
-    stop = options.stop
+    stop = options.budget.stop
     on_progress = options.on_progress
     last_report = [-math.inf]
 

@@ -54,7 +54,15 @@ def imbalance_bounds(problem: CTAProblem, col_lower: np.ndarray, col_upper: np.n
     fixed_sense = np.zeros(n, bool)
     fixed_sense[problem.sensitive[senses != SENSE_FREE]] = True
 
-    A = problem.relations.tocsr()
+    relations = problem.relations.tocsr()
+    found = np.zeros(relations.shape[0])
+    count = np.bincount(np.repeat(np.arange(relations.shape[0]), np.diff(relations.indptr)),
+                        weights=is_free[relations.indices], minlength=relations.shape[0]).astype(np.int64)
+    searched = np.flatnonzero((count >= 1) & (count <= max_free))
+    if not searched.size:       # big tables: every relation holds too many free cells
+        return found
+    A = relations[searched]
+    count = count[searched]
     rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
     coef, col = A.data, A.indices
     # the fixed part: cells of fixed sense contribute their interval, free cells nothing yet
@@ -64,8 +72,7 @@ def imbalance_bounds(problem: CTAProblem, col_lower: np.ndarray, col_upper: np.n
     base_low = np.bincount(rows, weights=np.where(settled, part_low, 0.0), minlength=A.shape[0])
     base_high = np.bincount(rows, weights=np.where(settled, part_high, 0.0), minlength=A.shape[0])
     base_ok = np.isfinite(base_low) & np.isfinite(base_high)
-    count = np.bincount(rows, weights=is_free[col], minlength=A.shape[0]).astype(np.int64)
-    target = problem.deviation_rhs
+    target = problem.deviation_rhs[searched]
     bound = np.zeros(A.shape[0])
     entries = np.flatnonzero(is_free[col])
     entry_rows = rows[entries]
@@ -93,7 +100,8 @@ def imbalance_bounds(problem: CTAProblem, col_lower: np.ndarray, col_upper: np.n
             bound[chosen[rel]] = distance.min(axis=1)
     scale = np.bincount(rows, weights=np.abs(coef) * np.maximum(1.0, np.abs(problem.values[col])),
                         minlength=A.shape[0])
-    return np.where(bound > MIN_CUT * scale, bound, 0.0)
+    found[searched] = np.where(bound > MIN_CUT * scale, bound, 0.0)
+    return found
 
 
 def imbalance_cuts(problem: CTAProblem, model: LinearModel) -> tuple[sp.csr_array, np.ndarray]:

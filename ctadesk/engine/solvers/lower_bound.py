@@ -15,8 +15,9 @@ so
     bound = sum_S w_i min-level_i + sum_r y_r D_r.
 
 The best y solves a packing LP with one variable per relation with D_r > 0;
-HiGHS solves its dual (min w.t, C t >= D, a few thousand rows) and its row
-duals, scaled until they satisfy C^T y <= w exactly, are the certificate.
+HiGHS solves its dual (min w.t, C t >= D, a few thousand rows) within the
+caller's budget, and its row duals, scaled until they satisfy C^T y <= w
+exactly, are the certificate.
 A greedy y (y_r = min_{j in O_r} w_j / kappa_j, kappa_j = sum_r |c_rj|,
 raised by passes that hand each cell's unused weight to its relations) is
 the fallback.  On Cox tables the bound equals the root bound of the MILP
@@ -34,16 +35,16 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from ctadesk.engine.budget import Budget
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
-from ctadesk.engine.result import CTAResult, SolveOptions, Status
+from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
+from ctadesk.engine.solvers._highs import ColumnMatrix, HighsRun, LinearModel
 from ctadesk.engine.solvers.cuts import imbalance_bounds
 from ctadesk.engine.solvers.lp import l1_column_bounds
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
 #: passes that raise the relation multipliers y with the cells' unused weight
 PACKING_PASSES = 8
-#: seconds HiGHS may spend on the packing LP
-LP_SECONDS = 30.0
 #: bounds already found, per (immutable) problem: a heuristic's rounds in a portfolio ask again and again
 _FOUND: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -58,14 +59,18 @@ class LowerBound:
     relations: int
 
 
-def lower_bound(problem: CTAProblem) -> LowerBound:
-    """A value no protected table's cost sum w |x - a| can be below (module docstring)."""
-    if problem not in _FOUND:
-        _FOUND[problem] = _lower_bound(problem)
-    return _FOUND[problem]
+def lower_bound(problem: CTAProblem, budget: Budget = Budget()) -> LowerBound:
+    """A value no protected table's cost sum w |x - a| can be below (module docstring); the
+    packing LP runs within ``budget`` (the greedy bound where it ends first, not kept for later)."""
+    if problem in _FOUND:
+        return _FOUND[problem]
+    found, complete = _lower_bound(problem, budget)
+    if complete:
+        _FOUND[problem] = found
+    return found
 
 
-def _lower_bound(problem: CTAProblem) -> LowerBound:
+def _lower_bound(problem: CTAProblem, budget: Budget) -> tuple[LowerBound, bool]:
     n = problem.n_cells
     senses = problem.effective_senses
     implied_lower, implied_upper = propagated_deviation_bounds(problem)
@@ -78,8 +83,8 @@ def _lower_bound(problem: CTAProblem) -> LowerBound:
     deficit = imbalance_bounds(problem, col_lower, col_upper)
     deficit = np.where(np.isfinite(deficit), deficit, 0.0)
     movable = (col_upper[:n] > 0) | (col_upper[n:] > 0)
-    imbalance = _packing(problem, deficit, movable)
-    return LowerBound(protection + imbalance, protection, imbalance, int(np.count_nonzero(deficit > 0)))
+    imbalance, complete = _packing(problem, deficit, movable, budget)
+    return LowerBound(protection + imbalance, protection, imbalance, int(np.count_nonzero(deficit > 0))), complete
 
 
 def with_lower_bound(problem: CTAProblem, result: CTAResult, options: SolveOptions) -> CTAResult:
@@ -90,11 +95,11 @@ def with_lower_bound(problem: CTAProblem, result: CTAResult, options: SolveOptio
     """
     if not result.verified:
         return result
-    certified = lower_bound(problem)
+    certified = lower_bound(problem, options.begun().budget)
     own = result.bound if result.bound is not None and math.isfinite(result.bound) else -math.inf
     if certified.value <= own:
         return result
-    gap = max(0.0, result.objective - certified.value) / max(result.objective, 1e-12)
+    gap = relative_gap(result.objective, certified.value)
     status = result.status
     if gap <= options.gap and status in (Status.FEASIBLE, Status.TIME_LIMIT):
         status = Status.OPTIMAL
@@ -115,11 +120,12 @@ def _protection_part(problem: CTAProblem, senses: np.ndarray, implied_lower: np.
     return float(problem.weights[cells] @ level)
 
 
-def _packing(problem: CTAProblem, deficit: np.ndarray, movable: np.ndarray) -> float:
-    """max sum_r y_r D_r over y >= 0 with sum_r y_r |c_rj| <= w_j (movable non-sensitive j), approximately."""
+def _packing(problem: CTAProblem, deficit: np.ndarray, movable: np.ndarray, budget: Budget) -> tuple[float, bool]:
+    """max sum_r y_r D_r over y >= 0 with sum_r y_r |c_rj| <= w_j (movable non-sensitive j), approximately;
+    and whether the LP had the time it needed."""
     rows_with = np.flatnonzero(deficit > 0)
     if not rows_with.size:
-        return 0.0
+        return 0.0, True
     sensitive = np.zeros(problem.n_cells, bool)
     sensitive[problem.sensitive] = True
     C = abs(sp.csr_array(problem.relations)[rows_with]).tocoo()
@@ -127,7 +133,8 @@ def _packing(problem: CTAProblem, deficit: np.ndarray, movable: np.ndarray) -> f
     row, col, coef = C.row[keep], C.col[keep], C.data[keep]
     weights = problem.weights
     deficit = deficit[rows_with]
-    return max(_greedy_packing(row, col, coef, weights, deficit), _lp_packing(row, col, coef, weights, deficit))
+    packed, complete = _lp_packing(row, col, coef, weights, deficit, budget)
+    return max(_greedy_packing(row, col, coef, weights, deficit), packed), complete
 
 
 def _greedy_packing(row: np.ndarray, col: np.ndarray, coef: np.ndarray, weights: np.ndarray,
@@ -154,24 +161,24 @@ def _greedy_packing(row: np.ndarray, col: np.ndarray, coef: np.ndarray, weights:
 
 
 def _lp_packing(row: np.ndarray, col: np.ndarray, coef: np.ndarray, weights: np.ndarray,
-                deficit: np.ndarray) -> float:
+                deficit: np.ndarray, budget: Budget) -> tuple[float, bool]:
     """y . D for the row duals y of min w.t s.t. C t >= D, t >= 0, scaled to satisfy C^T y <= w exactly
-    (0 when HiGHS gives no duals)."""
+    (0 when HiGHS gives no duals), and whether HiGHS finished within ``budget``."""
     columns, position = np.unique(col, return_inverse=True)
     matrix = sp.csc_array((coef, (row, position)), shape=(deficit.size, columns.size))
     matrix.sum_duplicates()
     matrix.sort_indices()
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("time_limit", LP_SECONDS)
-    h.passModel(int(columns.size), int(deficit.size), int(matrix.nnz), int(highspy.MatrixFormat.kColwise),
-                int(highspy.ObjSense.kMinimize), 0.0, np.ascontiguousarray(weights[columns], np.float64),
-                np.zeros(columns.size), np.full(columns.size, np.inf), np.ascontiguousarray(deficit, np.float64),
-                np.full(deficit.size, np.inf), matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32),
-                np.ascontiguousarray(matrix.data, np.float64), np.zeros(columns.size, np.int32))
-    h.run()
+    model = LinearModel(weights[columns], np.zeros(columns.size), np.full(columns.size, np.inf),
+                        ColumnMatrix(deficit.size, matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32),
+                                     matrix.data), deficit, np.full(deficit.size, np.inf))
+    run = HighsRun(SolveOptions(budget=budget), quiet=True)
+    if not run.pass_model(model):
+        return 0.0, True
+    run.run()
+    h = run.highs
+    complete = run.status() not in (Status.TIME_LIMIT, Status.CANCELLED)
     if h.getInfo().dual_solution_status != highspy.SolutionStatus.kSolutionStatusFeasible:
-        return 0.0
+        return 0.0, complete
     y = np.maximum(np.asarray(h.getSolution().row_dual, dtype=float), 0.0)
     used = matrix.T @ y
     cap = weights[columns]
@@ -179,7 +186,7 @@ def _lp_packing(row: np.ndarray, col: np.ndarray, coef: np.ndarray, weights: np.
     if over.any():
         with np.errstate(divide="ignore", invalid="ignore"):
             y = y * np.min(np.where(used[over] > 0, cap[over] / used[over], 0.0))
-    return float(y @ deficit)
+    return float(y @ deficit), complete
 
 
 __all__ = ["LowerBound", "lower_bound", "with_lower_bound"]

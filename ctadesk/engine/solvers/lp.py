@@ -16,10 +16,10 @@ import numpy as np
 
 from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
-from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers._finish import finish
-from ctadesk.engine.solvers._highs import (ColumnMatrix, HighsOutcome, LinearModel, irreducible_conflict,
-                                          cost_tolerances, safe_dual_bound, solve_model)
+from ctadesk.engine.solvers._highs import (ColumnMatrix, HighsOutcome, LinearModel, bound_from_reduced_costs,
+                                          cost_tolerances, irreducible_conflict, reduced_costs, solve_model)
+from ctadesk.engine.solvers.sparse import optimal_face, sparsest_on_face, with_fewer_changes
 
 METHOD = "lp"
 #: HiGHS settings of the fixed-sense LP: IPM without presolve, then crossover to a vertex.  A vertex
@@ -77,33 +77,34 @@ def _within_capacity(level: np.ndarray, capacity: np.ndarray, values: np.ndarray
 
 
 def fixed_senses(problem: CTAProblem, senses: np.ndarray | None) -> tuple[np.ndarray, str]:
-    """The senses a fixed-sense method uses, and where they came from.
-
-    Given senses win; without them, the problem's own senses completed by the
-    ordering heuristic.
-    """
+    """The senses a fixed-sense model uses, and where they came from: the given ones, else the
+    problem's own when it fixes every sense.  Choosing the others is not a solver's business
+    (ctadesk.engine.methods completes them by the ordering heuristic)."""
     if senses is not None:
         senses = np.asarray(senses, dtype=np.int8).reshape(-1)
         if senses.shape != (problem.n_sensitive,) or np.any(senses == SENSE_FREE) or \
                 np.any(np.abs(senses) != 1):
             raise ValueError(f"senses must hold +1 or -1 for each of the {problem.n_sensitive} sensitive cells")
         return senses, "given"
-    if np.all(problem.effective_senses != SENSE_FREE):
-        return problem.effective_senses, "problem"
-    return ordering_senses(problem), "ordering heuristic"
+    free = int(np.count_nonzero(problem.effective_senses == SENSE_FREE))
+    if free:
+        raise ValueError(f"a fixed-sense model needs a sense for each sensitive cell; {free} are free")
+    return problem.effective_senses, "problem"
 
 
 def solve_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
              senses: np.ndarray | None = None, matrix: ColumnMatrix | None = None,
-             explain: bool = True) -> CTAResult:
+             explain: bool = True, fewest_changes: bool = False) -> CTAResult:
     """Fixed-sense L1 CTA, model (5.10): the closest table in weighted L1 for the given senses.
 
-    senses  (s,) +1/-1; default: the problem's senses, free ones by the ordering heuristic
+    senses  (s,) +1/-1; default: the problem's own, when it fixes every sense
     matrix  l1_matrix(problem), passed in by callers that solve many times
     explain name the conflict of an infeasible LP (HiGHS's IIS); heuristics that try many
             sense vectors do not need it
+    fewest_changes  among the optimal tables, the one changing fewest cells (solvers/sparse.py)
     """
     started = time.perf_counter()
+    options = options.begun()
     senses, origin = fixed_senses(problem, senses)
     if matrix is None:
         matrix = l1_matrix(problem)
@@ -123,55 +124,89 @@ def solve_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
     build_seconds = time.perf_counter() - started
     tolerances = cost_tolerances(model.cost)
     outcome = solve_model(model, options, {**IPM_SETTINGS, **tolerances})
-    result = _lp_result(problem, model, outcome, senses, origin, started, build_seconds, explain)
+    result = _lp_result(problem, model, outcome, senses, origin, started, build_seconds, options, explain)
     if result.status in (Status.ERROR, Status.NOT_PROTECTED) and not options.cancelled():
-        retried = _lp_result(problem, model, solve_model(model, options, {**SIMPLEX_SETTINGS, **tolerances}),
-                             senses, origin, started, build_seconds, explain)
+        retry = solve_model(model, options, {**SIMPLEX_SETTINGS, **tolerances})
+        retried = _lp_result(problem, model, retry, senses, origin, started, build_seconds, options, explain)
         if retried.status is not Status.ERROR:
             result = retried.replace(log=result.log + retried.log,
                                      info={**retried.info, "ipm_status": result.info["highs_status"]})
+            outcome = retry
+    if fewest_changes and result.status is Status.OPTIMAL and result.verified and outcome.highs is not None \
+            and not options.budget.over():
+        result = _with_fewest_changes(problem, model, outcome, result, options)
     return result
 
 
+def _with_fewest_changes(problem: CTAProblem, model: LinearModel, outcome: HighsOutcome, result: CTAResult,
+                         options: SolveOptions) -> CTAResult:
+    """``result`` replaced by the optimal table of (5.10) changing fewest cells (solvers/sparse.py):
+    the face from the LP's duals, reweighted LPs over it by IPM and crossover (vertices)."""
+    n = problem.n_cells
+    reduced = reduced_costs(model, np.asarray(outcome.highs.getSolution().row_dual))
+    lower, upper = model.col_lower[:n] - model.col_upper[n:], model.col_upper[:n] - model.col_lower[n:]
+    face_lower, face_upper = optimal_face(problem, lower, upper, reduced[:n], reduced[n:])
+
+    def weighted_l1(costs: np.ndarray, low: np.ndarray, high: np.ndarray, within: SolveOptions) -> np.ndarray | None:
+        face = LinearModel(np.concatenate([costs, costs]),
+                           np.concatenate([np.maximum(low, 0.0), np.maximum(-high, 0.0)]),
+                           np.concatenate([np.maximum(high, 0.0), np.maximum(-low, 0.0)]),
+                           model.matrix, model.row_lower, model.row_upper)
+        found = solve_model(face, within, {**SIMPLEX_SETTINGS, **cost_tolerances(face.cost)})
+        if found.status is not Status.OPTIMAL:
+            return None
+        return np.clip(found.values[:n] - found.values[n:], low, high)
+
+    z = sparsest_on_face(problem, result.values - problem.values, face_lower, face_upper, weighted_l1, options)
+    return with_fewer_changes(problem, result, z)
+
+
 def _lp_result(problem: CTAProblem, model: LinearModel, outcome: HighsOutcome, senses: np.ndarray, origin: str,
-               started: float, build_seconds: float, explain: bool = True) -> CTAResult:
+               started: float, build_seconds: float, options: SolveOptions, explain: bool = True) -> CTAResult:
     """The verified result of one HiGHS run of (5.10); a run that ended without an optimum leaves no
-    table.  info["senses_bound"] is a safe lower bound for these senses (senses_bound)."""
+    table.  info["senses_bound"] is a safe lower bound for these senses (senses_bound).  An
+    infeasible LP is explained within what is left of the options' budget."""
     n = problem.n_cells
     values = None
     if outcome.values is not None and outcome.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.CANCELLED):
         values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:], problem.lower, problem.upper)
     message = ""
     if outcome.status is Status.INFEASIBLE:
-        message = infeasibility_message(problem, outcome, senses) if explain else \
+        message = infeasibility_message(problem, outcome, senses, options) if explain else \
             "no table with the senses chosen satisfies the relations, bounds and protection levels"
     elif outcome.status is Status.ERROR:
         message = f"HiGHS failed: {outcome.model_status}"
     info = {"senses_from": origin, "highs_status": outcome.model_status}
     if outcome.status is Status.OPTIMAL and outcome.highs is not None:
-        info["senses_bound"] = senses_bound(problem, model, np.asarray(outcome.highs.getSolution().row_dual))
+        y = np.asarray(outcome.highs.getSolution().row_dual)
+        info["senses_bound"] = senses_bound(problem, model.col_lower, model.col_upper, reduced_costs(model, y), y)
     return finish(problem, METHOD, outcome.status, values, started=started, build_seconds=build_seconds,
                   solve_seconds=outcome.seconds, senses=senses, message=message,
                   model_objective=outcome.objective, log=outcome.log, info=info)
 
 
-def senses_bound(problem: CTAProblem, model: LinearModel, row_dual: np.ndarray) -> float:
-    """A lower bound on the cost of every table with the model's senses, from the LP's duals
-    (_highs.safe_dual_bound); where a cell has no bound of its own, the bound propagation over
-    the relations gives one."""
-    bound = safe_dual_bound(model, row_dual)
+def senses_bound(problem: CTAProblem, col_lower: np.ndarray, col_upper: np.ndarray, reduced: np.ndarray,
+                 row_dual: np.ndarray) -> float:
+    """A lower bound on the cost of every table with the senses of the column bounds (5.12) of
+    [z+, z-], from an LP's row duals y and the reduced costs [w, w] - [A, -A]^T y computed from
+    them (_highs.safe_dual_bound: valid whatever the solver's tolerances); where a cell has no
+    bound of its own, the bound propagation over the relations gives one."""
+    rhs = problem.deviation_rhs
+    bound = bound_from_reduced_costs(reduced, col_lower, col_upper, row_dual, rhs, rhs)
     if np.isfinite(bound):
         return bound
     from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
     lower_z, upper_z = propagated_deviation_bounds(problem)
-    col_upper = np.minimum(model.col_upper, np.concatenate([np.maximum(upper_z, 0.0), np.maximum(-lower_z, 0.0)]))
-    return safe_dual_bound(model, row_dual, col_upper=col_upper)
+    col_upper = np.minimum(col_upper, np.concatenate([np.maximum(upper_z, 0.0), np.maximum(-lower_z, 0.0)]))
+    return bound_from_reduced_costs(reduced, col_lower, col_upper, row_dual, rhs, rhs)
 
 
-def infeasibility_message(problem: CTAProblem, outcome: HighsOutcome, senses: np.ndarray | None) -> str:
-    """Name the relations and cells of a small conflict (HiGHS's IIS) for the user."""
-    rows, cols = irreducible_conflict(outcome.highs)
+def infeasibility_message(problem: CTAProblem, outcome: HighsOutcome, senses: np.ndarray | None,
+                          options: SolveOptions) -> str:
+    """Name the relations and cells of a small conflict (HiGHS's IIS, looked for within the
+    options' budget) for the user."""
+    rows, cols = irreducible_conflict(outcome.highs, options.begun().budget)
     cells = np.unique(cols % problem.n_cells)
     fixed = "with the senses chosen " if senses is not None else ""
     text = f"no table {fixed}satisfies the relations, bounds and protection levels"

@@ -17,23 +17,35 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 import scipy.sparse as sp
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
-from ctadesk.engine.result import CTAResult, SolveOptions, Status
+from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.solvers._finish import describe, finish, senses_of
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, cost_tolerances, irreducible_conflict, solve_model
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import CONFLICT_NAMES, deviation_bounds, l1_column_bounds, l1_matrix, solve_lp
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
+from ctadesk.engine.solvers.sparse import FACE_RTOL
 
 METHOD = "milp"
+#: sense vectors to try, in order, for a fixed-sense reference table (big_m); the caller chooses
+#: them (ctadesk.engine.senses.feasible_start.starting_senses: the ordering heuristic's, then the
+#: 2-SAT start's), as choosing senses is not a solver's business
+SenseStarts = Callable[[CTAProblem], Iterable[np.ndarray]]
 #: a big-M more than this many times the table's largest value or protection level is replaced by
 #: the move a fixed-sense LP's cost allows, where that is smaller (HiGHS takes y = 1e-6 as integral)
 LARGE_M = 1e3
+#: share of the time left that the big-M's reference LPs may take
+REFERENCE_SHARE = 0.25
+#: share of the time left that HiGHS's branch and cut takes; the rest is for the polishing LP (and
+#: its search for the table changing fewest cells) and, for an infeasible model, its explanation
+#: (the certified bound is found before the method runs: solvers/claims.py)
+MILP_SHARE = 0.99
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,13 +73,18 @@ class BigM:
         return bool(np.all(reach >= objective))
 
 
-def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> BigM:
+def no_starts(problem: CTAProblem) -> Iterator[np.ndarray]:
+    """No sense vectors: the big-M comes from propagation alone (or is guessed)."""
+    return iter(())
+
+
+def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions, starts: SenseStarts = no_starts) -> BigM:
     """Finite U (up) and L (down) for the free sensitive cells ``free`` (positions in sensitive).
 
     From bound propagation (valid for every table); where that leaves a bound infinite or huge
     (LARGE_M), also from the objective F of a fixed-sense LP (no table cheaper than F moves cell i
-    by more than F / w_i; senses from the ordering heuristic, else from the 2-SAT start of
-    senses/feasible_start.py), and failing both a generous multiple of the table's size (guessed).
+    by more than F / w_i; senses: the first of ``starts`` whose LP has a table), and failing both a
+    generous multiple of the table's size (guessed).
     """
     lower, upper = propagated_deviation_bounds(problem)
     cells = problem.sensitive[free]
@@ -80,13 +97,15 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> BigM:
                     float(problem.lower_protection.max(initial=0.0)), 1e-300)
     if np.all(up_m <= LARGE_M * magnitude) and np.all(down_m <= LARGE_M * magnitude):
         return BigM(up_m, down_m, origin, np.zeros(free.size, bool), np.zeros(free.size, bool))
-    from ctadesk.engine.senses.feasible_start import sat_senses   # (it imports this package)
-
-    reference = solve_lp(problem, SolveOptions(time_limit=options.time_limit, stop=options.stop))
-    if not reference.verified and (senses := sat_senses(problem)) is not None:
-        reference = solve_lp(problem, SolveOptions(time_limit=options.time_limit, stop=options.stop), senses=senses)
+    reference = None
+    options = options.begun()
+    quiet = options.within(options.budget.child(fraction=REFERENCE_SHARE), on_log=None, on_progress=None)
+    for senses in starts(problem):
+        reference = solve_lp(problem, quiet, senses=senses)
+        if reference.verified or quiet.budget.over():
+            break
     weights = problem.weights[cells]
-    if reference.verified:
+    if reference is not None and reference.verified:
         with np.errstate(divide="ignore"):
             by_objective = np.where(weights > 0, reference.objective / weights, np.inf)
         up_m, down_m = np.minimum(up_m, by_objective), np.minimum(down_m, by_objective)
@@ -96,18 +115,20 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions) -> BigM:
     if not (np.isfinite(up_m).all() and np.isfinite(down_m).all()):
         origin += "; a guessed M (ten times the table) where the table gives none"
     return BigM(np.where(np.isfinite(up_m), up_m, generous), np.where(np.isfinite(down_m), down_m, generous),
-                origin, ~np.isfinite(up_m), ~np.isfinite(down_m), reference if reference.verified else None)
+                origin, ~np.isfinite(up_m), ~np.isfinite(down_m),
+                reference if reference is not None and reference.verified else None)
 
 
-def milp_model(problem: CTAProblem, options: SolveOptions):
-    """The LinearModel of (2a)-(2e), the positions of the free sensitive cells, and its BigM."""
+def milp_model(problem: CTAProblem, options: SolveOptions, starts: SenseStarts = no_starts):
+    """The LinearModel of (2a)-(2e), the positions of the free sensitive cells, and its BigM
+    (``starts``: see big_m)."""
     n = problem.n_cells
     senses = problem.effective_senses
     free = np.flatnonzero(senses == SENSE_FREE)
     f = free.size
     col_lower, col_upper = l1_column_bounds(problem, senses)
     none = np.zeros(0, bool)
-    m = big_m(problem, free, options) if f else BigM(np.zeros(0), np.zeros(0), "", none, none)
+    m = big_m(problem, free, options, starts) if f else BigM(np.zeros(0), np.zeros(0), "", none, none)
     up_m, down_m = m.up, m.down
     cells = problem.sensitive[free]
     col_lower[cells] = 0.0
@@ -140,29 +161,31 @@ def milp_model(problem: CTAProblem, options: SolveOptions):
 
 
 def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts: bool = False,
-               certify: bool = True) -> CTAResult:
+               certify: bool = True, starts: SenseStarts = no_starts, fewest_changes: bool = False) -> CTAResult:
     """Exact weighted-L1 CTA (paper 000, model (2)) with HiGHS.
 
-    Honours options.time_limit, gap (relative MIP gap), stop (returns the
-    incumbent, if any, with status CANCELLED), start_senses (a MIP start) and
-    reports the best bound and gap.  cuts: add the imbalance cuts of
+    Honours the options' budget (branch and cut takes MILP_SHARE of it), gap (relative MIP
+    gap), stop (returns the incumbent, if any, with status CANCELLED), start_senses (a MIP
+    start) and reports the best bound and gap.  cuts: add the imbalance cuts of
     ``ctadesk.engine.solvers.cuts`` (a higher bound from the root on).  certify: report
     solvers/lower_bound.py's bound where it is higher than HiGHS's (the heuristics that solve
-    many small MILPs turn it off).
+    many small MILPs turn it off).  starts: sense vectors for the big-M's reference table (big_m).
+    fewest_changes: the polishing LP looks for the table of its cost that changes fewest cells.
     """
     started = time.perf_counter()
+    options = options.begun()
     if not np.any(problem.effective_senses == SENSE_FREE):
-        return _every_sense_fixed(problem, options, certify)
+        return _every_sense_fixed(problem, options, certify, fewest_changes)
     n = problem.n_cells
-    model, free, m = milp_model(problem, options)
+    model, free, m = milp_model(problem, options, starts)
     start = None
     if options.start_senses is not None and free.size:
         start_senses = np.asarray(options.start_senses).reshape(-1)[free]
         start = (2 * n + np.arange(free.size), (start_senses == SENSE_UP).astype(float))
     build_seconds = time.perf_counter() - started
     solved = with_imbalance_cuts(problem, model) if cuts else model
-    outcome = solve_model(solved, options, {"mip_rel_gap": float(options.gap), **cost_tolerances(model.cost)},
-                          start=start)
+    outcome = solve_model(solved, options.within(options.budget.child(fraction=MILP_SHARE)),
+                          {"mip_rel_gap": float(options.gap), **cost_tolerances(model.cost)}, start=start)
     info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m.origin}
     bound, gap = outcome.bound, outcome.gap
     values = milp_senses = None
@@ -182,8 +205,8 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
                     solve_seconds=outcome.seconds, message=message, model_objective=outcome.objective,
                     bound=bound, gap=gap, log=outcome.log, info=info)
     if result.status is Status.NOT_PROTECTED or (certify and result.verified and not options.cancelled()):
-        result = polish(problem, options, result, outcome.status, started, milp_senses)
-    result = certified_big_m(problem, free, m, result)
+        result = polish(problem, options, result, outcome.status, started, milp_senses, fewest_changes)
+    result = certified_big_m(problem, free, m, result, options)
     return with_lower_bound(problem, result, options) if certify else result
 
 
@@ -198,28 +221,29 @@ def refuted(problem: CTAProblem, reference: CTAResult, options: SolveOptions, ce
     return with_lower_bound(problem, result, options) if certify else result
 
 
-def _every_sense_fixed(problem: CTAProblem, options: SolveOptions, certify: bool) -> CTAResult:
+def _every_sense_fixed(problem: CTAProblem, options: SolveOptions, certify: bool, fewest_changes: bool) -> CTAResult:
     """With every sense given or forced, model (2) is the fixed-sense LP: solved as one, its bound
     the safe bound from the LP's duals (lp.senses_bound), optimal only within options.gap of it."""
-    result = solve_lp(problem, options)
+    result = solve_lp(problem, options, fewest_changes=fewest_changes)
     bound = result.info.get("senses_bound")
     if not result.verified or bound is None or not np.isfinite(bound):
         return result.replace(method=METHOD, status=Status.FEASIBLE if result.verified else result.status,
                               info={**result.info, "binaries": 0})
     bound = min(bound, result.objective)
-    gap = max(0.0, result.objective - bound) / max(result.objective, 1e-300)
+    gap = relative_gap(result.objective, bound)
     status = Status.OPTIMAL if gap <= options.gap else Status.FEASIBLE
     result = result.replace(method=METHOD, status=status, bound=bound, gap=gap, message=describe(status),
                             info={**result.info, "binaries": 0})
     return with_lower_bound(problem, result, options) if certify else result
 
 
-def certified_big_m(problem: CTAProblem, free: np.ndarray, m: BigM, result: CTAResult) -> CTAResult:
+def certified_big_m(problem: CTAProblem, free: np.ndarray, m: BigM, result: CTAResult,
+                    options: SolveOptions) -> CTAResult:
     """``result`` without the claims a guessed big-M does not support: a bound or "optimal" when a
     cheaper table could lie beyond a guessed M, "infeasible" when an M was guessed, unless the
     relations and bounds alone admit no table (then no M matters)."""
     if result.status is Status.INFEASIBLE:
-        certified = not m.guessed.any() or not relations_admit_a_table(problem)
+        certified = not m.guessed.any() or not relations_admit_a_table(problem, options)
         return result.replace(info={**result.info, "big_m_certified": certified})
     if not result.verified or m.certifies(problem, free, result.objective):
         return result
@@ -228,14 +252,16 @@ def certified_big_m(problem: CTAProblem, free: np.ndarray, m: BigM, result: CTAR
                           info={**result.info, "big_m_certified": False})
 
 
-def relations_admit_a_table(problem: CTAProblem) -> bool:
-    """Whether some table satisfies the relations and bounds (fixed cells included), protection aside."""
+def relations_admit_a_table(problem: CTAProblem, options: SolveOptions) -> bool:
+    """Whether some table satisfies the relations and bounds (fixed cells included), protection aside
+    (True when the options' budget ends before HiGHS knows)."""
     n = problem.n_cells
     lower_z, upper_z = deviation_bounds(problem)
     rhs = problem.deviation_rhs
     model = LinearModel(np.zeros(2 * n), np.zeros(2 * n), np.concatenate([upper_z, -lower_z]),
                         l1_matrix(problem), rhs, rhs)
-    return solve_model(model, SolveOptions(time_limit=30.0), {"solver": "simplex"}).status is not Status.INFEASIBLE
+    quiet = options.begun().within(options.begun().budget, on_log=None, on_progress=None)
+    return solve_model(model, quiet, {"solver": "simplex"}).status is not Status.INFEASIBLE
 
 
 def infeasibility_message(problem: CTAProblem, model, free: np.ndarray, options: SolveOptions) -> str:
@@ -244,11 +270,12 @@ def infeasibility_message(problem: CTAProblem, model, free: np.ndarray, options:
     feasible, the statement that only the combination of senses fails."""
     text = "no table satisfies the relations, bounds and protection levels, whatever the senses"
     relaxed = dataclasses.replace(model, integer_columns=np.zeros(0, np.int64))
-    outcome = solve_model(relaxed, SolveOptions(time_limit=min(options.time_limit, 30.0), stop=options.stop), {})
+    options = options.begun()
+    outcome = solve_model(relaxed, options.within(options.budget, on_log=None, on_progress=None))
     if outcome.status is not Status.INFEASIBLE:
         return text + ("; each sensitive cell can be protected on its own, but not all of them at once: "
                        "the soft-protection LP shows which cells fall short")
-    rows, cols = irreducible_conflict(outcome.highs)
+    rows, cols = irreducible_conflict(outcome.highs, options.budget)
     n, m = problem.n_cells, problem.n_relations
     relations = rows[rows < m]
     cells = np.concatenate([cols[cols < 2 * n] % n,
@@ -260,27 +287,33 @@ def infeasibility_message(problem: CTAProblem, model, free: np.ndarray, options:
 
 
 def polish(problem: CTAProblem, options: SolveOptions, result: CTAResult, status: Status,
-            started: float, senses: np.ndarray | None = None) -> CTAResult:
+            started: float, senses: np.ndarray | None = None, fewest_changes: bool = False) -> CTAResult:
     """The fixed-sense LP with the MILP's senses (its binaries; else read off its table): it
     replaces a table that missed verification (HiGHS takes y = 1e-6 as integral, which with a
-    large M moves a cell without protecting it), or one it beats (HiGHS's MIP stops at its own
-    tolerances; the LP after it checks them).  The LP's table keeps the MILP's bound, and is
-    labelled by its own gap."""
+    large M moves a cell without protecting it), one it beats (HiGHS's MIP stops at its own
+    tolerances; the LP after it checks them), or, with ``fewest_changes``, one that costs as
+    much but changes more cells (solvers/sparse.py).  The LP's table keeps the MILP's bound,
+    and is labelled by its own gap."""
     if senses is None:
         senses = senses_of(problem, result.values)
-    polished = solve_lp(problem, dataclasses.replace(options, on_progress=None), senses=senses)
+    polished = solve_lp(problem, dataclasses.replace(options, on_progress=None), senses=senses,
+                        fewest_changes=fewest_changes)
     if not polished.verified:
         return result
-    if result.verified and polished.objective >= result.objective * (1 - 1e-9):
+    cheaper = polished.objective < result.objective * (1 - 1e-9)
+    sparser = polished.objective <= result.objective * (1 + FACE_RTOL) and \
+        polished.info["cells_changed"] < result.info.get("cells_changed", 0)
+    if result.verified and not (cheaper or sparser):
         return result
     timings = dict(result.timings)
     timings["solve"] += polished.timings["solve"]
     timings["total"] = time.perf_counter() - started
-    gap = None if result.bound is None else max(0.0, polished.objective - result.bound) / max(polished.objective, 1e-12)
+    gap = None if result.bound is None else relative_gap(polished.objective, result.bound)
     if gap is None or gap > options.gap:    # the LP's table is not the MILP's: it keeps the bound, not the label
         status = Status.FEASIBLE if status is Status.OPTIMAL else status
     why = "missed verification by a hair" if not result.verified else \
-        f"cost {result.objective:.10g}, more than the LP with its senses"
+        f"cost {result.objective:.10g}, more than the LP with its senses" if cheaper else \
+        f"changed {result.info['cells_changed']} cells, the LP's table of the same cost {polished.info['cells_changed']}"
     return polished.replace(method=METHOD, status=status, bound=result.bound, gap=gap,
                             log=result.log + polished.log, timings=timings,
                             info={**result.info, "polished_by_lp": True},

@@ -18,10 +18,11 @@ against *all* relations by the verifier, so a dropped relation that was not
 redundant shows up as a failed verification, never as a wrong table.
 
 L1: a max flow (scipy's Dinic, on capacities rounded to integers) finds a
-feasible support in milliseconds; HiGHS's primal simplex then solves the LP
-over those columns and prices every other cell in by its reduced cost
-(sifting) until none prices out, which proves the optimum over all cells.  On
-a 1000 x 1000 table this is ~2 s where the IPM over all columns takes ~20 s.
+feasible support in milliseconds; HiGHS's dual simplex then solves the LP over
+those columns, and its primal simplex, from that basis, each time every other
+cell with a negative reduced cost is priced in (sifting), until none prices
+out, which proves the optimum over all cells.  On a 1000 x 1000 table this is
+~1.3 s where the IPM over all columns takes ~20 s.
 (OR-Tools' min-cost flow was measured too, but its wheel ships its own
 libhighs.so.1 and cannot be loaded in one process with highspy.)  L2: the dual
 of min sum w z^2, A z = d, l_z <= z <= u_z has one variable per relation; it is
@@ -45,7 +46,10 @@ from ctadesk.engine.errors import SolverError
 from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
 from ctadesk.engine.solvers._finish import finish
-from ctadesk.engine.solvers.lp import fixed_senses
+from ctadesk.engine.solvers._highs import HighsRun
+from ctadesk.engine.solvers.conic import solve_l2
+from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, senses_bound, solve_lp
+from ctadesk.engine.solvers.sparse import WeightedL1, optimal_face, sparsest_on_face, with_fewer_changes
 
 METHOD_L1 = "network"
 METHOD_L2 = "network-l2"
@@ -62,9 +66,12 @@ SIFTING_MAX_ROUNDS = 500
 SIMPLEX_ROWS = 10000
 #: LSQR iterations allowed for the check that dropped relations are implied
 IMPLIED_ITERATIONS = 5000
-#: the L2 Newton method stops when every relation holds to this relative accuracy
+#: the L2 Newton method stops when every relation holds to this relative accuracy; where it
+#: converges it takes 2-5 iterations (Castro's hierarchical tables, Cox tables up to 1000 x 1000),
+#: where it needs more it does not converge (senses no table satisfies, bounds at the values)
+#: and clarabel takes over
 L2_TOLERANCE = 1e-10
-L2_MAX_ITERATIONS = 200
+L2_MAX_ITERATIONS = 30
 #: at most this many relations: dense Cholesky of the Newton system, else conjugate gradients
 DENSE_LIMIT = 4000
 
@@ -207,34 +214,31 @@ def _max_flow_seed(form: NetworkForm, base: np.ndarray, forward: np.ndarray, bac
 
 
 def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray, options: SolveOptions,
-                       seed: tuple[np.ndarray, np.ndarray] | None = None
-                       ) -> tuple[np.ndarray | None, Status, str]:
-    """argmin sum w |z| s.t. A z = d, lower <= z <= upper, by column generation (sifting).
+                       seed: tuple[np.ndarray, np.ndarray] | None = None, weights: np.ndarray | None = None
+                       ) -> tuple[np.ndarray | None, Status, str, np.ndarray | None]:
+    """argmin sum w |z| s.t. A z = d, lower <= z <= upper, by column generation (sifting); w: the
+    problem's weights unless ``weights`` are given.
 
     z = base + z+ - z- with base the cheapest value of each cell alone.  HiGHS's
-    primal simplex solves the LP over a working set of columns (plus penalised
+    simplex solves the LP over a working set of columns (plus penalised
     artificial columns on every relation); columns with negative reduced cost
     w -+ A_i^T y are priced in over all cells in one vectorised step and added,
-    and the simplex resumes from its basis.  It stops when no column prices out:
-    the LP optimum over all cells, certified by the duals.
+    and the primal simplex resumes from its basis.  It stops when no column prices out:
+    the LP optimum over all cells, certified by the duals.  Returns (z, status, a note for the
+    log, the final row duals y, whose reduced costs w -+ A^T y price every cell).
     """
-    weights = problem.weights
+    weights = problem.weights if weights is None else weights
     A = problem.relations.tocsc()
     At = problem.relations.T.tocsr()
     m, n = A.shape
     base = np.clip(0.0, lower, upper)
     forward, backward = upper - base, base - lower
     rhs = problem.deviation_rhs - A @ base
-    started = time.perf_counter()
     penalty = PENALTY * max(float(weights.max(initial=1.0)), 1.0)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("solver", "simplex")
-    h.setOptionValue("simplex_strategy", 4)                     # primal: new columns keep the basis feasible
-    stop = options.stop
-    interrupt = lambda event: event.interrupt(stop is not None and stop.is_set())  # noqa: E731
-    h.cbSimplexInterrupt.subscribe(interrupt)
-    h.cbIpmInterrupt.subscribe(interrupt)
+    # the first LP by dual simplex (0.13 s on the 21 k seed columns of a 1000 x 1000 table, primal
+    # 1.0 s), the rounds after it by primal simplex from its basis
+    run = HighsRun(options, {"solver": "simplex", "simplex_strategy": 1}, quiet=True)
+    h = run.highs
     h.addRows(m, rhs, rhs, 0, np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0))
     rows = np.arange(m, dtype=np.int32)
     h.addCols(2 * m, np.full(2 * m, penalty), np.zeros(2 * m), np.full(2 * m, highspy.kHighsInf), 2 * m,
@@ -258,20 +262,18 @@ def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray
             h.addCols(k, np.concatenate([weights[add_forward], weights[add_backward]]), np.zeros(k),
                       np.concatenate([forward[add_forward], backward[add_backward]]), block.nnz,
                       block.indptr[:-1].astype(np.int32), block.indices.astype(np.int32), block.data)
-        remaining = options.time_limit - (time.perf_counter() - started)
-        if remaining <= 0:
-            return None, Status.TIME_LIMIT, "time limit reached"
-        h.setOptionValue("time_limit", float(remaining))
-        h.run()
-        status = h.getModelStatus()
-        if status == highspy.HighsModelStatus.kInterrupt or options.cancelled():
-            return None, Status.CANCELLED, "cancelled"
-        if status == highspy.HighsModelStatus.kTimeLimit:
-            return None, Status.TIME_LIMIT, "time limit reached"
-        if status != highspy.HighsModelStatus.kOptimal:
-            return None, Status.ERROR, f"HiGHS ended with {h.modelStatusToString(status)}"
-        solution = h.getSolution()
-        reduced = At @ np.asarray(solution.row_dual)
+        if run.budget.over():
+            status = Status.CANCELLED if run.budget.cancelled() else Status.TIME_LIMIT
+            return None, status, status.value.replace("_", " "), None
+        run.run()
+        h.setOptionValue("simplex_strategy", 4)   # from here on primal: added columns keep the basis feasible
+        status = run.status()
+        if status in (Status.CANCELLED, Status.TIME_LIMIT):
+            return None, status, status.value.replace("_", " "), None
+        if status is not Status.OPTIMAL:
+            return None, Status.ERROR, f"HiGHS ended with {h.modelStatusToString(h.getModelStatus())}", None
+        row_dual = np.asarray(h.getSolution().row_dual)
+        reduced = At @ row_dual
         price_forward = weights - reduced
         price_backward = weights + reduced
         add_forward = np.flatnonzero((price_forward < -tolerance) & (forward > 0) & ~in_forward)
@@ -283,44 +285,48 @@ def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray
         add_forward, add_backward = add_forward[best[best < add_forward.size]], \
             add_backward[best[best >= add_forward.size] - add_forward.size]
     else:
-        return None, Status.ERROR, f"no optimum after {SIFTING_MAX_ROUNDS} pricing rounds"
+        return None, Status.ERROR, f"no optimum after {SIFTING_MAX_ROUNDS} pricing rounds", None
     x = np.asarray(h.getSolution().col_value)
     artificial = float(x[:2 * m].sum())
     if artificial > 1e-7 * max(1.0, float(np.abs(rhs).max(initial=0.0))):
-        return None, Status.INFEASIBLE, f"relations cannot balance: {artificial:.6g} left unbalanced"
+        return None, Status.INFEASIBLE, f"relations cannot balance: {artificial:.6g} left unbalanced", None
     z = base.copy()
     np.add.at(z, np.concatenate(column_cells), np.concatenate(column_signs) * x[2 * m:])
     note = (f"sifting LP: {round_ + 1} pricing rounds, {h.getNumCol() - 2 * m} of {2 * n} columns, "
             f"{int(h.getInfo().simplex_iteration_count)} simplex iterations")
-    return np.clip(z, lower, upper), Status.OPTIMAL, note
+    return np.clip(z, lower, upper), Status.OPTIMAL, note, row_dual
 
 
 def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions(),
-                     senses: np.ndarray | None = None, form: NetworkForm | None = None) -> CTAResult:
+                     senses: np.ndarray | None = None, form: NetworkForm | None = None,
+                     fewest_changes: bool = False) -> CTAResult:
     """Fixed-sense L1 CTA of a 2-D or 1H2D table (module docstring); same model as ``solve_lp``.
 
     A max flow on the network gives a feasible support, the sifting LP proves the
     optimum over all cells.  Relations that are not a network fall back to ``solve_lp``.
+    fewest_changes: among the optimal tables, the one changing fewest cells (solvers/sparse.py).
     """
     started = time.perf_counter()
+    options = options.begun()
     senses, origin = fixed_senses(problem, senses)
     form = form if form is not None else network_form(problem)
     if form is None:
-        return _fallback_lp(problem, options, senses, "relations are not a network")
+        return _fallback_lp(problem, options, senses, "relations are not a network", fewest_changes)
     if form.kept.size > SIMPLEX_ROWS:
-        return _fallback_lp(problem, options, senses, f"{form.kept.size} relations are too many for sifting")
+        return _fallback_lp(problem, options, senses, f"{form.kept.size} relations are too many for sifting",
+                            fewest_changes)
     lower, upper = sense_bounds(problem, senses)
     base = np.clip(0.0, lower, upper)
     seed = _max_flow_seed(form, base, upper - base, base - lower, form.supplies(problem.deviation_rhs))
     build_seconds = time.perf_counter() - started
     began = time.perf_counter()
-    z, status, note = sifting_deviations(problem, lower, upper, options, seed)
+    z, status, note, row_dual = sifting_deviations(problem, lower, upper, options, seed)
     solve_seconds = time.perf_counter() - began
     _log(options, note)
     info = {"senses_from": origin, "network_nodes": form.n_nodes,
             "dropped_relations": problem.n_relations - form.kept.size}
     if z is None and status is Status.ERROR and not options.cancelled():
-        return _fallback_lp(problem, options, senses, f"the sifting LP failed ({note})")
+        return _fallback_lp(problem, options, senses, f"the sifting LP failed ({note})", fewest_changes)
     if z is None:
         if status is Status.INFEASIBLE:
             note = "no table with the senses chosen satisfies the relations, bounds and protection levels; " + note
@@ -329,18 +335,43 @@ def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions()
     values = np.clip(problem.values + z, problem.lower, problem.upper)
     objective = float(problem.weights @ np.abs(z))
     _report(options, started, objective)
+    priced = problem.relations.T @ row_dual
+    raise_cost, lower_cost = problem.weights - priced, problem.weights + priced
+    info["senses_bound"] = _senses_bound(problem, senses, raise_cost, lower_cost, row_dual)
     result = finish(problem, METHOD_L1, Status.OPTIMAL, values, started=started, build_seconds=build_seconds,
                     solve_seconds=solve_seconds, senses=senses, model_objective=objective, log=note, info=info)
     if not result.verified and info["dropped_relations"]:
-        return _fallback_lp(problem, options, senses, "a dropped relation was not implied by the others")
+        return _fallback_lp(problem, options, senses, "a dropped relation was not implied by the others",
+                            fewest_changes)
+    if fewest_changes and result.verified and not options.budget.over():
+        face_lower, face_upper = optimal_face(problem, lower, upper, raise_cost, lower_cost)
+        result = with_fewer_changes(problem, result, sparsest_on_face(
+            problem, z, face_lower, face_upper, _sifting_from(problem, z), options))
     return result
 
 
-def _fallback_lp(problem: CTAProblem, options: SolveOptions, senses: np.ndarray, why: str) -> CTAResult:
-    from ctadesk.engine.solvers.lp import solve_lp
+def _sifting_from(problem: CTAProblem, z: np.ndarray) -> WeightedL1:
+    """The reweighted rounds of solvers/sparse.py by sifting, seeded with the support of ``z``."""
+    def weighted_l1(costs: np.ndarray, low: np.ndarray, high: np.ndarray, within: SolveOptions) -> np.ndarray | None:
+        base = np.clip(0.0, low, high)
+        seed = np.flatnonzero(z > base), np.flatnonzero(z < base)
+        found, _, _, _ = sifting_deviations(problem, low, high, within, seed, weights=costs)
+        return found
+    return weighted_l1
 
+
+def _senses_bound(problem: CTAProblem, senses: np.ndarray, raise_cost: np.ndarray, lower_cost: np.ndarray,
+                  row_dual: np.ndarray) -> float:
+    """A safe lower bound on every table with these senses from the sifting LP's duals y and the
+    reduced costs w -+ A^T y (lp.senses_bound over the columns [z+, z-] of model (5.10))."""
+    col_lower, col_upper = l1_column_bounds(problem, senses)
+    return senses_bound(problem, col_lower, col_upper, np.concatenate([raise_cost, lower_cost]), row_dual)
+
+
+def _fallback_lp(problem: CTAProblem, options: SolveOptions, senses: np.ndarray, why: str,
+                 fewest_changes: bool) -> CTAResult:
     _log(options, f"{why}: solving the general LP")
-    result = solve_lp(problem, options, senses)
+    result = solve_lp(problem, options, senses, fewest_changes=fewest_changes)
     return result.replace(method=METHOD_L1, info={**result.info, "network": f"{why}; solved as the general LP"})
 
 
@@ -350,7 +381,8 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
 
     The dual variable pi (one per relation) gives z(pi) = clip(A^T pi / (2 w), lower, upper);
     the dual g(pi) = pi.d + sum(w z^2 - (A^T pi) z) is concave with gradient d - A z(pi).
-    Returns None when the weights have zeros or the iteration does not converge.
+    Returns None when the weights have zeros, the iteration does not converge or the options'
+    budget ends first.
     """
     weights = problem.weights
     if np.any(weights <= 0):
@@ -376,8 +408,8 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
         worst = float(np.max(np.abs(residual) / row_scale, initial=0.0))
         if worst <= L2_TOLERANCE:
             return z, f"L2 dual Newton: {iteration} iterations, relative residual {worst:.1e}"
-        if options.cancelled():
-            return None, "cancelled"
+        if options.budget.over():
+            return None, "cancelled" if options.cancelled() else "time limit reached"
         free = (z > lower) & (z < upper)
         A_free = A[:, np.flatnonzero(free)]
         hessian = (A_free * half_inverse[free]) @ A_free.T
@@ -422,6 +454,7 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
     the cells (2-D and 1H2D tables).  model_objective is sum w (x - a)^2.
     """
     started = time.perf_counter()
+    options = options.begun()
     senses, origin = fixed_senses(problem, senses)
     lower, upper = sense_bounds(problem, senses)
     if np.any(lower > upper):
@@ -433,8 +466,9 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
     _log(options, note)
     info = {"senses_from": origin}
     if z is None:
-        if note == "cancelled" or options.cancelled():
-            return finish(problem, METHOD_L2, Status.CANCELLED, None, started=started, build_seconds=build_seconds,
+        if options.budget.over():
+            status = Status.CANCELLED if options.cancelled() else Status.TIME_LIMIT
+            return finish(problem, METHOD_L2, status, None, started=started, build_seconds=build_seconds,
                           solve_seconds=solve_seconds, senses=senses, message=note, log=note, info=info)
         return _fallback_qp(problem, options, senses, note)
     values = np.clip(problem.values + z, problem.lower, problem.upper)
@@ -447,8 +481,6 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
 
 def _fallback_qp(problem: CTAProblem, options: SolveOptions, senses: np.ndarray, why: str) -> CTAResult:
     """The same QP by clarabel (conic.solve_l2) where the dual Newton method gave no verified table."""
-    from ctadesk.engine.solvers.conic import solve_l2
-
     _log(options, f"{why}: solving the QP with clarabel")
     result = solve_l2(problem, options, senses)
     return result.replace(method=METHOD_L2, info={**result.info, "network": f"{why}; solved by clarabel"})

@@ -3,7 +3,7 @@
 The two-stage method for on-line tables fixes the senses first; some sense
 choices leave no table, so the second stage lets relations and, ultimately,
 protection levels be violated at a price: A (z+ - z-) + r+ - r- = d with
-penalty RELATION_PENALTY x max w on r, and z+_i + p_i >= upl_i (up) or
+penalty RELATION_PENALTY x max w on r (by default), and z+_i + p_i >= upl_i (up) or
 z-_i + p_i >= lpl_i (down) with PROTECTION_PENALTY x max w on p.  Cells stay
 within their bounds.  A table always comes back; when a slack is used the
 verifier says which relation or cell is off and the status is NOT_PROTECTED.
@@ -27,9 +27,12 @@ RELATION_PENALTY = 1e3
 PROTECTION_PENALTY = 1e6
 
 
-def solve_soft_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
-                  senses: np.ndarray | None = None) -> CTAResult:
-    """The closest table for fixed senses, violating relations or protection only when it must."""
+def solve_soft_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(), senses: np.ndarray | None = None,
+                  relation_penalty: float = RELATION_PENALTY,
+                  protection_penalty: float = PROTECTION_PENALTY) -> CTAResult:
+    """The closest table for fixed senses, violating relations or protection only when it must;
+    a unit of relation (protection) slack costs ``relation_penalty`` (``protection_penalty``) times
+    the largest weight."""
     started = time.perf_counter()
     senses, origin = fixed_senses(problem, senses)
     n, m, s = problem.n_cells, problem.n_relations, problem.n_sensitive
@@ -50,8 +53,8 @@ def solve_soft_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
     col_upper[cells[up] + n] = 0.0                  # an up cell does not go down, and vice versa
     col_upper[cells[~up]] = 0.0
     scale = max(float(problem.weights.max(initial=1.0)), 1.0)
-    cost = np.concatenate([problem.weights, problem.weights, np.full(2 * m, RELATION_PENALTY * scale),
-                           np.full(s, PROTECTION_PENALTY * scale)])
+    cost = np.concatenate([problem.weights, problem.weights, np.full(2 * m, relation_penalty * scale),
+                           np.full(s, protection_penalty * scale)])
     rhs = problem.deviation_rhs
     level = np.where(up, problem.upper_protection, problem.lower_protection)
     model = LinearModel(cost, np.zeros(cost.size), col_upper,

@@ -1,20 +1,19 @@
-"""Every sense heuristic returns a verified table; BCD, learning and the warm MILP never lose ground."""
+"""Every method returns a verified table; BCD, learning and the MILP portfolio never lose ground."""
 
 import numpy as np
 import pytest
 
 from ctadesk.engine.generate import cox_table
-from ctadesk.engine.heuristics import METHODS
+from ctadesk.engine.methods import METHODS, solve
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.bcd import solve_bcd
 from ctadesk.engine.senses.hybrid import group_score, hybrid_groups, swap_groups
 from ctadesk.engine.senses.learning import solve_learning
 from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.senses.random_best import random_senses
-from ctadesk.engine.senses.warm import solve_warm_milp
+from ctadesk.engine.senses.portfolio import solve_milp_portfolio
+from ctadesk.engine.senses.random_best import random_senses, solve_random_best
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.milp import solve_milp
 
 QUICK = SolveOptions(time_limit=1.0)
 
@@ -23,7 +22,7 @@ QUICK = SolveOptions(time_limit=1.0)
 @pytest.mark.parametrize("name", sorted(METHODS))
 def test_every_method_returns_a_verified_table(name, shape):
     _, problem = cox_table(shape, seed=7)
-    result = METHODS[name](problem, QUICK)
+    result = solve(problem, name, QUICK)
     assert result.verified, result.message
     assert result.method == name
 
@@ -31,8 +30,8 @@ def test_every_method_returns_a_verified_table(name, shape):
 @pytest.mark.parametrize("name", ["random", "hybrid-swaps", "bcd", "scatter"])
 def test_a_heuristic_says_how_near_its_table_is_to_the_optimum(name):
     _, problem = cox_table((4, 4, 3), seed=2)
-    optimum = solve_milp(problem).objective
-    result = METHODS[name](problem, QUICK)
+    optimum = solve(problem, "milp").objective
+    result = solve(problem, name, QUICK)
     assert result.bound == pytest.approx(lower_bound(problem).value)
     assert 0.5 * optimum < result.bound <= optimum + 1e-6
     assert result.gap == pytest.approx((result.objective - result.bound) / result.objective)
@@ -49,10 +48,10 @@ def test_bcd_and_learning_are_never_worse_than_their_start(method):
     assert result.info["start_objective"] == pytest.approx(start_objective)
 
 
-def test_warm_started_milp_is_never_worse_than_its_heuristic_and_reports_a_bound():
+def test_a_portfolio_is_never_worse_than_its_heuristic_and_reports_a_bound():
     _, problem = cox_table((5, 5, 4), seed=3)
-    heuristic = METHODS["random"](problem, SolveOptions(time_limit=1))
-    warm = solve_warm_milp(problem, SolveOptions(time_limit=3), METHODS["random"], "random-milp")
+    heuristic = solve(problem, "random", SolveOptions(time_limit=1))
+    warm = solve_milp_portfolio(problem, SolveOptions(time_limit=3), heuristic=solve_random_best, name="random-milp")
     assert warm.verified
     assert warm.objective <= heuristic.objective + 1e-6
     assert warm.bound is not None and warm.bound <= warm.objective + 1e-6

@@ -4,7 +4,7 @@ import numpy as np
 
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.senses.scatter import solve_scatter
-from ctadesk.engine.solvers import solve_milp
+from ctadesk.engine.solvers.milp import solve_milp
 
 
 def test_one_free_sense_ends_at_once_without_a_time_limit():

@@ -8,7 +8,7 @@ import pytest
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
-from ctadesk.engine.solvers import solve
+from ctadesk.engine.methods import METHODS, solve
 from ctadesk.engine.solvers.claims import honest
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.structure import TableStructure
@@ -108,8 +108,8 @@ def test_an_optimal_label_outside_the_gap_is_withdrawn():
     table = problem.values + np.array([5, -5, 0, -5, 5, 0, 0, 0, 0], float)
     claimed = CTAResult("milp", Status.OPTIMAL, values=table, senses=np.array([1], np.int8), objective=20.0,
                         bound=18.0, gap=0.1, verification=verify(problem, table))
-    assert honest(problem, "milp", claimed, SolveOptions(gap=1e-4)).status is Status.FEASIBLE
-    assert honest(problem, "milp", claimed.replace(bound=19.999), SolveOptions(gap=1e-4)).status is Status.OPTIMAL
+    assert honest(problem, METHODS["milp"].model, claimed, SolveOptions(gap=1e-4)).status is Status.FEASIBLE
+    assert honest(problem, METHODS["milp"].model, claimed.replace(bound=19.999), SolveOptions(gap=1e-4)).status is Status.OPTIMAL
 
 
 def test_a_bound_above_a_verified_table_is_dropped():
@@ -117,7 +117,7 @@ def test_a_bound_above_a_verified_table_is_dropped():
     table = problem.values + np.array([5, -5, 0, -5, 5, 0, 0, 0, 0], float)
     claimed = CTAResult("milp", Status.OPTIMAL, values=table, senses=np.array([1], np.int8), objective=20.0,
                         bound=42.72, gap=0.0, verification=verify(problem, table))
-    result = honest(problem, "milp", claimed, SolveOptions())
+    result = honest(problem, METHODS["milp"].model, claimed, SolveOptions())
     assert result.bound is not None and result.bound <= 20.0
     assert result.status is not Status.OPTIMAL or result.bound == pytest.approx(20.0)
     assert "dropped" in result.message

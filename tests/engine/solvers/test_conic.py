@@ -6,7 +6,7 @@ import pytest
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses import ordering_senses
-from ctadesk.engine.solvers import METHODS, solve
+from ctadesk.engine.methods import METHODS, solve
 from ctadesk.engine.solvers.conic import solve_l2
 
 from .conftest import locked_problem
@@ -32,7 +32,7 @@ def test_thesis_example_cone_models_reach_the_l1_optimum_20(thesis, method):
 
 
 def test_huber_model_objective_is_below_the_l1_objective(thesis):
-    result = solve(thesis, "huber", SolveOptions(huber_delta=0.01))
+    result = solve(thesis, "huber", SolveOptions(parameters={"delta": 0.01}))
     assert result.model_objective < result.objective < 20 + 1e-3
 
 

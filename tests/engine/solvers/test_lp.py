@@ -4,7 +4,7 @@ import pytest
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses import ordering_senses
-from ctadesk.engine.solvers import solve
+from ctadesk.engine.methods import solve
 from ctadesk.engine.solvers.lp import l1_column_bounds, l1_matrix, solve_lp
 
 from .conftest import locked_problem
@@ -22,7 +22,7 @@ def test_thesis_example_l1_optimum_is_20(thesis):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_ordering_senses_give_a_verified_table_on_cox_tables(shape, seed):
     _, problem = cox_table(shape, seed)
-    result = solve_lp(problem)
+    result = solve(problem, "lp")
     assert result.protected, result.message
     assert result.info["senses_from"] == "ordering heuristic"
     np.testing.assert_array_equal(result.senses, ordering_senses(problem))
@@ -58,7 +58,7 @@ def test_a_stop_set_before_the_solve_cancels_it():
     stop = threading.Event()
     stop.set()
     _, problem = cox_table((30, 30), 0)
-    result = solve_lp(problem, SolveOptions(stop=stop))
+    result = solve_lp(problem, SolveOptions(stop=stop), senses=ordering_senses(problem))
     assert result.status in (Status.CANCELLED, Status.OPTIMAL)
     assert result.status is Status.CANCELLED or result.verified
 

@@ -1,0 +1,21 @@
+"""On-line CTA for a table server (paper 000 §4): tables requested one after another from one
+microdata set, protected at once and consistently by a two-stage method over a sense store.
+
+    from ctadesk.app.online import OnlineService
+    with OnlineService("senses.db", microdata, rules, measure="Turnover") as service:
+        table = service.publish(("Region", "Size"))
+
+cells.py    a cell's key, the same in every table it appears in
+store.py    the sense store (SQLite; plain SQL a server database could run)
+senses.py   the first stage's choices of new senses: local or from the table
+service.py  OnlineService: the two stages, the published table, the office's report
+"""
+
+from ctadesk.app.online.cells import cell_key, cell_keys
+from ctadesk.app.online.errors import OnlineError, StoreError
+from ctadesk.app.online.senses import SENSE_CHOICES
+from ctadesk.app.online.service import OfficeReport, OnlineService, OnlineTable, Relaxation, Shortfall
+from ctadesk.app.online.store import SCHEMA_VERSION, SenseStore
+
+__all__ = ["SCHEMA_VERSION", "SENSE_CHOICES", "OfficeReport", "OnlineError", "OnlineService", "OnlineTable",
+           "Relaxation", "SenseStore", "Shortfall", "StoreError", "cell_key", "cell_keys"]

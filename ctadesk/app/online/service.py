@@ -1,0 +1,318 @@
+"""On-line CTA (paper 000 §4): tables requested one after another from one microdata set, each
+protected at once and consistently with every table published before.
+
+    with OnlineService("senses.db", microdata, rules, measure="Turnover") as service:
+        table = service.publish(("Region", "Size"))
+        table.records()            # what may be published: codes, values, public statuses
+        table.office.relaxation    # for the office only: what the second stage gave up
+
+The two stages of the paper:
+
+* **First stage.**  The table is tabulated and the safety rules applied; rules that depend only
+  on a cell's contributors make a cell sensitive in every table or in none (consistency on
+  input), with the same protection levels.  Cell bounds are the data set's (non-negative when
+  every response is), never the table's, so they too are the same everywhere.  Sensitive cells
+  seen before take their stored sense; new ones get one (ctadesk.app.online.senses: ``local``
+  or ``table``), recorded in the store in one transaction that reads back what it holds, so a
+  sense another process stored first wins (consistency on output).
+* **Second stage.**  The fixed-sense L1 LP with soft relations and soft protection levels
+  (method ``soft-lp``, paper 000 §4 "reliability"): a table always comes back, quickly
+  (efficiency); a sensitive cell may fall short of its safe value, never cross to the other
+  side of its stored sense, which is checked before anything is published.  What was given up
+  is reported in the table's terms, to the office only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ctadesk.app.online.cells import cell_keys
+from ctadesk.app.online.errors import OnlineError
+from ctadesk.app.online.senses import SENSE_CHOICES, local_senses, table_senses
+from ctadesk.app.online.store import BUSY_TIMEOUT, SenseStore
+from ctadesk.engine.methods import solve
+from ctadesk.engine.microdata import Microdata, tabulate
+from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
+from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.rules import SafetyRules, apply_rules, to_problem
+from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.units import table_unit
+from ctadesk.engine.verify import RTOL, relation_scale
+
+#: the second stage's method: fixed-sense L1 with soft relations and protection (paper 000 §4)
+SECOND_STAGE = "soft-lp"
+#: seconds the ``table`` sense choice may spend on a table's exact MILP
+TIME_BUDGET = 5.0
+#: the coefficient of a pin (pinned): missing it costs this share of missing additivity by as much
+PIN_SCALE = 0.1
+#: public statuses: a cell without contributors (0, unchanged) and every other cell
+EMPTY, PUBLISHED = "empty", "published"
+
+
+@dataclasses.dataclass(frozen=True)
+class Shortfall:
+    """A sensitive cell published short of its safe value: ``cell`` (its codes), the side it is on
+    (+1 above, -1 below its true value), the protection level required and how far short it is."""
+
+    cell: str
+    sense: int
+    level: float
+    short: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Relaxation:
+    """What the second stage's soft constraints gave up, in table terms (office only):
+    protection shortfalls, and relations that do not add up (relation, amount off)."""
+
+    protection: tuple[Shortfall, ...] = ()
+    relations: tuple[tuple[str, float], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.protection or self.relations)
+
+    def lines(self) -> list[str]:
+        """One line per relaxation, for a log."""
+        return ([f"{s.cell} is {s.short:.6g} short of its {'upper' if s.sense == SENSE_UP else 'lower'} "
+                 f"protection level {s.level:.6g}" for s in self.protection] +
+                [f"{relation} is off by {amount:.6g}" for relation, amount in self.relations])
+
+    @classmethod
+    def of(cls, problem: CTAProblem, senses: np.ndarray, values: np.ndarray) -> Relaxation:
+        """The relaxation of ``values`` against ``problem`` with ``senses``, to the verifier's
+        tolerances (ctadesk.engine.verify)."""
+        a = problem.values
+        unit = table_unit(problem)
+        cells = problem.sensitive
+        level = np.where(senses == SENSE_UP, problem.upper_protection, problem.lower_protection)
+        short = level - senses * (values[cells] - a[cells])
+        missed = np.flatnonzero(short > RTOL * np.maximum(np.abs(a[cells]), unit))
+        residual = problem.relations @ values - problem.rhs
+        off = np.flatnonzero(np.abs(residual) > RTOL * relation_scale(problem, unit))
+        return cls(tuple(Shortfall(problem.cell_label(int(cells[k])) if problem.cell_label else str(int(cells[k])),
+                                   int(senses[k]), float(level[k]), float(short[k])) for k in missed),
+                   tuple((problem.describe_relation(int(r)), float(residual[r])) for r in off))
+
+
+@dataclasses.dataclass(frozen=True)
+class OfficeReport:
+    """What the office sees of a published table, never the public.
+
+    sensitive      sensitive cells in the table
+    new_senses     of them, cells seen for the first time (their sense chosen now)
+    chosen_by      how new senses were chosen: 'local', 'table', or 'local' after a failed 'table'
+    taken_over     new senses another process stored first (theirs were used)
+    pinned         non-sensitive cells held at the value they were first published with
+    relaxation     what the second stage gave up (empty: a protected table)
+    status         the second stage's status and message
+    objective      its weighted L1 distance from the original table
+    seconds        wall time of the request
+    """
+
+    sensitive: int
+    new_senses: int
+    chosen_by: str
+    taken_over: int
+    pinned: int
+    relaxation: Relaxation
+    status: str
+    message: str
+    objective: float
+    seconds: float
+
+    def lines(self) -> list[str]:
+        return ([f"{self.sensitive} sensitive cells, {self.new_senses} new senses ({self.chosen_by})"
+                 + (f", {self.taken_over} taken from a concurrent request" if self.taken_over else "")
+                 + f"; {self.pinned} cells held at their published value",
+                 f"second stage: {self.status} ({self.message}); distance {self.objective:.6g}; "
+                 f"{self.seconds:.2f} s"]
+                + self.relaxation.lines())
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class OnlineTable:
+    """A published table: its id in the store, measure, structure (spanning variables and
+    codes), values and public statuses (EMPTY or PUBLISHED: nothing tells sensitive cells apart),
+    and the office's report."""
+
+    table_id: int
+    measure: str
+    structure: TableStructure
+    values: np.ndarray
+    statuses: tuple[str, ...]
+    office: OfficeReport
+
+    @property
+    def spanning(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.structure.dimensions)
+
+    def records(self) -> list[dict]:
+        """One dict per cell: its code in each spanning variable, its value and public status."""
+        coordinates = np.unravel_index(np.arange(self.structure.n_cells), self.structure.shape)
+        return [{**{d.name: d.codes[coordinates[j][i]] for j, d in enumerate(self.structure.dimensions)},
+                 self.measure: float(self.values[i]), "status": self.statuses[i]}
+                for i in range(self.structure.n_cells)]
+
+
+def table_microdata(microdata: Microdata, spanning: Sequence[str]) -> Microdata:
+    """The records of ``microdata`` spanned by the variables ``spanning`` (in that order)."""
+    names = [d.name for d in microdata.structure.dimensions]
+    if not spanning:
+        raise OnlineError("a table needs at least one spanning variable")
+    unknown = [name for name in spanning if name not in names]
+    if unknown:
+        raise OnlineError(f"no variable '{unknown[0]}' in the microdata (variables: {', '.join(names)})")
+    if len(set(spanning)) != len(spanning):
+        raise OnlineError(f"table '{' x '.join(spanning)}' names a variable twice")
+    chosen = [names.index(name) for name in spanning]
+    return Microdata(TableStructure(tuple(microdata.structure.dimensions[d] for d in chosen)),
+                     tuple(microdata.codes[d] for d in chosen), microdata.response, microdata.weight,
+                     microdata.holding, microdata.request)
+
+
+class OnlineService:
+    """Publishes tables of one microdata set consistently (module docstring).
+
+    store_path    the sense store (created when missing)
+    microdata     records with every variable a table may span (its dimensions)
+    rules         the safety rules, the same for every table
+    measure       the name of the response variable (senses are kept per measure)
+    senses        how new senses are chosen: 'local' or 'table' (ctadesk.app.online.senses)
+    time_budget   seconds the 'table' choice may spend per table
+    weights       cell weights of the distance: 'inverse' (1/|a|) or 'unit'
+    pin_published hold each non-sensitive cell at the value it was first published with (the
+                  store keeps it), so that no table contradicts an earlier one (paper 000 §4)
+
+    One service holds one connection: use it from one thread; run several processes (each with
+    its own service over the same store) to serve requests in parallel.
+    """
+
+    def __init__(self, store_path: str | Path, microdata: Microdata, rules: SafetyRules, *, measure: str,
+                 senses: str = "local", time_budget: float = TIME_BUDGET, weights: str = "inverse",
+                 pin_published: bool = True, busy_timeout: float = BUSY_TIMEOUT) -> None:
+        if senses not in SENSE_CHOICES:
+            raise OnlineError(f"senses '{senses}': choose {' or '.join(SENSE_CHOICES)}")
+        if not time_budget > 0:
+            raise OnlineError(f"time budget {time_budget}: it must be positive")
+        self.microdata, self.rules, self.measure = microdata, rules, measure
+        self.sense_choice, self.time_budget, self.weights = senses, time_budget, weights
+        self.pin_published = pin_published
+        self.nonnegative = bool(np.all(microdata.response >= 0))
+        self.store = SenseStore(store_path, busy_timeout)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> OnlineService:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ the two stages
+    def problem(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem]:
+        """The table ``spanning`` and its CTA problem (paper 000 model (1)): sensitive cells and
+        levels from the rules, the data set's bounds, the service's weights."""
+        micro = table_microdata(self.microdata, tuple(spanning))
+        stats = tabulate(micro, top_k=max(self.rules.contributions_needed(), 2),
+                         holding_top_k=max(self.rules.contributions_needed(holding=True), 2))
+        ruled = apply_rules(stats, self.rules)
+        return micro.structure, to_problem(micro.structure, stats, ruled, self.rules, nonnegative=self.nonnegative,
+                                           weights=self.weights)
+
+    def publish(self, spanning: Sequence[str]) -> OnlineTable:
+        """Protect and publish the table ``spanning`` (module docstring); OnlineError when it
+        cannot be published."""
+        started = time.perf_counter()
+        spanning = tuple(spanning)
+        structure, problem = self.problem(spanning)
+        keys = cell_keys(structure)
+        sensitive = [keys[i] for i in problem.sensitive]
+        stored = self.store.senses(self.measure, sensitive)
+        known = np.array([stored.get(key, SENSE_FREE) for key in sensitive], dtype=np.int8)
+        _check_stored(problem, known)
+        chosen, chosen_by = self._first_stage(problem, sensitive, known)
+        new = {key: int(chosen[k]) for k, key in enumerate(sensitive) if known[k] == SENSE_FREE}
+        table_id, decided = self.store.decide(self.measure, spanning, sensitive, new, chosen_by)
+        senses = np.array([decided[key] for key in sensitive], dtype=np.int8)
+        taken_over = sum(decided[key] != sense for key, sense in new.items())
+
+        plain = np.setdiff1d(np.flatnonzero(~problem.fixed), problem.sensitive)
+        pins = self.store.published_values(self.measure, [keys[i] for i in plain]) if self.pin_published else {}
+        position = {key: i for i, key in enumerate(keys)}
+        second = pinned(problem.with_senses(senses), {position[key]: value for key, value in pins.items()})
+        result = solve(second, SECOND_STAGE, SolveOptions())
+        if result.values is None:
+            raise OnlineError(f"table {' x '.join(spanning)}: the second stage returned no table ({result.message})")
+        values = np.asarray(result.values, dtype=float)
+        check_sides(second, senses, values)
+        relaxation = Relaxation.of(second, senses, values)
+
+        self.store.publish(table_id, self.measure, {keys[i]: float(values[i]) for i in plain})
+        statuses = tuple(EMPTY if fixed else PUBLISHED for fixed in problem.fixed)
+        office = OfficeReport(problem.n_sensitive, len(new), chosen_by, taken_over, len(pins), relaxation,
+                              result.status.value, result.message, result.objective, time.perf_counter() - started)
+        return OnlineTable(table_id, self.measure, structure, values, statuses, office)
+
+    def _first_stage(self, problem: CTAProblem, cells: Sequence[str], known: np.ndarray) -> tuple[np.ndarray, str]:
+        """Senses (s,) for every sensitive cell, the stored ones kept, and how new ones were chosen."""
+        if not np.any(known == SENSE_FREE):
+            return known, self.sense_choice
+        local = np.where(known != SENSE_FREE, known, local_senses(problem, cells, self.store.secret))
+        if self.sense_choice == "local":
+            return local, "local"
+        from_table = table_senses(problem, known, self.time_budget)
+        if from_table is None:
+            return local, "local after a failed 'table'"
+        return from_table, "table"
+
+
+def pinned(problem: CTAProblem, pins: Mapping[int, float]) -> CTAProblem:
+    """``problem`` with cell i held at ``pins[i]`` by one more relation each, PIN_SCALE x_i =
+    PIN_SCALE v_i: soft in the second stage like every relation, and scaled so that missing a pin
+    costs PIN_SCALE times missing additivity by as much (a table that must give way breaks a pin
+    before it stops adding up)."""
+    if not pins:
+        return problem
+    cells = np.fromiter(pins, dtype=np.int64, count=len(pins))
+    published = np.array([pins[i] for i in cells])
+    rows = sp.csr_array((np.full(cells.size, PIN_SCALE), (np.arange(cells.size), cells)),
+                        shape=(cells.size, problem.n_cells))
+    m = problem.n_relations
+
+    def relation_label(r: int) -> str:
+        if r < m:
+            return problem.relation_label(r) if problem.relation_label else str(r)
+        k = r - m
+        cell = problem.cell_label(int(cells[k])) if problem.cell_label else str(int(cells[k]))
+        return f"{cell} = {published[k]:.6g}, as published before"
+
+    return problem.replace(relations=sp.vstack([problem.relations, rows], format="csr"),
+                           rhs=np.concatenate([problem.rhs, PIN_SCALE * published]), relation_label=relation_label)
+
+
+def _check_stored(problem: CTAProblem, known: np.ndarray) -> None:
+    """OnlineError naming the first cell whose stored sense its bounds now forbid (the microdata
+    or the rules changed under the store)."""
+    up_ok, down_ok = problem.safe_value_fits()
+    bad = np.flatnonzero(((known == SENSE_UP) & ~up_ok) | ((known == SENSE_DOWN) & ~down_ok))
+    if bad.size:
+        cell = problem.describe_cell(int(problem.sensitive[bad[0]]))
+        raise OnlineError(f"{cell}: its stored sense leaves no safe value within its bounds; the store was "
+                          "written for other microdata or other rules")
+
+
+def check_sides(problem: CTAProblem, senses: np.ndarray, values: np.ndarray) -> None:
+    """OnlineError unless every sensitive cell is published on the side of its sense or at its
+    true value (to the verifier's tolerance): the guarantee the store exists for."""
+    a = problem.values[problem.sensitive]
+    crossed = np.flatnonzero(senses * (values[problem.sensitive] - a) < -RTOL * np.maximum(np.abs(a), 1.0))
+    if crossed.size:
+        raise OnlineError(f"{problem.describe_cell(int(problem.sensitive[crossed[0]]))} would be published on the "
+                          "other side of its stored sense; the table is withheld")

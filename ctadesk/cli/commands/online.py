@@ -1,0 +1,72 @@
+"""`ctadesk online --store senses.db --microdata FILE --table "Region x Size" --response VAR ...`:
+one table of an on-line table server (paper 000 §4), protected consistently with every table
+published from the same store before (ctadesk.app.online).
+
+The published table (codes, values, public statuses) goes to -o (CSV or JSON) or stdout; what
+the office alone may see (sensitive cells, new senses, anything the second stage relaxed) goes
+to stderr.  The microdata and safety-rule options are those of `ctadesk rules`, with the input
+given by --microdata and the table by --table; manual cells are not offered, as a table server
+has no cell to point at before a table is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from ctadesk.app.online import SENSE_CHOICES, OnlineService
+from ctadesk.app.online.service import TIME_BUDGET
+from ctadesk.cli.commands.rules import add_microdata_arguments, add_rules_arguments, read_microdata_for, \
+    safety_rules, write_records
+from ctadesk.engine.errors import CTAError
+
+#: "Region x Size", "Region × Size": the spanning variables of --table
+TABLE_SEPARATOR = re.compile(r"(?:^|\s+)[x×](?:\s+|$)")
+
+
+def _spanning(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in TABLE_SEPARATOR.split(text.strip()))
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a table such as \"Region x Size\"")
+    return names
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "online", help="protect one table of an on-line table server consistently with the tables before it",
+        description="Tabulate one table from microdata, apply the safety rules and protect it by two-stage "
+                    "on-line CTA (Castro & González 2011, §4): senses stored for cells seen before are kept, "
+                    "new ones recorded in the store.")
+    parser.add_argument("--store", required=True, metavar="FILE", help="the sense store (SQLite; created when missing)")
+    data = parser.add_argument_group("microdata and table")
+    data.add_argument("--microdata", required=True, metavar="FILE",
+                      help="microdata (.csv or .xlsx with a header line, .sav, .zsav, .dta, .sas7bdat, .xpt)")
+    data.add_argument("--table", dest="span", required=True, type=_spanning, metavar='"A x B"',
+                      help='the table: its spanning variables, e.g. "Region x Size"')
+    add_microdata_arguments(data)
+    add_rules_arguments(parser, manual=False)
+    online = parser.add_argument_group("on-line protection")
+    online.add_argument("--senses", choices=SENSE_CHOICES, default="local",
+                        help="new senses from the cell alone (local, default) or from the table's exact MILP (table)")
+    online.add_argument("--time-budget", type=float, default=TIME_BUDGET, metavar="SECONDS",
+                        help=f"time the table's MILP may take with --senses table (default {TIME_BUDGET:g})")
+    online.add_argument("--cell-weights", choices=("unit", "inverse"), default="inverse",
+                        help="cost of changing a cell: 1/|value| (default) or 1")
+    parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.response:
+        raise CTAError("--response VAR is required: the variable the table sums")
+    microdata = read_microdata_for(args, args.microdata, args.span)
+    with OnlineService(args.store, microdata, safety_rules(args), measure=args.response, senses=args.senses,
+                       time_budget=args.time_budget, weights=args.cell_weights) as service:
+        table = service.publish(args.span)
+    write_records(table.records(), args.output)
+    print(f"{' x '.join(table.spanning)}: {table.structure.n_cells} cells, published as table {table.table_id}",
+          file=sys.stderr)
+    for line in table.office.lines():
+        print(f"  {line}", file=sys.stderr)
+    return 1 if table.office.relaxation else 0

@@ -1,0 +1,34 @@
+"""The CTA methods ctadesk offers: one registry above the solvers and the sense heuristics.
+
+    from ctadesk.engine.methods import METHODS, solve
+    result = solve(problem, "bcd", SolveOptions(time_limit=60, parameters={"block_size": 80}))
+
+METHODS maps each name to its Method (methods/spec.py): label, model (distance and senses,
+ctadesk.engine.model), parameters with defaults and ranges, and what it reports.
+choose_method (methods/choose.py) names the method for a model and says why.
+"""
+
+from __future__ import annotations
+
+from ctadesk.engine.errors import MethodError
+from ctadesk.engine.methods.choose import choose_method
+from ctadesk.engine.methods.registry import METHODS
+from ctadesk.engine.methods.spec import Method, Parameter, ParameterValue, Reports
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import CTAResult, SolveOptions
+
+
+def method(name: str) -> Method:
+    """The registry entry of ``name``; MethodError naming the known methods otherwise."""
+    try:
+        return METHODS[name]
+    except KeyError:
+        raise MethodError(f"unknown method '{name}'; choose one of {', '.join(METHODS)}") from None
+
+
+def solve(problem: CTAProblem, name: str = "milp", options: SolveOptions = SolveOptions()) -> CTAResult:
+    """Protect ``problem`` with the method ``name``; options.parameters are its parameters."""
+    return method(name).solve(problem, options)
+
+
+__all__ = ["METHODS", "Method", "Parameter", "ParameterValue", "Reports", "choose_method", "method", "solve"]

@@ -1,0 +1,107 @@
+"""The algorithm for a model, chosen from the table's structure, size and time (issue 12: "model,
+not algorithm, in front of the user").  The user picks a distance and a way of taking the senses
+(ctadesk.engine.model); choose_method names the registry's method for them and says why, for
+the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, paper 004 §3):
+
+- fixed-sense L1 of a 2-D or 1H2D table: the network solver (max flow + sifting simplex).
+  300x350: 0.12 s end to end against 1.2 s for the IPM LP and 2.1 s for HiGHS's defaults on the
+  same LP (benchmarks/cta.py --targets); 1000x1000: 2.7 s for the whole process, the IPM alone
+  takes 17-26 s.  Other tables: the IPM with crossover.
+- fixed-sense L2: the dual Newton method where the relations are few enough for a dense
+  factorisation of its Newton system (one unknown per relation), else clarabel.  300x350:
+  0.3 s against 2.3 s; 20x20x20 0.4 s against 1.1 s; J. Castro's hierarchical hier133a
+  0.7 s against 1.2 s; 1000x1000 1 s against 140 s.  Below NEWTON_CELLS cells clarabel takes
+  well under a second and needs no fallback (on 40 cross-check instances of 4-368 cells the
+  Newton method did not converge on 9, where clarabel then solved them).
+- optimal senses: the exact MILP alone on small problems (HiGHS proves 10x10 tables, 30
+  binaries, optimal in about a second), else the portfolio with learning beside the MILP, the
+  best at 60 s on 25x25 (19 806 against 19 840 for the plain MILP), 10x10x10 (41 982 against
+  43 064) and 20x20x20 (303 812 against 325 582).  Where the problem fixes every sense the exact
+  model is the fixed-sense one.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ctadesk.engine.errors import MethodError
+from ctadesk.engine.model import Distance, Senses
+from ctadesk.engine.problem import SENSE_FREE, CTAProblem
+from ctadesk.engine.senses.portfolio import MIN_HEURISTIC_SECONDS
+from ctadesk.engine.solvers.network import DENSE_LIMIT, SIMPLEX_ROWS, network_form
+
+#: at most this many free senses: the plain MILP (its proof comes quickly; a portfolio's second
+#: process would only cost its start)
+SMALL_MILP = 40
+#: fewer cells than this: fixed-sense L2 by clarabel
+NEWTON_CELLS = 1000
+
+
+def choose_method(problem: CTAProblem, distance: Distance, senses: Senses,
+                  time_limit: float = math.inf) -> tuple[str, str]:
+    """The registry name of the method for ``distance`` and ``senses`` on ``problem`` within
+    ``time_limit`` seconds, and the reason in a sentence for the log (module docstring).
+    MethodError when no method solves that model."""
+    free = int(np.count_nonzero(problem.effective_senses == SENSE_FREE))
+    l1 = distance in (Distance.L1, Distance.SOC)
+    if senses is Senses.SOFT:
+        if distance is not Distance.L1:
+            raise MethodError("soft protection is offered for the L1 distance only")
+        return "soft-lp", "soft protection: the fixed-sense L1 LP with priced relation and protection slack"
+    if senses is Senses.HEURISTIC:
+        if not l1:
+            raise MethodError("sense heuristics search for the L1 distance only; choose fixed senses for "
+                              f"the {distance.value} distance")
+        return "learning", ("a sense heuristic: learning from LP relaxations and rounding, then the exact MILP "
+                            "over the senses it is unsure of (the best heuristic measured on 3-D tables)")
+    if senses is Senses.OPTIMAL and free:
+        if not l1:
+            raise MethodError(f"optimal senses are offered for the L1 distance only; choose fixed senses for "
+                              f"the {distance.value} distance")
+        return _exact(free, time_limit)
+    fixed = "the problem fixes every sense" if senses is Senses.OPTIMAL else "fixed senses"
+    if distance is Distance.L1:
+        return _fixed_l1(problem, fixed)
+    if distance is Distance.SOC:
+        return "soc", f"{fixed}, L1 as a second-order cone program (clarabel), as asked"
+    if distance is Distance.HUBER:
+        return "huber", f"{fixed}, pseudo-Huber distance as a cone program (clarabel)"
+    return _fixed_l2(problem, fixed)
+
+
+def _exact(free: int, time_limit: float) -> tuple[str, str]:
+    if free <= SMALL_MILP:
+        return "milp", f"{free} free senses: the exact MILP proves its optimum quickly on its own"
+    if time_limit < MIN_HEURISTIC_SECONDS:
+        return "milp", f"{time_limit:g} s leave no time for a heuristic beside the exact MILP"
+    return "learning-milp", (f"{free} free senses: the exact MILP with the learning heuristic beside it, "
+                             "handing it better tables; the MILP's bound certifies the gap")
+
+
+def _fixed_l1(problem: CTAProblem, fixed: str) -> tuple[str, str]:
+    if problem.n_relations <= SIMPLEX_ROWS:
+        form = network_form(problem)
+        if form is not None and form.kept.size <= SIMPLEX_ROWS:
+            dropped = problem.n_relations - form.kept.size
+            implied = f", {dropped} implied relations dropped" if dropped else ""
+            return "network", (f"{fixed}, L1 on a table whose relations form a network ({form.n_nodes} nodes"
+                               f"{implied}): max flow, then a sifting simplex that prices every cell")
+    return "lp", f"{fixed}, L1 on a table whose relations are not a network: interior point method with crossover"
+
+
+def _fixed_l2(problem: CTAProblem, fixed: str) -> tuple[str, str]:
+    if problem.n_cells < NEWTON_CELLS:
+        why = f"a small table ({problem.n_cells} cells)"
+    elif np.any(problem.weights <= 0):
+        why = "some weights are 0"
+    elif problem.n_relations > DENSE_LIMIT:
+        why = f"{problem.n_relations} relations"
+    else:
+        return "network-l2", (f"{fixed}, L2 by a Newton method on its dual ({problem.n_relations} unknowns, "
+                              "one per relation; clarabel if it does not converge)")
+    return "l2", f"{fixed}, L2 as a quadratic program (clarabel): {why}"
+
+
+__all__ = ["NEWTON_CELLS", "SMALL_MILP", "choose_method"]

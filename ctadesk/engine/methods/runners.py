@@ -1,0 +1,68 @@
+"""How a registered method runs its solver: the parts of a method that are neither a solver's nor
+a claim's business.
+
+- A fixed-sense solver gets the problem's senses, the free ones completed by the ordering
+  heuristic (Dandekar & Cox 2002; Cox 2005, paper 002 §5), and its result says so.
+- When an exact solver ends without a verified table (a failure, a wrong "infeasible" from
+  HiGHS's tolerances), the fixed-sense LP's table with the ordering senses is returned where it
+  verifies: a failure still gives a table, and such an "infeasible" is refuted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+
+import numpy as np
+
+from ctadesk.engine.problem import SENSE_FREE, CTAProblem
+from ctadesk.engine.result import CTAResult, SolveOptions, Status
+from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.solvers._finish import describe
+from ctadesk.engine.solvers.lp import solve_lp
+
+Function = Callable[..., CTAResult]
+ORDERING = "ordering heuristic"
+
+
+def with_senses(solver: Function) -> Function:
+    """``solver`` (problem, options, senses=..., **parameters) with the senses completed
+    (module docstring)."""
+    @functools.wraps(solver)
+    def run(problem: CTAProblem, options: SolveOptions, **parameters) -> CTAResult:
+        if not np.any(problem.effective_senses == SENSE_FREE):
+            return solver(problem, options, **parameters)
+        result = solver(problem, options, senses=ordering_senses(problem), **parameters)
+        return result.replace(info={**result.info, "senses_from": ORDERING})
+    return run
+
+
+def exact(solver: Function) -> Function:
+    """``solver`` (problem, options, **parameters), an exact method, with its failures rescued
+    (module docstring)."""
+    @functools.wraps(solver)
+    def run(problem: CTAProblem, options: SolveOptions, **parameters) -> CTAResult:
+        result = solver(problem, options, **parameters)
+        if result.verified or options.cancelled():
+            return result
+        return rescued(problem, result, options)
+    return run
+
+
+def rescued(problem: CTAProblem, result: CTAResult, options: SolveOptions) -> CTAResult:
+    """``result`` (an exact method's, without a verified table), or the fixed-sense LP's table with
+    the ordering senses when that one verifies."""
+    fallback = solve_lp(problem, dataclasses.replace(options, on_progress=None), senses=ordering_senses(problem))
+    if not fallback.verified:
+        return result
+    said = result.message or describe(result.status)
+    status = Status.TIME_LIMIT if result.status is Status.TIME_LIMIT else Status.FEASIBLE
+    return fallback.replace(method=result.method, status=status, bound=None, gap=None, log=result.log + fallback.log,
+                            message=f"the exact solver gave no protected table ({said}); "
+                                    "this is the fixed-sense LP's table with the ordering senses",
+                            info={**result.info, "rescued_by_lp": True, "solver_said": said,
+                                  "senses_from": ORDERING})
+
+
+__all__ = ["exact", "rescued", "with_senses"]

@@ -1,0 +1,122 @@
+"""On-line CTA (paper 000 §4): tables requested one after another are protected consistently."""
+
+import multiprocessing
+
+import numpy as np
+import pytest
+
+from ctadesk.app.online import OnlineError, OnlineService, SenseStore
+from ctadesk.app.online.service import EMPTY, PUBLISHED, check_sides
+from ctadesk.engine.microdata import Microdata
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.rules import SafetyRules
+from ctadesk.engine.structure import Dimension, TableStructure
+from tests.app.online.published import both_sides, publish_all
+from tests.app.online.synthetic import RULES, firms
+
+TABLES = [("Region", "Size"), ("Region",), ("Size", "Region", "Sector"), ("Sector", "Region"), ("Size",)]
+SPAWN = multiprocessing.get_context("spawn")
+
+
+@pytest.mark.parametrize("senses", ["local", "table"])
+def test_the_averaging_attack_is_prevented(tmp_path, senses):
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", senses=senses) as service:
+        seen = publish_all(service, TABLES)
+    repeated = {key: cell for key, cell in seen.items() if len(cell) > 1}
+    assert len(repeated) >= 5
+    assert both_sides(seen) == []
+    for publications in repeated.values():
+        original, _, lower, upper = publications[0]
+        mean = np.mean([published for _, published, _, _ in publications])
+        assert not original - lower + 1e-9 < mean < original + upper - 1e-9
+
+
+def test_senses_persist_in_a_reopened_store(tmp_path):
+    path = tmp_path / "senses.db"
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+        first = publish_all(service, [("Size", "Region", "Sector")])
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+        second = publish_all(service, [("Region", "Size"), ("Region",)])
+        stored = len(service.store.sense_records())
+    assert stored == len(first)
+    assert both_sides({key: first[key] + second.get(key, []) for key in first}) == []
+
+
+def test_the_published_table_does_not_tell_sensitive_cells_apart(tmp_path):
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover") as service:
+        table = service.publish(("Region", "Size"))
+        _, problem = service.problem(("Region", "Size"))
+    assert problem.n_sensitive > 0 and table.office.sensitive == problem.n_sensitive
+    records = table.records()
+    assert set(records[0]) == {"Region", "Size", "Turnover", "status"}
+    assert {record["status"] for record in records} <= {EMPTY, PUBLISHED}
+
+
+def test_a_later_table_keeps_the_values_published_before(tmp_path):
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover") as service:
+        two_way = service.publish(("Region", "Size"))
+        one_way = service.publish(("Region",))
+        _, problem = service.problem(("Region",))
+    margins = {record["Region"]: record["Turnover"] for record in two_way.records() if record["Size"] == "Total"}
+    assert one_way.office.pinned == 7 - problem.n_sensitive
+    for record in one_way.records():
+        assert record["Turnover"] == pytest.approx(margins[record["Region"]], rel=1e-9)
+
+
+def dominated_region() -> Microdata:
+    """N1 and N2 each dominated by one firm, and so is their total: all three cells sensitive."""
+    region = Dimension.flat("Region", ["N1", "N2"])
+    return Microdata(TableStructure((region,)), (np.array([0, 0, 1, 1]),), np.array([1000.0, 1.0, 500.0, 1.0]))
+
+
+def test_senses_that_admit_no_table_still_give_a_table_and_say_what_gave_way(tmp_path):
+    path = tmp_path / "senses.db"
+    with SenseStore(path) as store:      # both parts up and their total down: no additive table exists
+        store.decide("Turnover", ("Region",), ["Region=N1", "Region=N2", ""],
+                     {"Region=N1": 1, "Region=N2": 1, "": -1}, "local")
+    rules = SafetyRules(dominance=((1, 60),))
+    with OnlineService(path, dominated_region(), rules, measure="Turnover") as service:
+        table = service.publish(("Region",))
+    n1, n2, total = table.values
+    assert n1 >= 1001 and n2 >= 501 and total <= 1502
+    relaxation = table.office.relaxation
+    assert relaxation and table.office.status == "not_protected"
+    assert any("Region=Total" in line for line in relaxation.lines())
+
+
+def test_a_cell_on_the_other_side_of_its_sense_is_never_published():
+    problem = CTAProblem(values=[10.0, 5.0, 15.0], relations=[[1.0, 1.0, -1.0]], sensitive=[0],
+                         lower_protection=[2.0], upper_protection=[2.0])
+    check_sides(problem, np.array([1]), np.array([12.0, 5.0, 17.0]))
+    with pytest.raises(OnlineError, match="other side of its stored sense"):
+        check_sides(problem, np.array([1]), np.array([9.0, 5.0, 14.0]))
+
+
+def test_an_unknown_variable_is_named(tmp_path):
+    with OnlineService(tmp_path / "senses.db", firms(), RULES, measure="Turnover") as service:
+        with pytest.raises(OnlineError, match="no variable 'Industry'.*Region, Size, Sector"):
+            service.publish(("Region", "Industry"))
+
+
+def _publish_in_a_process(path, tables, results) -> None:
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+        results.put(dict(publish_all(service, tables)))
+
+
+def test_two_processes_publishing_at_once_keep_every_cell_on_one_side(tmp_path):
+    path = tmp_path / "senses.db"
+    SenseStore(path).close()
+    results = SPAWN.Queue()
+    workers = [SPAWN.Process(target=_publish_in_a_process, args=(path, tables, results))
+               for tables in (TABLES, TABLES[::-1])]
+    for worker in workers:
+        worker.start()
+    seen = [results.get(timeout=120) for _ in workers]
+    for worker in workers:
+        worker.join(30)
+        assert worker.exitcode == 0
+    merged = {key: seen[0].get(key, []) + seen[1].get(key, []) for key in seen[0].keys() | seen[1].keys()}
+    assert both_sides(merged) == []
+    with SenseStore(path) as store:
+        assert len(store.sense_records()) == len(merged)
+        assert len(store.tables()) == 2 * len(TABLES)
