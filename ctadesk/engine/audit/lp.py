@@ -1,0 +1,117 @@
+"""The attacker's LP in HiGHS: one model passed once, re-solved with changed objectives.
+
+``IntervalLP`` gives one interval end per run: it changes two costs (``changeColsCost``: the
+previous cell's back to 0, this cell's to +1 for the lower end or -1 for the upper) and runs the
+simplex from the last optimal basis, which stays primal feasible under a change of objective.
+On the 300 x 350 Cox table of benchmarks/audit.py the primal simplex from that basis needed
+0-60 iterations (12-50 ms) per end, the dual simplex 600-15 000 (the changed costs leave the
+basis dual infeasible), so the primal simplex is used.  Presolve is off: it would discard the
+basis.  A run costs at least ~12 ms there whatever the iterations (HiGHS's work per run is
+proportional to the model), which is why ends are settled without LPs where possible (ends.py).
+
+``BatchLP`` optimises the sum over a batch of cells with HiGHS's interior point method without
+crossover (0.8 s for 300 cells of the 300 x 350 table, where the simplex took 7.5 s; about 6 s
+for up to 600 cells of the 1000 x 1000 table):
+where the sum of the batch's outer bounds (model.py) is attained, every cell of the batch is at
+its bound in every optimal table, interior or not, so no vertex is needed (ends.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import highspy
+import numpy as np
+
+from ctadesk.engine.audit.model import AttackerModel
+from ctadesk.engine.errors import SolverError
+
+#: HiGHS's simplex_strategy for the primal simplex
+PRIMAL_SIMPLEX = 4
+#: seconds one run may take (a backstop; an end takes milliseconds, a batch about a second).
+#: HiGHS's time_limit counts the object's whole run time, so each run gets its own deadline
+RUN_SECONDS = 600.0
+
+
+def _highs(model: AttackerModel, settings: dict[str, object]) -> highspy.Highs:
+    """A quiet HiGHS holding the attacker's LP with a zero objective."""
+    highs = highspy.Highs()
+    for name, value in {"output_flag": False, "presolve": "off", **settings}.items():
+        highs.setOptionValue(name, value)
+    matrix = model.matrix
+    infinite = highspy.kHighsInf
+    f64 = lambda array: np.ascontiguousarray(array, dtype=np.float64)  # noqa: E731
+    i32 = lambda array: np.ascontiguousarray(array, dtype=np.int32)  # noqa: E731
+    status = highs.passModel(
+        model.n_columns, model.n_rows, int(matrix.nnz), int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMinimize), 0.0, np.zeros(model.n_columns),
+        f64(np.clip(model.lower, -infinite, infinite)), f64(np.clip(model.upper, -infinite, infinite)),
+        f64(model.rhs), f64(model.rhs), i32(matrix.indptr), i32(matrix.indices), f64(matrix.data),
+        np.zeros(model.n_columns, np.int32))
+    if status == highspy.HighsStatus.kError or highs.getNumCol() != model.n_columns:
+        raise SolverError("HiGHS refused the attacker's LP")
+    return highs
+
+
+class IntervalLP:
+    """``end(column, side)``: one interval end by a warm-started primal simplex.
+
+    warm_start False clears the basis before every run (for the differential tests).
+    """
+
+    def __init__(self, model: AttackerModel, warm_start: bool = True) -> None:
+        self.warm_start = warm_start
+        self.highs = _highs(model, {"simplex_strategy": PRIMAL_SIMPLEX})
+        self._costed: int | None = None
+        self.runs = 0
+
+    def end(self, column: int, side: int) -> float:
+        """min a_column (side -1) or max a_column (side +1) in table units; +-inf when unbounded."""
+        columns = [column] if self._costed in (None, column) else [self._costed, column]
+        costs = [-float(side)] if len(columns) == 1 else [0.0, -float(side)]
+        self.highs.changeColsCost(len(columns), np.array(columns, np.int32), np.array(costs))
+        self._costed = column
+        if not self.warm_start:
+            self.highs.clearSolver()
+        _run(self.highs)
+        self.runs += 1
+        status = self.highs.getModelStatus()
+        if status == highspy.HighsModelStatus.kOptimal:
+            return -float(side) * self.highs.getInfo().objective_function_value
+        if status == highspy.HighsModelStatus.kUnbounded:
+            return float(side) * math.inf
+        raise SolverError(f"HiGHS ended with '{self.highs.modelStatusToString(status)}' on an interval end")
+
+    def solution(self) -> np.ndarray:
+        """The values of the last optimal table (all columns)."""
+        return _values(self.highs)
+
+
+class BatchLP:
+    """``table(columns, side)``: an optimal table for the sum over ``columns`` (all on one side),
+    or None when that sum is unbounded or HiGHS does not finish."""
+
+    def __init__(self, model: AttackerModel) -> None:
+        self.highs = _highs(model, {"solver": "ipm", "run_crossover": "off"})
+        self._costed = np.zeros(0, np.int32)
+        self.runs = 0
+
+    def table(self, columns: np.ndarray, side: int) -> np.ndarray | None:
+        columns = np.asarray(columns, np.int32)
+        self.highs.changeColsCost(self._costed.size, self._costed, np.zeros(self._costed.size))
+        self.highs.changeColsCost(columns.size, columns, np.full(columns.size, -float(side)))
+        self._costed = columns
+        _run(self.highs)
+        self.runs += 1
+        if self.highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            return None
+        return _values(self.highs)
+
+
+def _run(highs: highspy.Highs) -> None:
+    highs.setOptionValue("time_limit", highs.getRunTime() + RUN_SECONDS)
+    highs.run()
+
+
+def _values(highs: highspy.Highs) -> np.ndarray:
+    return np.asarray(highs.getSolution().col_value, dtype=float)

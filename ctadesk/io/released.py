@@ -1,0 +1,145 @@
+"""Released tables read back for an audit: a published value per cell and the cells left out.
+
+The cells are those of the original table: a JJ or RCTA `.sol` release by cell number, a
+tau-argus `.tab` or long CSV release by its codes, located in the original's structure (codes
+matched as ctadesk.io.cells does).  A cell is not published (suppressed) when
+
+* JJ: its status is `u` or `m` (the primary and secondary suppressions of a pattern);
+* `.tab`: its status is `U`, `M` or `D` (primary, secondary and secondary-by-dominance
+  suppressions, in a file that carries a `<STATUS>` variable), or its value field is empty or
+  holds a mark such as `x`, `:` or `..`;
+* CSV (header line, code columns, the value last): its value is empty or such a mark;
+* `.tab` and CSV: the file does not list it (said in the messages).
+
+A `.sol` file publishes every cell (a CTA release).  Excel releases are not read yet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from ctadesk.engine.structure import TableStructure
+from ctadesk.io.cells import CellLocator
+from ctadesk.io.csv_table import MAX_BYTES, detect_dialect
+from ctadesk.io.errors import FileFormatError
+from ctadesk.io.jj import read_jj, read_sol
+from ctadesk.io.numbers import Kind, read_cell
+from ctadesk.io.tauargus import read_rda
+from ctadesk.io.text import csv_records, read_text, split_lines
+
+#: JJ statuses of suppressed cells
+JJ_SUPPRESSED = ("u", "m")
+#: tau-argus statuses of suppressed cells (compared in upper case)
+TAB_SUPPRESSED = ("U", "M", "D")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ReleasedTable:
+    """published (n,) with NaN where missing (n,) is True; messages: what the reader decided."""
+
+    path: Path
+    published: np.ndarray
+    missing: np.ndarray
+    messages: tuple[str, ...] = ()
+
+
+def read_released(path: str | Path, structure: TableStructure, rda: str | Path | None = None) -> ReleasedTable:
+    """The release in ``path`` (by suffix: .jj, .sol, .tab with its .rda, .csv) over the cells of
+    ``structure``, the original table's."""
+    path = Path(path)
+    reader = READERS.get(path.suffix.lower())
+    if reader is None:
+        raise FileFormatError(f"cannot read a release from '{path.suffix}' (use {', '.join(READERS)})", file=path)
+    return reader(path, structure, rda)
+
+
+def _from_jj(path: Path, structure: TableStructure, rda: str | Path | None) -> ReleasedTable:
+    instance = read_jj(path)
+    _check_count(path, instance.problem.n_cells, structure)
+    missing = np.isin(instance.statuses, JJ_SUPPRESSED)
+    return ReleasedTable(path, np.where(missing, np.nan, instance.problem.values), missing)
+
+
+def _from_sol(path: Path, structure: TableStructure, rda: str | Path | None) -> ReleasedTable:
+    published = read_sol(path, structure.n_cells)
+    return ReleasedTable(path, published, np.zeros(published.size, bool))
+
+
+def _from_tab(path: Path, structure: TableStructure, rda: str | Path | None) -> ReleasedTable:
+    metadata = read_rda(rda if rda is not None else path.with_suffix(".rda"))
+    spanning = metadata.spanning
+    others = [v for v in metadata.variables if not v.has("RECODEABLE")]
+    if len(spanning) != len(structure.dimensions):
+        raise FileFormatError(f"{len(spanning)} spanning variables, the original table has "
+                              f"{len(structure.dimensions)}", file=metadata.path)
+    response = next((k for k, v in enumerate(others) if v.has("NUMERIC") and not any(
+        v.has(word) for word in ("SHADOW", "COSTVAR", "LOWERPL", "UPPERPL"))), None)
+    if response is None:
+        raise FileFormatError("the metadata lists no response variable (<NUMERIC>)", file=metadata.path)
+    status = next((k for k, v in enumerate(others) if v.has("STATUS")), None)
+    separator = metadata.separator or ";"
+    records = [(row, fields) for row, fields in csv_records(split_lines(read_text(path, max_bytes=MAX_BYTES)),
+                                                            separator, path) if any(f.strip() for f in fields)]
+    width = len(spanning) + len(others)
+    decimal_comma = separator != "," and any("," in fields[len(spanning) + response] for _, fields in records
+                                              if len(fields) == width)
+    suppressed = {code for code, meaning in metadata.status_codes().items() if meaning == "U"} | set(TAB_SUPPRESSED)
+
+    def cell(row: int, fields: list[str]) -> tuple[list[str], str, bool]:
+        if len(fields) != width:
+            raise FileFormatError(f"{len(fields)} fields, the metadata describes {width}", file=path, row=row)
+        flagged = status is not None and fields[len(spanning) + status].strip().upper() in suppressed
+        return fields[:len(spanning)], fields[len(spanning) + response], flagged
+
+    return _collect(path, structure, [(row, *cell(row, fields)) for row, fields in records], decimal_comma)
+
+
+def _from_csv(path: Path, structure: TableStructure, rda: str | Path | None) -> ReleasedTable:
+    text = read_text(path, max_bytes=MAX_BYTES)
+    dialect = detect_dialect(text)
+    records = [(row, fields) for row, fields in csv_records(split_lines(text), dialect.delimiter, path)
+               if any(f.strip() for f in fields)]
+    if len(records) < 2:
+        raise FileFormatError("expected a header line and a line per cell", file=path)
+    (header_row, header), body = records[0], records[1:]
+    codes = len(structure.dimensions)
+    if len(header) != codes + 1:
+        raise FileFormatError(f"{len(header)} columns; expected the {codes} code column(s) of the original "
+                              "table and the value", file=path, row=header_row)
+    for row, fields in body:
+        if len(fields) != len(header):
+            raise FileFormatError(f"{len(fields)} fields, the header has {len(header)}", file=path, row=row)
+    return _collect(path, structure, [(row, fields[:codes], fields[codes], False) for row, fields in body],
+                    bool(dialect.decimal_comma))
+
+
+def _collect(path: Path, structure: TableStructure, cells: list[tuple[int, list[str], str, bool]],
+             decimal_comma: bool) -> ReleasedTable:
+    """The release from (line, codes, value text, suppressed by status) per line."""
+    locator = CellLocator(structure, path)
+    published = np.full(structure.n_cells, np.nan)
+    for row, codes, text, flagged in cells:
+        i = locator.locate(codes, row)
+        reading = read_cell(text, decimal_comma)
+        if reading.kind in (Kind.NUMBER, Kind.ZERO):
+            published[i] = np.nan if flagged else reading.number
+        elif reading.kind is Kind.TEXT:
+            raise FileFormatError(f"'{text}' is neither a number nor a mark of a suppressed cell", file=path, row=row)
+    missing = np.isnan(published)
+    unlisted = int((locator.lines == 0).sum())
+    messages = (f"{unlisted} cell(s) the file does not list were taken as not published",) if unlisted else ()
+    return ReleasedTable(path, published, missing, messages)
+
+
+def _check_count(path: Path, n_cells: int, structure: TableStructure) -> None:
+    if n_cells != structure.n_cells:
+        raise FileFormatError(f"the release has {n_cells} cells, the original table {structure.n_cells}", file=path)
+
+
+READERS: dict[str, Callable[[Path, TableStructure, str | Path | None], ReleasedTable]] = {
+    ".jj": _from_jj, ".sol": _from_sol, ".tab": _from_tab, ".csv": _from_csv,
+}
