@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench installer clean
+.PHONY: run test bench installer installer-test clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,12 @@ bench: $(STAMP)
 installer: $(STAMP)
 	$(PY) -m pip install -q pyinstaller
 	$(VENV)/bin/pyinstaller --noconfirm --distpath dist --workpath build installer/ctadesk.spec
+
+# builds the bundle, runs its self-test offscreen and prints its size and start time; builds the
+# wheel and installs it into a fresh venv (tests/installer, marked `installer`)
+installer-test: installer
+	$(PY) -m pip install -q build
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m installer -s tests/installer
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

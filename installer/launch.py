@@ -1,15 +1,25 @@
 """Entry point of the bundled app: the same as the `ctadesk` command.
 
-The MILP portfolio starts its heuristic as ``sys.executable -c CODE``; in the
-bundle sys.executable is this program, so it runs CODE the way Python would.
+In the bundle sys.executable is this program, not a Python interpreter, and two kinds of
+child process start it again:
+* multiprocessing's spawn workers and resource tracker (the audit's parallel LPs,
+  ctadesk/engine/audit/parallel.py): multiprocessing.freeze_support() runs them and exits
+  (PyInstaller's runtime hook makes it do so on every platform);
+* the MILP portfolio's heuristic process (ctadesk/engine/senses/portfolio.py), started as
+  ``sys.executable -c CODE``: CODE is run the way Python would run it.
 """
 
+import multiprocessing
 import sys
 
-if len(sys.argv) > 2 and sys.argv[1] == "-c":
-    exec(compile(sys.argv[2], "<portfolio worker>", "exec"))  # noqa: S102 (our own code string)
-    sys.exit(0)
+if __name__ == "__main__":
+    multiprocessing.freeze_support()
+    if len(sys.argv) > 2 and sys.argv[1] == "-c":
+        code = sys.argv[2]
+        sys.argv = ["-c", *sys.argv[3:]]
+        exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102 (the portfolio's own code)
+        sys.exit(0)
 
-from ctadesk.cli import main  # noqa: E402
+    from ctadesk.cli import main
 
-sys.exit(main())
+    sys.exit(main())

@@ -1,20 +1,69 @@
-"""Application entry point: `ctadesk gui [FILE]` and `make run`."""
+"""Application entry point: `ctadesk gui [FILE]`, `make run`, and the installer's self-test
+(`ctadesk gui --self-test`)."""
 
 from __future__ import annotations
 
 import logging
+import platform
 import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TextIO
+
+import clarabel
+import highspy
+from PySide6.QtCore import QLocale, QSettings, QTranslator, qVersion
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QApplication
+
+from ctadesk import __version__
+from ctadesk.app import ProtectionRequest
+from ctadesk.resources import icon_files, samples_dir, translations_dir
+
+#: the sample the self-test protects, and the app's default time limit (model panel)
+SELF_TEST_SAMPLE = "thesis_10x15.jj"
+SELF_TEST_TIME_LIMIT = 60.0
+
+
+def application() -> QApplication:
+    """The QApplication, named, with the ctadesk icon and the user's language (when translated)."""
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("ctadesk")
+    app.setOrganizationName("ctadesk")
+    app.setApplicationVersion(__version__)
+    QGuiApplication.setDesktopFileName("ctadesk")
+    icon = QIcon()
+    for path in icon_files():
+        icon.addFile(str(path))
+    app.setWindowIcon(icon)
+    _install_translation(app)
+    return app
+
+
+def _install_translation(app: QApplication) -> None:
+    """Load resources/translations/ctadesk_<language>.qm for the user's locale, if there is one."""
+    translator = QTranslator(app)
+    if translator.load(QLocale(), "ctadesk", "_", str(translations_dir())):
+        app.installTranslator(translator)
+
+
+def about_text() -> str:
+    """Help > About: the version, what ctadesk does, its licence and what it runs on."""
+    return (f"<h3>ctadesk {__version__}</h3>"
+            "<p>Protects the statistical tables an office publishes: safety rules find the sensitive "
+            "cells, controlled tabular adjustment moves them to safe values while every total still "
+            "adds up, and an independent verifier checks every answer.</p>"
+            "<p>Licence: EUPL-1.2.</p>"
+            f"<p>HiGHS {highspy.Highs().version()}, Clarabel {clarabel.__version__}, Qt {qVersion()}, "
+            f"Python {platform.python_version()}</p>")
 
 
 def run_app(path: str | None = None) -> int:
     """Open the main window on path (a table or project), or on a generated Cox table, and run."""
-    from PySide6.QtWidgets import QApplication
+    from ctadesk.gui.main_window import MainWindow  # it imports this module
 
-    from ctadesk.gui.main_window import MainWindow
-
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("ctadesk")
-    app.setOrganizationName("ctadesk")
+    app = application()
     window = MainWindow()
 
     def unexpected(kind, error, trace) -> None:  # never a traceback dialog, never a silent crash
@@ -27,3 +76,53 @@ def run_app(path: str | None = None) -> int:
         window.open_path(path)
     window.show()
     return app.exec()
+
+
+class SelfTestFailure(Exception):
+    """A self-test step that did not do what it should."""
+
+
+def self_test(out: TextIO = sys.stdout) -> int:
+    """Show the main window, open the bundled sample in it, protect it with the default model
+    (ctadesk.app: the window's Session and a ProtectionRequest), write a release workbook to a
+    temporary folder; print each step's seconds.  0 when every step passed, else 1."""
+    from ctadesk.gui.main_window import MainWindow  # it imports this module
+
+    began = time.perf_counter()
+    step = began
+
+    def report(text: str) -> None:
+        nonlocal step
+        now = time.perf_counter()
+        print(f"  {now - step:6.2f} s  {text}", file=out, flush=True)
+        step = now
+
+    print(f"ctadesk {__version__} self-test ({platform.system()}, Python {platform.python_version()})",
+          file=out, flush=True)
+    with tempfile.TemporaryDirectory(prefix="ctadesk-self-test-") as folder:
+        try:
+            app = application()
+            window = MainWindow(settings=QSettings(str(Path(folder) / "settings.ini"), QSettings.Format.IniFormat))
+            window.ask_before_closing = False
+            window.show()
+            app.processEvents()
+            report(f"window shown ({app.platformName()})")
+            sample = samples_dir() / SELF_TEST_SAMPLE
+            if not window.open_path(sample):
+                raise SelfTestFailure(f"could not open {sample}: {window.last_error}")
+            report(f"opened {sample.name} ({window.project.n_cells} cells, "
+                   f"{int(window.project.sensitive.sum())} sensitive)")
+            request = ProtectionRequest(time_limit=SELF_TEST_TIME_LIMIT)
+            result = window.session.protect(request).result
+            if not result.protected:
+                raise SelfTestFailure(f"{request.method} did not protect the sample: {result.message}")
+            report(f"protected with {request.method}: {result.status.value}, objective {result.objective:.6g}")
+            release = Path(folder) / "release.xlsx"
+            window.session.export("release", release)
+            report(f"release workbook written ({release.stat().st_size:,} bytes)")
+            window.close()
+        except Exception as error:  # the self-test's edge: one line saying what failed
+            print(f"self-test FAILED: {error}", file=out, flush=True)
+            return 1
+    print(f"self-test passed in {time.perf_counter() - began:.2f} s", file=out, flush=True)
+    return 0

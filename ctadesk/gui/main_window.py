@@ -21,6 +21,7 @@ from ctadesk.engine.errors import CTAError
 from ctadesk.engine.generate import COX_PRESET, GeneratorSpec, generate_table
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.widening import new_seed
+from ctadesk.gui.app import about_text
 from ctadesk.gui.cell_dialogs import LimitsDialog
 from ctadesk.gui.cell_info import CellInfoPane
 from ctadesk.gui.commands import CellEdit
@@ -280,6 +281,8 @@ class MainWindow(QMainWindow):
         self.cancel_action = self._action("&Cancel", self.cancel, "Esc", "act_cancel")
         run_menu.addAction(self.protect_action)
         run_menu.addAction(self.cancel_action)
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(self._action("&About ctadesk", self.show_about, None, "act_about"))
         self._update_recent_menu()
 
     # -------------------------------------------------------------- project
@@ -717,6 +720,14 @@ class MainWindow(QMainWindow):
                                               else self.log_pane)
 
     # ---------------------------------------------------------------- helpers
+    def show_about(self) -> None:
+        """Help > About: the version and what ctadesk runs on (gui/app.py about_text), without blocking."""
+        box = QMessageBox(QMessageBox.Icon.NoIcon, "About ctadesk", about_text(), QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("about_box")
+        box.setIconPixmap(self.windowIcon().pixmap(64, 64))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
     def report_error(self, title: str, error: BaseException) -> None:
         """Show error in plain language (never a traceback), without blocking the event loop."""
         self.last_error = plain_message(error)
