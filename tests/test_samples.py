@@ -4,7 +4,6 @@ says it shows; the microdata tabulate to the same table from each of their three
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -19,7 +19,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ctadesk.app.request import ProtectionRequest
+from ctadesk.app.request import AUTO, ProtectionRequest
+from ctadesk.engine.methods import METHODS, choose_method
+from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.precision import published_decimals, published_or_why
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.quality import QualityReport, preserve, quality_report
@@ -31,8 +33,8 @@ Solve = Callable[[CTAProblem, str, SolveOptions], CTAResult]
 
 
 def engine_solve(problem: CTAProblem, method: str, options: SolveOptions) -> CTAResult:
-    """The engine's method registry (ctadesk.engine.solvers.solve)."""
-    from ctadesk.engine.solvers import solve
+    """The engine's method registry (ctadesk.engine.methods.solve)."""
+    from ctadesk.engine.methods import solve
 
     return solve(problem, method, options)
 
@@ -41,7 +43,8 @@ def engine_solve(problem: CTAProblem, method: str, options: SolveOptions) -> CTA
 class Protection:
     """What a protection run produced.
 
-    request    the request as run (its seed filled in when widening drew a fresh one)
+    request    the request as run (its seed filled in when widening drew a fresh one; the
+               algorithm an AUTO request ran is result.method, and the log says why)
     required   the table with the weights used and the protection levels the rules require
                (what quality is measured against and what the release protects)
     solved     the problem handed to the method (widened levels, preserving relations)
@@ -105,12 +108,16 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         widening = WideningReport.of(required, solved, seed)
     if request.preserve:
         solved = preserve(solved, mean="mean" in request.preserve, variance="variance" in request.preserve)
+    method = request.method
+    if method == AUTO:
+        method, reason = choose_method(solved, Distance(request.distance), Senses(request.senses), request.time_limit)
+        note(f"algorithm: {METHODS[method].label} ('{method}'): {reason}")
     options = SolveOptions(time_limit=request.time_limit, gap=request.gap, threads=request.threads,
-                           on_log=on_log, on_progress=on_progress, stop=stop)
-    result = solve(solved, request.method, options)
+                           on_log=on_log, on_progress=on_progress, stop=stop, parameters=dict(request.parameters))
+    result = solve(solved, method, options)
     if widening is not None and request.widen_cost and result.values is not None:
         unwidened = solve(solved.replace(lower_protection=required.lower_protection,
-                                         upper_protection=required.upper_protection), request.method, options)
+                                         upper_protection=required.upper_protection), method, options)
         if unwidened.values is not None:
             widening = widening.with_objectives(unwidened.objective, result.objective)
     if widening is not None:

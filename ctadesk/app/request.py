@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctadesk.engine.errors import CTAError
+from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.precision import MAX_DECIMALS
 
 #: cell weights a request can name: the table's own, 1 (total absolute change) or 1/|a| (relative change)
@@ -22,6 +23,8 @@ WEIGHT_CHOICES = ("table", "unit", "inverse")
 PRESERVABLE = ("mean", "variance")
 #: the key under which the secret widening seed is kept in a project's options
 WIDENING_SEED = "widening_seed"
+#: the method name that lets the engine choose the algorithm for the model (methods.choose_method)
+AUTO = "auto"
 
 
 class RequestError(CTAError):
@@ -32,7 +35,11 @@ class RequestError(CTAError):
 class ProtectionRequest:
     """One protection run's settings.
 
-    method       a CTA method (the registry of ctadesk.engine.solvers)
+    distance     the model's distance: l1, l2, huber (pseudo-Huber) or soc (engine/model.py)
+    senses       how senses are taken: optimal (exact), fixed, heuristic or soft (engine/model.py)
+    method       AUTO: the engine chooses the algorithm for the model and says why; else a method of
+                 the registry (ctadesk.engine.methods), the expert's override
+    parameters   the method's parameters by name (the registry's Method.parameters), as pairs
     weights      'table', 'unit' or 'inverse' (paper 004 eq. (1))
     preserve     measures kept exactly: 'mean', 'variance' (paper 002 §3)
     time_limit   seconds (inf: none);  gap: relative MIP gap;  threads: solver threads (None: default)
@@ -43,7 +50,10 @@ class ProtectionRequest:
     strict_precision  a precision that cannot be met is an error rather than a note
     """
 
-    method: str = "milp"
+    distance: str = Distance.L1.value
+    senses: str = Senses.OPTIMAL.value
+    method: str = AUTO
+    parameters: tuple[tuple[str, Any], ...] = ()
     weights: str = "table"
     preserve: frozenset[str] = frozenset()
     time_limit: float = math.inf
@@ -57,6 +67,11 @@ class ProtectionRequest:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "preserve", frozenset(self.preserve))
+        object.__setattr__(self, "parameters", tuple(sorted(dict(self.parameters).items())))
+        if self.distance not in {d.value for d in Distance}:
+            raise RequestError(f"distance '{self.distance}': choose one of {', '.join(d.value for d in Distance)}")
+        if self.senses not in {s.value for s in Senses}:
+            raise RequestError(f"senses '{self.senses}': choose one of {', '.join(s.value for s in Senses)}")
         if self.weights not in WEIGHT_CHOICES:
             raise RequestError(f"weights '{self.weights}': choose one of {', '.join(WEIGHT_CHOICES)}")
         unknown = self.preserve - set(PRESERVABLE)
@@ -77,7 +92,8 @@ class ProtectionRequest:
     # ---------------------------------------------------------- project files
     def options(self) -> dict[str, Any]:
         """The plain dictionary a project file keeps (the seed under WIDENING_SEED when set)."""
-        options = {"method": self.method, "weights": self.weights, "preserve": sorted(self.preserve),
+        options = {"distance": self.distance, "senses": self.senses, "method": self.method,
+                   "parameters": dict(self.parameters), "weights": self.weights, "preserve": sorted(self.preserve),
                    "time_limit": self.time_limit, "gap": self.gap, "widen": self.widen,
                    "precision": self.precision}
         if self.seed is not None:
@@ -87,12 +103,15 @@ class ProtectionRequest:
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> ProtectionRequest:
         """The request a project's options stand for (keys missing: the defaults)."""
-        known = {"method", "weights", "preserve", "time_limit", "gap", "widen", "precision", "threads"}
+        known = {"distance", "senses", "method", "parameters", "weights", "preserve", "time_limit", "gap", "widen",
+                 "precision", "threads"}
         settings = {key: value for key, value in options.items() if key in known and value is not None}
         if WIDENING_SEED in options and options[WIDENING_SEED] is not None:
             settings["seed"] = int(options[WIDENING_SEED])
         if "preserve" in settings:
             settings["preserve"] = frozenset(settings["preserve"])
+        if "parameters" in settings:
+            settings["parameters"] = tuple(dict(settings["parameters"]).items())
         if "time_limit" in settings:
             settings["time_limit"] = float(settings["time_limit"])
         return cls(**settings)

@@ -10,10 +10,47 @@ import sys
 from collections.abc import Mapping
 
 from ctadesk.app import Protection, ProtectionRequest, protect
+from ctadesk.app.request import AUTO
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.precision import MAX_DECIMALS
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.structure import TableStructure
+
+
+def add_model_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The model (--distance, --senses-by), the algorithm (--method: auto, or an expert's choice)
+    and its parameters (--param)."""
+    from ctadesk.engine.methods import METHODS
+    from ctadesk.engine.model import Distance, Senses
+
+    parser.add_argument("--distance", choices=[d.value for d in Distance], default=Distance.L1.value,
+                        help="how change is measured: l1 (weighted absolute, default), l2 (least squares), "
+                             "huber (pseudo-Huber, --param delta=D), soc (L1 as a cone program)")
+    parser.add_argument("--senses-by", choices=[s.value for s in Senses], default=Senses.OPTIMAL.value,
+                        help="which side each sensitive cell takes: optimal (exact MILP, default), fixed (given, "
+                             "else the ordering heuristic), heuristic (searched), soft (may fall short, at a price)")
+    parser.add_argument("--method", choices=[AUTO, *METHODS], default=AUTO,
+                        help="the algorithm: auto (default: chosen from the model and the table, the reason "
+                             "printed) or one of the registry's methods, overriding the choice")
+    parser.add_argument("--param", action="append", type=_parameter, default=[], metavar="NAME=VALUE",
+                        help="a parameter of the method (e.g. delta=0.5, block_size=80, cuts=true)")
+
+
+def _parameter(text: str) -> tuple[str, float | int | bool]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"'{text}' is not NAME=VALUE")
+    word = value.strip().lower()
+    if word in ("true", "false", "yes", "no", "on", "off"):
+        return name.strip(), word in ("true", "yes", "on")
+    try:
+        return name.strip(), int(word)
+    except ValueError:
+        pass
+    try:
+        return name.strip(), float(word)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}': {value!r} is not a number or true/false") from None
 
 
 def add_solve_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -62,7 +99,8 @@ def _precision(text: str) -> str | int:
 def request_from(args: argparse.Namespace, *, weights: str = "table",
                  preserve: frozenset[str] = frozenset()) -> ProtectionRequest:
     """The protection request the command line's options stand for."""
-    return ProtectionRequest(method=args.method, weights=weights, preserve=preserve, time_limit=args.time_limit,
+    return ProtectionRequest(distance=args.distance, senses=args.senses_by, method=args.method,
+                             parameters=tuple(args.param), weights=weights, preserve=preserve, time_limit=args.time_limit,
                              gap=args.gap, threads=args.threads, widen=args.widen, seed=args.seed,
                              widen_cost=args.widen_cost, precision=args.precision)
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLa
                                QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget)
 
 from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest, additivity, files
+from ctadesk.app.request import AUTO
 from ctadesk.app.formats import MICRODATA, format_of, open_filter
 from ctadesk.app.job import engine_solve
 from ctadesk.app.rules import rules_dict
@@ -716,8 +717,18 @@ class MainWindow(QMainWindow):
         self.cancel_action.setEnabled(running)
         if running:
             self.elapsed.setText("0.0 s")
-            self.bottom_tabs.setCurrentWidget(self.progress_plot if self.model_panel.options()["method"] == "milp"
-                                              else self.log_pane)
+            self.bottom_tabs.setCurrentWidget(self.progress_plot if self._plots_progress() else self.log_pane)
+
+    def _plots_progress(self) -> bool:
+        """Whether the run about to start reports incumbents worth the live plot: an exact model left to
+        the automatic choice, or a method whose registry entry says so."""
+        from ctadesk.engine.methods import METHODS
+
+        options = self.model_panel.options()
+        method = options["method"]
+        if method == AUTO:
+            return options["senses"] == "optimal"
+        return method in METHODS and METHODS[method].reports.progress_plot
 
     # ---------------------------------------------------------------- helpers
     def show_about(self) -> None:

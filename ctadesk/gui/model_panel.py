@@ -1,5 +1,6 @@
-"""The model selector: method (from the solvers' METHODS), weights, time limit, gap and the
-quality-preserving relations of Cox (2005) (paper 002 §3)."""
+"""The model selector: the model a statistician chooses (distance and senses, engine/model.py), the
+algorithm (automatic, or an expert's choice among ctadesk.engine.methods), weights, time limit,
+gap, published precision, widening and the quality-preserving relations of Cox (2005) (paper 002 §3)."""
 
 from __future__ import annotations
 
@@ -8,28 +9,15 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QWidget
 
+from ctadesk.app.request import AUTO
 
-METHOD_LABELS = {
-    "milp": "Exact (MILP, optimal senses)",
-    "lp": "Fixed senses, L1 (LP)",
-    "l2": "Fixed senses, L2 (QP)",
-    "soc": "Fixed senses, L1 as a cone program (SOC)",
-    "huber": "Fixed senses, pseudo-Huber",
-    "milp-cuts": "Exact (MILP with imbalance cuts)",
-    "random": "Heuristic: best of random senses",
-    "hybrid": "Heuristic: Hybrid grouping",
-    "hybrid-swaps": "Heuristic: Hybrid with swaps",
-    "sat-lp": "Heuristic: SAT start, fixed senses",
-    "bcd": "Heuristic: block coordinate descent",
-    "scatter": "Heuristic: scatter search",
-    "learning": "Heuristic: learning and rounding (big 3-D tables)",
-    "hybrid-milp": "MILP + Hybrid beside it",
-    "bcd-milp": "MILP + BCD beside it",
-    "learning-milp": "MILP + learning beside it (big tables)",
-    "network": "Fixed senses, L1 as a network (2-D, 1H2D)",
-    "network-l2": "Fixed senses, L2 as a network (2-D, 1H2D)",
-    "soft-lp": "Fixed senses, L1 with soft protection",
-}
+#: what the user chooses the model by (engine/model.py)
+DISTANCES = {"l1": "L1: weighted absolute change", "l2": "L2: least squares", "huber": "Pseudo-Huber",
+             "soc": "L1 as a cone program (SOC)"}
+SENSES = {"optimal": "Optimal (exact)", "fixed": "Fixed (given, else ordering)",
+          "heuristic": "Searched by a heuristic", "soft": "Soft: may fall short, at a price"}
+AUTO_LABEL = "Automatic (chosen for the model)"
+
 
 WEIGHTS = {
     "table": "As in the table",
@@ -39,13 +27,29 @@ WEIGHTS = {
 
 
 def method_label(method: str) -> str:
-    return METHOD_LABELS.get(method, method.replace("_", " ").capitalize())
+    """The registry's label of a method (ctadesk.engine.methods), AUTO_LABEL for 'auto'."""
+    from ctadesk.engine.methods import METHODS
+
+    if method == AUTO:
+        return AUTO_LABEL
+    return METHODS[method].label if method in METHODS else method.replace("_", " ").capitalize()
 
 
 class ModelPanel(QWidget):
     def __init__(self, methods: list[str], parent=None) -> None:
         super().__init__(parent)
+        self.distance = QComboBox(objectName="distance")
+        for key, label in DISTANCES.items():
+            self.distance.addItem(label, key)
+        self.senses = QComboBox(objectName="senses")
+        for key, label in SENSES.items():
+            self.senses.addItem(label, key)
+        self.delta = QDoubleSpinBox(objectName="delta", minimum=1e-6, maximum=1e9, decimals=6, value=1e-3)
+        self.delta.setToolTip("Pseudo-Huber delta, in the table's units: below it a change costs about its square, "
+                              "above it about its size (thesis (5.17))")
         self.method = QComboBox(objectName="method")
+        self.method.setToolTip("Automatic picks the algorithm for the model and the table and says why in the log; "
+                               "an expert may choose one here")
         self.weights = QComboBox(objectName="weights")
         for key, label in WEIGHTS.items():
             self.weights.addItem(label, key)
@@ -76,7 +80,10 @@ class ModelPanel(QWidget):
         row.addStretch(1)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Method", self.method)
+        form.addRow("Distance", self.distance)
+        form.addRow("Huber δ", self.delta)
+        form.addRow("Senses", self.senses)
+        form.addRow("Algorithm", self.method)
         form.addRow("Weights", self.weights)
         form.addRow("Time limit", self.time_limit)
         form.addRow("MILP gap", self.gap)
@@ -84,31 +91,45 @@ class ModelPanel(QWidget):
         form.addRow(self.preserve)
         form.addRow(self.widen)
         self.set_methods(methods)
+        self._form = form
+        self.distance.currentIndexChanged.connect(self._distance_changed)
+        self._distance_changed()
+
+    def _distance_changed(self) -> None:
+        self._form.setRowVisible(self.delta, self.distance.currentData() == "huber")
 
     def set_methods(self, methods: list[str]) -> None:
         current = self.method.currentData()
         self.method.clear()
+        self.method.addItem(AUTO_LABEL, AUTO)
         for method in methods:
             self.method.addItem(method_label(method), method)
-        if current in methods:
-            self.method.setCurrentIndex(methods.index(current))
+        position = self.method.findData(current)
+        self.method.setCurrentIndex(max(position, 0))
 
     def options(self) -> dict[str, Any]:
-        """method, weights, time_limit (inf: none), gap (a fraction), preserve (['mean', 'variance'] or part)
+        """distance, senses, method ('auto' or an expert's choice), parameters (the Huber delta),
+        weights, time_limit (inf: none), gap (a fraction), preserve (['mean', 'variance'] or part)
         widen (secret widening of the protection levels, engine/widening.py) and precision ("auto",
         "full" or a number of decimals, engine/precision.py)."""
         limit = self.time_limit.value()
         preserve = [name for name, box in (("mean", self.preserve_mean), ("variance", self.preserve_variance))
                     if box.isChecked()]
-        return {"method": self.method.currentData(), "weights": self.weights.currentData(),
+        parameters = {"delta": self.delta.value()} if self.distance.currentData() == "huber" else {}
+        return {"distance": self.distance.currentData(), "senses": self.senses.currentData(),
+                "method": self.method.currentData(), "parameters": parameters, "weights": self.weights.currentData(),
                 "time_limit": limit if limit > 0 else math.inf, "gap": self.gap.value() / 100,
                 "preserve": preserve, "widen": self.widen.isChecked(), "precision": self.precision.currentData()}
 
     def set_options(self, options: dict[str, Any]) -> None:
-        for combo, key in ((self.method, "method"), (self.weights, "weights"), (self.precision, "precision")):
+        for combo, key in ((self.distance, "distance"), (self.senses, "senses"), (self.method, "method"),
+                           (self.weights, "weights"), (self.precision, "precision")):
             position = combo.findData(options.get(key))
             if position >= 0:
                 combo.setCurrentIndex(position)
+        delta = (options.get("parameters") or {}).get("delta")
+        if delta is not None:
+            self.delta.setValue(float(delta))
         if "time_limit" in options:
             limit = float(options["time_limit"])
             self.time_limit.setValue(limit if math.isfinite(limit) else 0.0)

@@ -28,9 +28,9 @@ SOLVER_THREADS = max(1, (os.cpu_count() or 2) - 1)
 
 
 def available_methods() -> list[str]:
-    """The methods of ctadesk.engine.solvers.METHODS, in its order (empty while it is missing)."""
+    """The methods of ctadesk.engine.methods.METHODS, in its order (empty while it is missing)."""
     try:
-        from ctadesk.engine.solvers import METHODS
+        from ctadesk.engine.methods import METHODS
     except ImportError:
         return []
     return list(METHODS)

@@ -69,7 +69,7 @@ def test_weights_choice_reaches_the_solver_and_quality_is_measured_on_the_requir
     seen = {}
 
     def solve(problem, method, options):
-        from ctadesk.engine.solvers import solve as engine
+        from ctadesk.engine.methods import solve as engine
 
         seen["weights"] = problem.weights.copy()
         return engine(problem, method, options)

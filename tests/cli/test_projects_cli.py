@@ -76,3 +76,18 @@ def test_export_refuses_a_project_without_a_result(tmp_path, capsys):
     assert main(["export", str(path), "release", str(tmp_path / "r.xlsx")]) == 2
     assert "Protect first" in capsys.readouterr().err
     assert not (tmp_path / "r.xlsx").exists()
+
+
+def test_the_algorithm_is_chosen_for_the_model_and_the_reason_printed(instance, tmp_path, capsys):
+    out = tmp_path / "out.json"
+    assert _solve(instance, "--distance", "l2", "--senses-by", "fixed", "--json", out, "--log") == 0
+    chosen = json.loads(out.read_text())["method"]
+    error = capsys.readouterr().err
+    assert chosen in ("l2", "network-l2") and f"'{chosen}'" in error and "algorithm:" in error
+
+
+def test_a_parameter_reaches_the_method_and_a_bad_one_is_refused(instance, tmp_path, capsys):
+    assert _solve(instance, "--distance", "huber", "--senses-by", "fixed", "--param", "delta=0.5") == 0
+    capsys.readouterr()
+    assert _solve(instance, "--method", "huber", "--param", "delta=-1") == 2
+    assert "delta" in capsys.readouterr().err

@@ -13,18 +13,29 @@ from .conftest import solve_and_wait
 
 
 def test_the_method_selector_lists_every_method_of_the_solvers(qapp):
-    from ctadesk.engine.solvers import METHODS
+    from ctadesk.engine.methods import METHODS
     from ctadesk.gui.model_panel import ModelPanel
 
     panel = ModelPanel(available_methods())
-    assert [panel.method.itemData(k) for k in range(panel.method.count())] == list(METHODS)
+    assert [panel.method.itemData(k) for k in range(panel.method.count())] == ["auto", *METHODS]
+    assert all(panel.method.itemText(k + 1) == METHODS[name].label for k, name in enumerate(METHODS))
 
 
-def test_every_method_has_a_label_a_statistician_can_read():
-    from ctadesk.engine.solvers import METHODS
-    from ctadesk.gui.model_panel import METHOD_LABELS
+def test_the_model_is_chosen_by_distance_and_senses_and_round_trips(qapp):
+    from ctadesk.app import ProtectionRequest
+    from ctadesk.gui.model_panel import ModelPanel
 
-    assert set(METHODS) <= set(METHOD_LABELS)
+    panel = ModelPanel(available_methods())
+    panel.distance.setCurrentIndex(panel.distance.findData("huber"))
+    panel.senses.setCurrentIndex(panel.senses.findData("fixed"))
+    panel.delta.setValue(0.25)
+    options = panel.options()
+    assert options["method"] == "auto" and options["parameters"] == {"delta": 0.25}
+    request = ProtectionRequest.from_options(options)
+    assert (request.distance, request.senses, dict(request.parameters)) == ("huber", "fixed", {"delta": 0.25})
+    again = ModelPanel(available_methods())
+    again.set_options(request.options())
+    assert again.options() == options
 
 
 @pytest.mark.parametrize("method", available_methods())

@@ -11,7 +11,7 @@ import pytest
 
 from ctadesk.engine.linked import LinkedTables
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.solvers import solve
+from ctadesk.engine.methods import solve
 from ctadesk.io.excel import ExportReport, export_workbook, import_table, import_workbook
 from tests.io import excel_books as books
 

@@ -22,7 +22,7 @@ from openpyxl.workbook.defined_name import DefinedName
 
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.solvers import solve
+from ctadesk.engine.methods import solve
 from ctadesk.engine.structure import Dimension, TableStructure
 from ctadesk.io.excel import ExportReport, export_table_workbook, export_workbook, import_table
 from ctadesk.io.jj import read_jj, write_jj

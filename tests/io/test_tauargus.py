@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ctadesk.engine.solvers import solve
+from ctadesk.engine.methods import solve
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.tauargus import read_cdl, read_rda, read_tab, write_tab
 

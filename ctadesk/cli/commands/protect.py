@@ -9,21 +9,19 @@ import sys
 
 from ctadesk.app import cells_changed
 from ctadesk.cli.commands.rules import add_table_arguments, build_table, cell_records, write_records
-from ctadesk.cli.release import add_release_arguments, add_solve_arguments, request_from, run_protection, \
-    write_workbooks
+from ctadesk.cli.release import (add_model_arguments, add_release_arguments, add_solve_arguments, request_from,
+                                 run_protection, write_workbooks)
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.rules import to_problem
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from ctadesk.engine.solvers import METHODS
-
     parser = subparsers.add_parser(
         "protect", help="build a table from microdata, apply safety rules and protect it by CTA",
         description="Microdata -> table -> safety rules -> controlled tabular adjustment -> adjusted table.")
     add_table_arguments(parser)
     cta = parser.add_argument_group("controlled tabular adjustment")
-    cta.add_argument("--method", choices=sorted(METHODS), default="milp", help="CTA method (default milp)")
+    add_model_arguments(cta)
     cta.add_argument("--cell-weights", choices=("unit", "inverse"), default="inverse",
                      help="cost of changing a cell: 1/|value| (default: the change is spread in proportion to "
                           "the cells' sizes) or 1 (the total absolute change)")

@@ -11,15 +11,13 @@ import sys
 import numpy as np
 
 from ctadesk.app import PRESERVABLE, cells_changed
-from ctadesk.cli.release import add_release_arguments, add_solve_arguments, request_from, run_protection, \
-    write_workbooks
+from ctadesk.cli.release import (add_model_arguments, add_release_arguments, add_solve_arguments, request_from,
+                                 run_protection, write_workbooks)
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import CTAResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from ctadesk.engine.solvers import METHODS
-
     parser = subparsers.add_parser(
         "solve", help="protect a JJ instance or a project by controlled tabular adjustment",
         description="Solve a CTA instance given as a JJ file or a ctadesk project and report the adjusted table.")
@@ -29,10 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "label); cells not named keep the senses the input gives")
     parser.add_argument("--save-project", metavar="OUT.ctaproj",
                         help="save the project with its senses, options (the widening seed) and result")
-    parser.add_argument("--method", choices=sorted(METHODS), default="milp",
-                        help="milp: exact MILP with binary senses; lp/l2/soc/huber: fixed senses "
-                             "(ordering heuristic for senses not given); the others: sense heuristics, "
-                             "MILP portfolios (*-milp) and network solvers for big tables; default milp")
+    add_model_arguments(parser)
     add_solve_arguments(parser)
     parser.add_argument("--weights", default="file-costs", metavar="{unit,inverse,FILE}",
                         help="unit: 1; inverse: 1/|a_i|; a file path: one weight per cell; "

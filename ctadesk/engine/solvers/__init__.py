@@ -20,18 +20,5 @@ from ctadesk.engine.solvers.milp import solve_milp
 from ctadesk.engine.solvers.network import solve_network_l1, solve_network_l2
 from ctadesk.engine.solvers.soft import solve_soft_lp
 
-#: the former entry points, now ctadesk.engine.methods.METHODS and .solve; kept, without an
-#: import of the methods at load time, until ctadesk.cli, .gui and .app use the new ones
-_MOVED_TO_METHODS = ("METHODS", "solve")
-
-
-def __getattr__(name: str):
-    if name in _MOVED_TO_METHODS:
-        import ctadesk.engine.methods as methods
-
-        return getattr(methods, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = ["solve_huber", "solve_l2", "solve_lp", "solve_milp", "solve_network_l1", "solve_network_l2", "solve_soc",
            "solve_soft_lp"]

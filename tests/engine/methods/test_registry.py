@@ -23,12 +23,6 @@ def test_the_solvers_import_neither_the_sense_heuristics_nor_the_registry():
     assert done.stdout.strip() == "[]"
 
 
-def test_the_former_entry_points_still_reach_the_registry():
-    from ctadesk.engine import solvers
-
-    assert solvers.METHODS is METHODS and solvers.solve is solve
-
-
 @pytest.mark.parametrize("name", list(METHODS))
 def test_every_method_says_what_it_solves_and_takes(name):
     entry = METHODS[name]
