@@ -5,6 +5,7 @@ app, the command line and a server do to a table, in one place.
     session = Session.open("turnover.ctaproj")
     session.edit({"sensitive": ([4, 9], True)}, "Mark 2 cells sensitive")
     protection = session.protect(ProtectionRequest(method="lp"))
+    session.audit().summary()       # what an attacker learns from the release (issue 13)
     session.export("release", "turnover-release.xlsx")
     session.undo()                  # the edit is undone; the result is now stale
     session.save("turnover.ctaproj")
@@ -24,6 +25,7 @@ import numpy as np
 from ctadesk.app.job import Protection, Solve, engine_solve, protect
 from ctadesk.app.request import WIDENING_SEED, ProtectionRequest
 from ctadesk.app.rules import flagged_names, rules_dict
+from ctadesk.engine.audit import AttackerKnowledge, AuditOptions, AuditResult, Release, audit
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import Progress
 from ctadesk.engine.rules import RuleResult, SafetyRules, apply_rules
@@ -186,6 +188,18 @@ class Session:
         self.project.log = protection.result.log
         self._result_revision = self.revision
         self._update_stale()
+
+    # ------------------------------------------------------------------ audit
+    def audit(self, knowledge: AttackerKnowledge | None = None, options: AuditOptions = AuditOptions()) -> AuditResult:
+        """What an attacker learns about each sensitive cell from the protected table as it would be
+        released (ctadesk.engine.audit; the assumptions default to those of a CTA release)."""
+        result = self.project.result
+        if result is None or result.values is None:
+            raise CTAError("there is no protected table to audit yet: protect the table first")
+        if self.stale:
+            raise CTAError("the table was edited after it was protected: protect it again before auditing")
+        release = Release.adjusted(np.asarray(result.values, float))
+        return audit(self.project.to_problem(), release, knowledge, options)
 
     # ----------------------------------------------------------------- files
     def export(self, kind: str, path: str | Path):

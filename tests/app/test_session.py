@@ -90,3 +90,17 @@ def test_tabulated_microdata_weigh_relative_change(tmp_path):
     path.write_text(MICRODATA, encoding="utf-8")
     project = files.read_microdata_file(path, ["Region", "Size"], "Turnover")
     np.testing.assert_allclose(project.weights, 1 / np.maximum(np.abs(project.values), 1))
+
+
+def test_the_session_audits_its_release_and_refuses_a_stale_one():
+    from ctadesk.engine.audit import AttackerKnowledge, Capacity
+
+    s = session()
+    with pytest.raises(CTAError, match="protect the table first"):
+        s.audit()
+    s.protect(ProtectionRequest(method="milp", seed=2))
+    result = s.audit(AttackerKnowledge(capacity=Capacity("rel", 0.5)))
+    assert result.n_audited == 2 and "audited" in result.summary()
+    s.edit({"values": ([1], 25.0)}, "edit")
+    with pytest.raises(CTAError, match="protect it again"):
+        s.audit()
