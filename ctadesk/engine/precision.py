@@ -30,7 +30,7 @@ import numpy as np
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
-from ctadesk.engine.solvers._finish import finish, senses_of
+from ctadesk.engine.solvers._finish import cells_changed, finish, senses_of
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
 
 #: the finest precision a table is published at
@@ -142,7 +142,8 @@ def _grid_box(problem: CTAProblem, senses: np.ndarray, step: float) -> tuple[np.
 
 
 def _relations_of(problem: CTAProblem, k: np.ndarray) -> np.ndarray:
-    """A k in integer arithmetic (exact for tables whose cells stay below 2^63 grid steps)."""
+    """A k on the grid: integer products, summed in float64 (exact while every relation's sum
+    stays below 2^53 grid steps; rounded to the nearest step)."""
     A = problem.relations
     coefficients = np.round(A.data).astype(np.int64)
     terms = coefficients * k.astype(np.int64)[A.indices]
@@ -165,14 +166,13 @@ def _integer_model(problem: CTAProblem, k_low: np.ndarray, k_high: np.ndarray, t
     cost = np.concatenate([np.zeros(n), problem.weights * step, problem.weights * step])
     return LinearModel(cost, np.concatenate([k_low, np.zeros(2 * n)]),
                        np.concatenate([k_high, np.full(2 * n, np.inf)]),
-                       ColumnMatrix(matrix.shape[0], matrix.indptr.astype(np.int32),
-                                    matrix.indices.astype(np.int32), matrix.data),
+                       ColumnMatrix.from_csc(matrix),
                        rows, rows, integer_columns=np.arange(n))
 
 
 def _finished(problem: CTAProblem, result: CTAResult, values: np.ndarray, senses: np.ndarray, started: float,
               how: str, info: dict) -> CTAResult:
-    changed = int(np.count_nonzero(values != problem.values))
+    changed = cells_changed(problem, values)
     info = {**info, "cells_changed": changed, "precision_from": how}
     status = Status.FEASIBLE if result.status is Status.OPTIMAL else result.status
     published = finish(problem, result.method, status, values, started=started, build_seconds=0.0,

@@ -25,6 +25,7 @@ import numpy as np
 
 from ctadesk.engine.audit.model import AttackerModel
 from ctadesk.engine.errors import SolverError
+from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, pass_model
 
 #: HiGHS's simplex_strategy for the primal simplex
 PRIMAL_SIMPLEX = 4
@@ -38,17 +39,9 @@ def _highs(model: AttackerModel, settings: dict[str, object]) -> highspy.Highs:
     highs = highspy.Highs()
     for name, value in {"output_flag": False, "presolve": "off", **settings}.items():
         highs.setOptionValue(name, value)
-    matrix = model.matrix
-    infinite = highspy.kHighsInf
-    f64 = lambda array: np.ascontiguousarray(array, dtype=np.float64)  # noqa: E731
-    i32 = lambda array: np.ascontiguousarray(array, dtype=np.int32)  # noqa: E731
-    status = highs.passModel(
-        model.n_columns, model.n_rows, int(matrix.nnz), int(highspy.MatrixFormat.kColwise),
-        int(highspy.ObjSense.kMinimize), 0.0, np.zeros(model.n_columns),
-        f64(np.clip(model.lower, -infinite, infinite)), f64(np.clip(model.upper, -infinite, infinite)),
-        f64(model.rhs), f64(model.rhs), i32(matrix.indptr), i32(matrix.indices), f64(matrix.data),
-        np.zeros(model.n_columns, np.int32))
-    if status == highspy.HighsStatus.kError or highs.getNumCol() != model.n_columns:
+    lp = LinearModel(np.zeros(model.n_columns), model.lower, model.upper, ColumnMatrix.from_csc(model.matrix),
+                     model.rhs, model.rhs)
+    if not pass_model(highs, lp):
         raise SolverError("HiGHS refused the attacker's LP")
     return highs
 

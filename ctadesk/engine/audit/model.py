@@ -10,7 +10,7 @@ of table relations") solved in the form that makes each of its many LPs cheap:
 * bound propagation over the relations (the "star" of each cell: a relation's right-hand side
   less the extremes of its other cells) gives an outer bound on each interval end; where a
   table the attacker cannot rule out attains it, the end is known without an LP (ends.py).
-  The bounds are computed here without the safety slack of solvers/propagation.py (1e-9 of a
+  The bounds are those of solvers/propagation.py without its safety slack (1e-9 of a
   relation's terms, 1.5e-6 table units on a 1000 x 1000 table's rows), since they are
   compared with attained values to 1e-6 table units.
 """
@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.solvers.propagation import implied_bounds
 from ctadesk.engine.units import table_unit
 from ctadesk.engine.verify import relation_scale
 
@@ -83,40 +84,6 @@ def build_model(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray,
     rhs = rhs[used] / unit
     outer_low, outer_high = implied_bounds(matrix, rhs, low, high, outer_rounds)
     return AttackerModel(cells, matrix, rhs, low, high, truth, unit, outer_low, outer_high)
-
-
-def implied_bounds(matrix: sp.csc_array, rhs: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-                   rounds: int) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds on every column implied by matrix x = rhs and lower <= x <= upper: each row bounds
-    each of its columns by its right-hand side less the extreme activity of its other columns,
-    ``rounds`` times over (vectorised over all entries)."""
-    coo = matrix.tocoo()
-    rows, cols, coef = coo.row, coo.col, coo.data
-    positive = coef > 0
-    for _ in range(rounds):
-        least = np.where(positive, coef * lower[cols], coef * upper[cols])
-        most = np.where(positive, coef * upper[cols], coef * lower[cols])
-        rest_least = _others(rows, least, matrix.shape[0], -np.inf)
-        rest_most = _others(rows, most, matrix.shape[0], np.inf)
-        with np.errstate(invalid="ignore", over="ignore"):
-            high = np.where(positive, rhs[rows] - rest_least, rhs[rows] - rest_most) / coef
-            low = np.where(positive, rhs[rows] - rest_most, rhs[rows] - rest_least) / coef
-        new_lower, new_upper = lower.copy(), upper.copy()
-        np.maximum.at(new_lower, cols, np.where(np.isnan(low), -np.inf, low))
-        np.minimum.at(new_upper, cols, np.where(np.isnan(high), np.inf, high))
-        if np.array_equal(new_lower, lower) and np.array_equal(new_upper, upper):
-            break
-        lower, upper = new_lower, new_upper
-    return lower, upper
-
-
-def _others(rows: np.ndarray, part: np.ndarray, n_rows: int, infinity: float) -> np.ndarray:
-    """Per entry: the sum of the other entries' parts in its row (``infinity`` if one is infinite)."""
-    infinite = ~np.isfinite(part)
-    finite = np.where(infinite, 0.0, part)
-    total = np.bincount(rows, weights=finite, minlength=n_rows)
-    infinite_others = np.bincount(rows, weights=infinite, minlength=n_rows)[rows] - infinite > 0
-    return np.where(infinite_others, infinity, total[rows] - finite)
 
 
 def _check_additive(problem: CTAProblem) -> None:

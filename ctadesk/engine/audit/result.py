@@ -86,8 +86,9 @@ class AuditResult:
         """The smallest relative width and its cell (nan, None when nothing was audited)."""
         if not self.n_audited:
             return float("nan"), None
-        k = int(np.argmin(self.relative_width))
-        return float(self.relative_width[k]), int(self.cells[k])
+        relative_width = self.relative_width
+        k = int(np.argmin(relative_width))
+        return float(relative_width[k]), int(self.cells[k])
 
     def reasons(self, k: int) -> list[str]:
         """Why audited cell number k (position in ``cells``) is at risk, in words."""

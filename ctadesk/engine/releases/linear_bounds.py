@@ -25,6 +25,7 @@ from ctadesk.engine.errors import SolverError
 from ctadesk.engine.releases.marginals import basis_constraints, marginal_constraints
 from ctadesk.engine.releases.release import Release
 from ctadesk.engine.releases.table import CountTable, Subtable
+from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, pass_model
 
 #: HiGHS simplex_strategy: 4 primal (from the last basis, a changed objective leaves it primal
 #: feasible; benchmarks/releases.py measures it 3x faster than 1, the dual simplex)
@@ -67,18 +68,11 @@ class BoundsModel:
                             ("simplex_strategy", SIMPLEX_STRATEGY), ("mip_rel_gap", 0.0)):
             self.highs.setOptionValue(name, value)
         constraints = marginal_constraints(table, release)
-        matrix = constraints.matrix.tocsc()
         n_cells = table.counts.size
-        integrality = np.full(n_cells, int(highspy.HighsVarType.kInteger if integer else highspy.HighsVarType.kContinuous),
-                              np.int32)
-        f64 = lambda array: np.ascontiguousarray(array, dtype=np.float64)  # noqa: E731
-        i32 = lambda array: np.ascontiguousarray(array, dtype=np.int32)  # noqa: E731
-        status = self.highs.passModel(
-            n_cells, matrix.shape[0], int(matrix.nnz), int(highspy.MatrixFormat.kColwise),
-            int(highspy.ObjSense.kMinimize), 0.0, np.zeros(n_cells), np.zeros(n_cells),
-            np.full(n_cells, highspy.kHighsInf), f64(constraints.rhs), f64(constraints.rhs),
-            i32(matrix.indptr), i32(matrix.indices), f64(matrix.data), integrality)
-        if status == highspy.HighsStatus.kError or self.highs.getNumCol() != n_cells:
+        model = LinearModel(np.zeros(n_cells), np.zeros(n_cells), np.full(n_cells, np.inf),
+                            ColumnMatrix.from_csc(constraints.matrix.tocsc()), constraints.rhs, constraints.rhs,
+                            integer_columns=np.arange(n_cells) if integer else np.zeros(0, np.int64))
+        if not pass_model(self.highs, model):
             raise SolverError("HiGHS refused the model of the release")
         self._costed: int | None = None
         self.runs = 0

@@ -121,8 +121,7 @@ def grouped_milp(problem: CTAProblem, groups: np.ndarray, options: SolveOptions,
     matrix = sp.csc_array(sp.vstack([matrix, ties], format="csc"))
     matrix.sort_indices()
     tied = LinearModel(model.cost, model.col_lower, model.col_upper,
-                       ColumnMatrix(matrix.shape[0], matrix.indptr.astype(np.int32),
-                                    matrix.indices.astype(np.int32), matrix.data),
+                       ColumnMatrix.from_csc(matrix),
                        np.concatenate([model.row_lower, np.zeros(k)]),
                        np.concatenate([model.row_upper, np.zeros(k)]), model.integer_columns)
     start = None

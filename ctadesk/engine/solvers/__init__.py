@@ -14,11 +14,12 @@ solve_soft_lp     fixed-sense L1 with penalised protection slack (paper 000 §4)
 
 from __future__ import annotations
 
+from ctadesk.engine.solvers._finish import cells_changed
 from ctadesk.engine.solvers.conic import solve_huber, solve_l2, solve_soc
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import solve_milp
 from ctadesk.engine.solvers.network import solve_network_l1, solve_network_l2
 from ctadesk.engine.solvers.soft import solve_soft_lp
 
-__all__ = ["solve_huber", "solve_l2", "solve_lp", "solve_milp", "solve_network_l1", "solve_network_l2", "solve_soc",
-           "solve_soft_lp"]
+__all__ = ["cells_changed", "solve_huber", "solve_l2", "solve_lp", "solve_milp", "solve_network_l1",
+           "solve_network_l2", "solve_soc", "solve_soft_lp"]

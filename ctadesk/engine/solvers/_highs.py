@@ -28,6 +28,7 @@ from collections.abc import Mapping
 
 import highspy
 import numpy as np
+import scipy.sparse as sp
 
 from ctadesk.engine.budget import Budget
 from ctadesk.engine.result import Progress, SolveOptions, Status, relative_gap
@@ -59,6 +60,11 @@ class ColumnMatrix:
     start: np.ndarray   # (n_cols + 1,) int32
     index: np.ndarray   # (nnz,) int32
     value: np.ndarray   # (nnz,) float64
+
+    @classmethod
+    def from_csc(cls, matrix: sp.csc_array) -> ColumnMatrix:
+        """The arrays of a scipy CSC matrix."""
+        return cls(matrix.shape[0], matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32), matrix.data)
 
     @property
     def n_cols(self) -> int:
@@ -98,19 +104,22 @@ class LinearModel:
         return self.integer_columns.size > 0
 
 
-def _pass_model(h: highspy.Highs, model: LinearModel) -> highspy.HighsStatus:
-    """One flat ``passModel`` call: numpy arrays go in without a per-entry copy through Python
-    (setting ``HighsLp`` fields converts element by element: 0.8 s at 2 M columns).
-    This overload needs a full integrality array; an empty one yields an empty model."""
+def pass_model(h: highspy.Highs, model: LinearModel) -> bool:
+    """``model`` into ``h`` in one flat ``passModel`` call; False when HiGHS rejects it.
+
+    numpy arrays go in without a per-entry copy through Python (setting ``HighsLp`` fields
+    converts element by element: 0.8 s at 2 M columns).  This overload needs a full
+    integrality array; an empty one yields an empty model."""
     matrix = model.matrix
     integrality = np.zeros(matrix.n_cols, np.int32)
     integrality[model.integer_columns] = int(highspy.HighsVarType.kInteger)
     f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
     i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)  # noqa: E731
-    return h.passModel(matrix.n_cols, matrix.n_rows, int(matrix.value.size), int(highspy.MatrixFormat.kColwise),
-                       int(highspy.ObjSense.kMinimize), 0.0, f64(model.cost), f64(model.col_lower),
-                       f64(model.col_upper), f64(model.row_lower), f64(model.row_upper), i32(matrix.start),
-                       i32(matrix.index), f64(matrix.value), integrality)
+    status = h.passModel(matrix.n_cols, matrix.n_rows, int(matrix.value.size), int(highspy.MatrixFormat.kColwise),
+                         int(highspy.ObjSense.kMinimize), 0.0, f64(model.cost), f64(model.col_lower),
+                         f64(model.col_upper), f64(model.row_lower), f64(model.row_upper), i32(matrix.start),
+                         i32(matrix.index), f64(matrix.value), integrality)
+    return status != highspy.HighsStatus.kError and h.getNumCol() == matrix.n_cols
 
 
 class HighsRun:
@@ -144,8 +153,7 @@ class HighsRun:
 
     def pass_model(self, model: LinearModel) -> bool:
         """The model in one call; False when HiGHS rejects it."""
-        return _pass_model(self.highs, model) != highspy.HighsStatus.kError and \
-            self.highs.getNumCol() == model.matrix.n_cols
+        return pass_model(self.highs, model)
 
     def run(self, mip: bool = False) -> tuple[bool, highspy.HighsStatus | None]:
         """One run within what is left of the budget (RunWatch.run): (finished, HiGHS's status)."""

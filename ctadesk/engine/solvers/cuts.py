@@ -129,8 +129,7 @@ def with_imbalance_cuts(problem: CTAProblem, model: LinearModel) -> LinearModel:
                           shape=(model.matrix.n_rows, model.matrix.n_cols))
     matrix = sp.csc_array(sp.vstack([matrix, rows], format="csc"))
     matrix.sort_indices()
-    columns = ColumnMatrix(matrix.shape[0], matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32),
-                           matrix.data)
+    columns = ColumnMatrix.from_csc(matrix)
     return dataclasses.replace(model, matrix=columns, row_lower=np.concatenate([model.row_lower, bound]),
                                row_upper=np.concatenate([model.row_upper, np.full(bound.size, np.inf)]))
 

@@ -169,8 +169,7 @@ def _lp_packing(row: np.ndarray, col: np.ndarray, coef: np.ndarray, weights: np.
     matrix.sum_duplicates()
     matrix.sort_indices()
     model = LinearModel(weights[columns], np.zeros(columns.size), np.full(columns.size, np.inf),
-                        ColumnMatrix(deficit.size, matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32),
-                                     matrix.data), deficit, np.full(deficit.size, np.inf))
+                        ColumnMatrix.from_csc(matrix), deficit, np.full(deficit.size, np.inf))
     run = HighsRun(SolveOptions(budget=budget), quiet=True)
     if not run.pass_model(model):
         return 0.0, True

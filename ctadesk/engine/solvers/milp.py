@@ -153,8 +153,7 @@ def milp_model(problem: CTAProblem, options: SolveOptions, starts: SenseStarts =
     row_lower = np.concatenate([rhs, np.full(f, -inf), np.zeros(f), np.full(f, -inf), lpl])
     row_upper = np.concatenate([rhs, np.zeros(f), np.full(f, inf), down_m, np.full(f, inf)])
     cost = np.concatenate([problem.weights, problem.weights, np.zeros(f)])
-    columns = ColumnMatrix(matrix.shape[0], matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32),
-                           matrix.data)
+    columns = ColumnMatrix.from_csc(matrix)
     model = LinearModel(cost, np.concatenate([col_lower, np.zeros(f)]), np.concatenate([col_upper, np.ones(f)]),
                         columns, row_lower, row_upper, integer_columns=2 * n + k)
     return model, free, m

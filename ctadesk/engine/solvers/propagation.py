@@ -1,12 +1,14 @@
 """Bound propagation over the relations: the deviation range each cell keeps once the others'
 ranges are taken into account (one pass of an LP presolve's bound tightening, vectorised).
 
-Used for the MILP's big-M values (paper 000, (2e)) and wherever a cell's reachable range matters.
+Used for the MILP's big-M values (paper 000, (2e)), the audit's outer bounds on interval ends
+(audit/model.py, without the slack) and wherever a cell's reachable range matters.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.solvers.lp import deviation_bounds
@@ -19,30 +21,41 @@ BOUND_SLACK = 1e-9
 
 
 def propagated_deviation_bounds(problem: CTAProblem, rounds: int = PROPAGATION_ROUNDS) -> tuple[np.ndarray, np.ndarray]:
-    """Bounds l_z <= z <= u_z implied by l - a <= z <= u - a and A z = b - A a.
+    """Bounds l_z <= z <= u_z implied by l - a <= z <= u - a and A z = b - A a (implied_bounds,
+    with BOUND_SLACK)."""
+    lower, upper = deviation_bounds(problem)
+    return implied_bounds(problem.relations, problem.deviation_rhs, lower, upper, rounds, BOUND_SLACK)
 
-    Each relation c_r . z = d_r bounds every one of its cells by d_r minus the
+
+def implied_bounds(matrix: sp.sparray, rhs: np.ndarray, lower: np.ndarray, upper: np.ndarray, rounds: int,
+                   slack: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds on every column implied by matrix x = rhs and lower <= x <= upper.
+
+    Each row bounds every one of its columns by its right-hand side minus the
     extreme activity of the others (one pass of LP presolve's bound
     propagation, vectorised over all entries), repeated ``rounds`` times.
+    Each derived bound is widened by ``slack`` times the magnitude of the sum it
+    came from (0: the bounds as computed, without a safety margin; the audit compares them with
+    attained values, audit/model.py).
     """
-    lower, upper = deviation_bounds(problem)
-    coo = problem.relations.tocoo()
+    coo = matrix.tocoo()
     rows, cols, coef = coo.row, coo.col, coo.data
-    d = problem.deviation_rhs[rows]
-    m = problem.n_relations
+    d = rhs[rows]
+    m = matrix.shape[0]
     positive = coef > 0
     for _ in range(rounds):
         low_part = np.where(positive, coef * lower[cols], coef * upper[cols])
         high_part = np.where(positive, coef * upper[cols], coef * lower[cols])
         rest_low = _activity_of_others(rows, low_part, m, -np.inf)
         rest_high = _activity_of_others(rows, high_part, m, np.inf)
-        magnitude = np.bincount(rows, weights=_finite_abs(low_part) + _finite_abs(high_part), minlength=m)
         with np.errstate(invalid="ignore", over="ignore"):
             z_high = np.where(positive, (d - rest_low) / coef, (d - rest_high) / coef)
             z_low = np.where(positive, (d - rest_high) / coef, (d - rest_low) / coef)
-            rounding = BOUND_SLACK * (magnitude[rows] + np.abs(d)) / np.abs(coef)
-            z_high = z_high + rounding + BOUND_SLACK * np.maximum(1.0, np.abs(z_high))
-            z_low = z_low - rounding - BOUND_SLACK * np.maximum(1.0, np.abs(z_low))
+            if slack:
+                magnitude = np.bincount(rows, weights=_finite_abs(low_part) + _finite_abs(high_part), minlength=m)
+                rounding = slack * (magnitude[rows] + np.abs(d)) / np.abs(coef)
+                z_high = z_high + rounding + slack * np.maximum(1.0, np.abs(z_high))
+                z_low = z_low - rounding - slack * np.maximum(1.0, np.abs(z_low))
         new_upper, new_lower = upper.copy(), lower.copy()
         np.minimum.at(new_upper, cols, np.where(np.isnan(z_high), np.inf, z_high))
         np.maximum.at(new_lower, cols, np.where(np.isnan(z_low), -np.inf, z_low))
@@ -66,4 +79,4 @@ def _activity_of_others(rows: np.ndarray, part: np.ndarray, m: int, infinity: fl
     return np.where(others_infinite, infinity, finite_sum[rows] - finite_part)
 
 
-__all__ = ["propagated_deviation_bounds"]
+__all__ = ["implied_bounds", "propagated_deviation_bounds"]

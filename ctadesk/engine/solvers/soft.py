@@ -58,8 +58,7 @@ def solve_soft_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
     rhs = problem.deviation_rhs
     level = np.where(up, problem.upper_protection, problem.lower_protection)
     model = LinearModel(cost, np.zeros(cost.size), col_upper,
-                        ColumnMatrix(matrix.shape[0], matrix.indptr.astype(np.int32),
-                                     matrix.indices.astype(np.int32), matrix.data),
+                        ColumnMatrix.from_csc(matrix),
                         np.concatenate([rhs, level]), np.concatenate([rhs, np.full(s, np.inf)]))
     build_seconds = time.perf_counter() - started
     outcome = solve_model(model, options, {"solver": "ipm"})

@@ -148,8 +148,7 @@ def _milp(problem: CTAProblem, z: np.ndarray, lower: np.ndarray, upper: np.ndarr
     model = LinearModel(np.concatenate([np.zeros(2 * n), np.ones(k)]),
                         np.concatenate([up_low, down_low, np.zeros(k)]),
                         np.concatenate([up_high, down_high, np.ones(k)]),
-                        ColumnMatrix(matrix.shape[0], matrix.indptr.astype(np.int32), matrix.indices.astype(np.int32),
-                                     matrix.data),
+                        ColumnMatrix.from_csc(matrix),
                         np.concatenate([rhs, np.full(k, -np.inf)]), np.concatenate([rhs, np.zeros(k)]),
                         integer_columns=2 * n + np.arange(k))
     start = np.concatenate([np.maximum(z, 0.0), np.maximum(-z, 0.0), changed(problem, z)[movable].astype(float)])
