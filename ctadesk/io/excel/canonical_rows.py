@@ -15,6 +15,7 @@ import zipfile
 from typing import TYPE_CHECKING
 
 from ctadesk.io.excel.safe_xml import CHUNK
+from ctadesk.io.excel.xml_text import NOT_XML
 
 if TYPE_CHECKING:
     from ctadesk.io.excel.sheet_part import PartReader
@@ -31,7 +32,6 @@ _CANONICAL = re.compile(
 _ATTRIBUTE = re.compile(r' ([a-zA-Z0-9:]+)="([^"]*)"')
 _REFERENCE = re.compile(r"&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#x([0-9a-fA-F]{1,6}));|&")
 _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 class _NotCanonical(Exception):
@@ -105,7 +105,7 @@ def _rows(reader: PartReader, chunk: bytes) -> bool:
         rows_text = chunk.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    if _NOT_XML.search(rows_text):
+    if NOT_XML.search(rows_text):
         return False
     found = _CANONICAL.findall(rows_text)
     plain = "&" not in rows_text and "\r" not in rows_text  # no text needs decoding

@@ -1,5 +1,5 @@
 """From a cell's XML to what the cell holds: its column from the letters of its reference, its
-value from its type and text.
+value from its type and text; and back from a cell's position to its reference (`coordinate`).
 
 Values are what Excel shows: numbers as int or float (as openpyxl reads them),
 numbers in a date or duration format as datetime or timedelta, booleans,
@@ -21,6 +21,11 @@ DIGITS = "0123456789"
 
 class DamagedCell(ValueError):
     """A cell whose content cannot be read (the message names it)."""
+
+
+def coordinate(row: int, column: int) -> str:
+    """Excel name of the 0-based (row, column), e.g. (6, 2) -> 'C7'."""
+    return f"{get_column_letter(column + 1)}{row + 1}"
 
 
 class ColumnNumbers(dict):
@@ -56,7 +61,7 @@ class CellValues:
             if kind == "d":
                 return from_ISO8601(text)
         except (ValueError, IndexError, OverflowError):
-            raise DamagedCell(f"cell {get_column_letter(column + 1)}{row + 1} holds '{text[:40]}', which its type "
+            raise DamagedCell(f"cell {coordinate(row, column)} holds '{text[:40]}', which its type "
                               f"'{kind or 'n'}' does not allow") from None
         return text  # str, inlineStr, e: texts and error values
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from openpyxl.utils import column_index_from_string, get_column_letter
+from openpyxl.utils import column_index_from_string
 
+from ctadesk.io.excel.cell_values import coordinate
 from ctadesk.io.numbers import ZERO_MARKS
 
 _TOKEN = re.compile(r"\s*(?:(?P<sum>SUM\s*\()|(?P<range>\$?[A-Z]{1,3}\$?\d+:\$?[A-Z]{1,3}\$?\d+)"
@@ -51,7 +52,7 @@ def _result(cell: tuple[int, int], values: list[list[object]], formulas: Mapping
     if cell in results:
         return results[cell]
     if cell in active:
-        raise _CannotCompute(f"it refers to itself through {_coordinate(*cell)}")
+        raise _CannotCompute(f"it refers to itself through {coordinate(*cell)}")
     active.add(cell)
 
     def value(r: int, c: int) -> float:
@@ -62,7 +63,7 @@ def _result(cell: tuple[int, int], values: list[list[object]], formulas: Mapping
             return 0.0
         if isinstance(held, (int, float)) and not isinstance(held, bool):
             return float(held)
-        raise _CannotCompute(f"{_coordinate(r, c)} holds '{held}', not a number")
+        raise _CannotCompute(f"{coordinate(r, c)} holds '{held}', not a number")
 
     results[cell] = _evaluate(formulas[cell], value, (len(values), max(map(len, values))))
     active.discard(cell)
@@ -149,7 +150,3 @@ def _position(reference: str) -> tuple[int, int]:
     if int(match[2]) == 0:
         raise _CannotCompute(f"'{reference}' is no cell")
     return int(match[2]) - 1, column_index_from_string(match[1].upper()) - 1
-
-
-def _coordinate(row: int, column: int) -> str:
-    return f"{get_column_letter(column + 1)}{row + 1}"

@@ -30,7 +30,7 @@ from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.export import ExportOutcome, ExportReport, unique_title, write_side_sheets
 from ctadesk.io.excel.source_sheet import SENSITIVE_NOTE
 from ctadesk.io.excel.styles import SENSITIVE_FILL, CellFormat
-from ctadesk.io.excel.writer import (ColumnFormat, SheetWriter, WorkbookWriter, column_letters, column_rows,
+from ctadesk.io.excel.writer import (FORMULA_STARTS, ColumnFormat, SheetWriter, WorkbookWriter, column_letters, column_rows,
                                      number_cells, number_texts, style_attributes)
 from ctadesk.io.numbers import finite_values
 
@@ -227,7 +227,7 @@ class _TextColumn:
     prefix where Excel would take the text for a formula), by position in codes."""
 
     def __init__(self, writer: WorkbookWriter, codes) -> None:
-        formula_like = [code.startswith(("=", "+", "-", "@")) for code in codes]
+        formula_like = [code.startswith(FORMULA_STARTS) for code in codes]
         quoted = writer.styles.quoted(0) if any(formula_like) else 0
         self._numbers = np.array([str(writer.string(code)) for code in codes], dtype=object)
         self._styles = np.array(style_attributes(np.array(formula_like, np.int64) * quoted), dtype=object)

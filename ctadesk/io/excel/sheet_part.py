@@ -17,10 +17,9 @@ import zipfile
 import numpy as np
 from openpyxl.formula.tokenizer import TokenizerError
 from openpyxl.formula.translate import Translator
-from openpyxl.utils import get_column_letter
 
 from ctadesk.io.excel.canonical_rows import read_canonical
-from ctadesk.io.excel.cell_values import DIGITS, TRUE, CellValues, ColumnNumbers, DamagedCell
+from ctadesk.io.excel.cell_values import DIGITS, TRUE, CellValues, ColumnNumbers, DamagedCell, coordinate
 from ctadesk.io.excel.expat_sheet import cell_handlers
 from ctadesk.io.excel.package import SheetEntry, WorkbookFile
 from ctadesk.io.excel.safe_xml import feed_part, safe_parser
@@ -80,7 +79,7 @@ class SheetPart:
         if text or shared is None or shared not in self.shared_formulas:
             return text
         master, origin = self.shared_formulas[shared]
-        target = f"{get_column_letter(int(self.columns[index]) + 1)}{int(self.rows[index]) + 1}"
+        target = coordinate(int(self.rows[index]), int(self.columns[index]))
         try:
             return Translator(f"={master}", origin=origin).translate_formula(target)[1:]
         except (TokenizerError, ValueError, IndexError):
@@ -187,7 +186,7 @@ class PartReader:
         shared_index = shared_index if kind == "shared" else None
         self.formulas[len(self.values) - 1] = (formula, shared_index)
         if shared_index is not None and master and formula:
-            self.shared[shared_index] = (formula, f"{get_column_letter(column + 1)}{row + 1}")
+            self.shared[shared_index] = (formula, coordinate(row, column))
 
     def result(self) -> SheetPart:
         """The sheet read; refuses an extent beyond max_cells."""
@@ -214,6 +213,6 @@ class PartReader:
 def _split_cell(attrs: dict[str, str]) -> str | None:
     """The first cell after a frozen split of xSplit columns and ySplit rows."""
     columns, rows = int(float(attrs.get("xSplit", "0"))), int(float(attrs.get("ySplit", "0")))
-    return f"{get_column_letter(columns + 1)}{rows + 1}" if columns or rows else None
+    return coordinate(rows, columns) if columns or rows else None
 
 

@@ -33,8 +33,8 @@ import dataclasses
 
 import numpy as np
 from openpyxl.styles import Font
-from openpyxl.utils import get_column_letter
 
+from ctadesk.io.excel.cell_values import coordinate
 from ctadesk.io.excel.figures import OriginalFigures
 from ctadesk.io.excel.package import SheetEntry, WorkbookFile
 from ctadesk.io.excel.sheet_part import SheetPart
@@ -80,10 +80,9 @@ class SheetCopy:
         own = _table_styles(source)
         chosen = _release_styles(source, own, sensitive) if release else own
         self._styles = self._style_numbers(source, chosen, None if release else sensitive, figures if release else None)
-        self._letters = [get_column_letter(c + 1) for c in table.columns]
+        self._letters = [coordinate(0, c)[:-1] for c in table.columns]
         self._note_row = max(part.n_rows, max(table.rows) + 1) + 2 if not release and len(sensitive) else None
-        self._merged = [f"{get_column_letter(c0 + 1)}{r0 + 1}:{get_column_letter(c1 + 1)}{r1 + 1}"
-                        for r0, c0, r1, c1 in part.merged]
+        self._merged = [f"{coordinate(r0, c0)}:{coordinate(r1, c1)}" for r0, c0, r1, c1 in part.merged]
         self._heights, self._hidden = part.row_heights, part.hidden_rows
         self._columns, self._frozen = part.column_formats, part.frozen
 
@@ -126,7 +125,7 @@ class SheetCopy:
         cells: dict[int, list[tuple[int, str]]] = {}
         for k in outside.tolist():
             r, c = int(part.rows[k]), int(part.columns[k])
-            where = f"{table.sheet}!{get_column_letter(c + 1)}{r + 1}"
+            where = f"{table.sheet}!{coordinate(r, c)}"
             style = 0
             if part.styles[k]:
                 cell_format, reset = _guarded(source.workbook.formats.format(int(part.styles[k])), guard)
@@ -139,7 +138,7 @@ class SheetCopy:
                 if reason:
                     self.dropped.append(Dropped(where, reason))
                     value = None
-            xml = writer.cell(f"{get_column_letter(c + 1)}{r + 1}", value, style)
+            xml = writer.cell(coordinate(r, c), value, style)
             if xml:
                 cells.setdefault(r, []).append((c, xml))
         return cells

@@ -25,10 +25,9 @@ from xml.parsers import expat
 
 import numpy as np
 import openpyxl.xml
-from openpyxl.utils import get_column_letter
 
 from ctadesk.io.errors import FileFormatError
-from ctadesk.io.excel.cell_values import DamagedCell
+from ctadesk.io.excel.cell_values import DamagedCell, coordinate
 from ctadesk.io.excel.formulas import compute_formulas
 from ctadesk.io.excel.package import WorkbookFile, read_workbook_file
 from ctadesk.io.excel.safe_xml import UnsafeXML
@@ -197,11 +196,6 @@ class CellKinds:
         beyond = (kinds == number) & ~texts & ~np.isfinite(numbers)
         kinds[beyond], numbers[beyond] = text, np.nan
         return cls(kinds, numbers, texts)
-
-
-def coordinate(row: int, column: int) -> str:
-    """Excel name of the 0-based (row, column), e.g. (6, 2) -> 'C7'."""
-    return f"{get_column_letter(column + 1)}{row + 1}"
 
 
 _LEADING_SPACES = re.compile(r"^[ \u00a0]*")

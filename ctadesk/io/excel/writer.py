@@ -32,7 +32,8 @@ from ctadesk.io.excel.sheet_part import ColumnFormat
 from ctadesk.io.excel.styles import StyleTable
 from ctadesk.io.excel.xml_text import escape_attribute, escape_text
 
-_FORMULA_STARTS = ("=", "+", "-", "@")
+#: how text starts that Excel would take for a formula when the cell is edited
+FORMULA_STARTS = ("=", "+", "-", "@")
 _HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _RELATIONS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -142,7 +143,7 @@ class WorkbookWriter:
 
     def _text_cell(self, reference: str, text: str, style: int) -> str:
         """A text cell; text Excel would run as a formula when edited gets a quote prefix."""
-        if text.startswith(_FORMULA_STARTS):
+        if text.startswith(FORMULA_STARTS):
             style = self.styles.quoted(style)
         return f'<c r="{reference}"{_style(style)} t="s"><v>{self.string(text)}</v></c>'
 

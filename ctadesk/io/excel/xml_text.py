@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import re
 
-_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+#: characters an XML part cannot hold
+NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _ATTRIBUTE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;",
                             "\r": "&#13;", "\t": "&#9;"})
 
 
 def _legal(text: str) -> str:
-    return _ILLEGAL.sub(lambda match: f"_x{ord(match[0]):04X}_", text)
+    return NOT_XML.sub(lambda match: f"_x{ord(match[0]):04X}_", text)
 
 
 def escape_text(text: str) -> str:
