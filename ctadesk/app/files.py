@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from ctadesk.engine.structure import Dimension, TableStructure
 from ctadesk.io.excel import ExcelTable, ExportOutcome
 from ctadesk.io.project import PROJECT_SUFFIX, Project, load_project
 from ctadesk.io.tauargus import TauArgusTable
+
+if TYPE_CHECKING:
+    from ctadesk.io.microdata import MicrodataSpec
 
 #: largest contributions kept per cell when microdata are tabulated (the most a dominance rule can use)
 TOP_CONTRIBUTIONS = 5
@@ -127,25 +131,34 @@ def open_table(path: str | Path) -> Project:
 
 
 # -------------------------------------------------------------- microdata
+def read_hierarchy_file(path: str | Path, variable: str, lead: str = "@") -> Dimension:
+    """The hierarchy of ``variable`` in a level CSV (.csv, as sdcTable writes it) or a tau-argus .hrc file."""
+    from ctadesk.io.hierarchy import read_hrc, read_level_csv
+
+    reader = read_level_csv if Path(path).suffix.lower() == ".csv" else read_hrc
+    return reader(path, variable, lead=lead)
+
+
+def read_microdata_as(path: str | Path, spec: MicrodataSpec, sheet: str | None = None) -> Microdata:
+    """The microdata ``spec`` describes, from an SPSS, Stata or SAS file
+    by its reader, else from CSV or xlsx (``sheet``: the first when None)."""
+    from ctadesk.io.microdata import read_microdata
+    from ctadesk.io.statfiles import READERS, read_statfile_microdata
+
+    if Path(path).suffix.lower() in READERS:
+        return read_statfile_microdata(path, spec)[0]
+    return read_microdata(path, spec, **({"sheet": sheet} if sheet else {}))
+
+
 def read_microdata_file(path: str | Path, spanning: Sequence[str], response: str, weight: str | None = None,
                         holding: str | None = None, hierarchy_files: Mapping[str, str] | None = None) -> Project:
     """Read microdata with the chosen variables and hierarchy files (.hrc or level CSV), then tabulate."""
-    from ctadesk.io.hierarchy import read_hrc, read_level_csv
-    from ctadesk.io.microdata import MicrodataSpec, read_microdata
-    from ctadesk.io.statfiles import READERS, read_statfile_microdata
+    from ctadesk.io.microdata import MicrodataSpec
 
-    hierarchies = {}
-    for name, file in (hierarchy_files or {}).items():
-        if file:
-            reader = read_level_csv if Path(file).suffix.lower() == ".csv" else read_hrc
-            hierarchies[name] = reader(file, name)
+    hierarchies = {name: read_hierarchy_file(file, name) for name, file in (hierarchy_files or {}).items() if file}
     spec = MicrodataSpec(spanning=tuple(spanning), response=response, weight=weight or None,
                          holding=holding or None, hierarchies=hierarchies)
-    if Path(path).suffix.lower() in READERS:
-        microdata, _ = read_statfile_microdata(path, spec)
-    else:
-        microdata = read_microdata(path, spec)
-    return project_from_microdata(microdata)
+    return project_from_microdata(read_microdata_as(path, spec))
 
 
 # ------------------------------------------------------------------ exporters

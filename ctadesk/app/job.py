@@ -17,8 +17,6 @@ import threading
 import time
 from collections.abc import Callable
 
-import numpy as np
-
 from ctadesk.app.request import AUTO, ProtectionRequest
 from ctadesk.engine.methods import METHODS, choose_method
 from ctadesk.engine.model import Distance, Senses
@@ -26,6 +24,7 @@ from ctadesk.engine.precision import published_decimals, published_or_why
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.quality import QualityReport, preserve, quality_report
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions
+from ctadesk.engine.solvers import cells_changed as count_changed
 from ctadesk.engine.weights import inverse_weights, unit_weights
 from ctadesk.engine.widening import WideningReport, new_seed, widen
 
@@ -148,10 +147,7 @@ def _published(problem: CTAProblem, result: CTAResult, request: ProtectionReques
 
 
 def cells_changed(protection: Protection) -> int:
-    """How many cells the published table changes (in table units: a change below 1e-9 of the
-    cell's magnitude is no change)."""
+    """How many cells the published table changes (engine/solvers/_finish.py: a change below 1e-9
+    of the cell's magnitude is no change)."""
     values = protection.result.values
-    if values is None:
-        return 0
-    original = protection.required.values
-    return int(np.count_nonzero(np.abs(values - original) > 1e-9 * np.maximum(1.0, np.abs(original))))
+    return 0 if values is None else count_changed(protection.required, values)

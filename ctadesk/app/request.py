@@ -47,7 +47,6 @@ class ProtectionRequest:
     seed         the widening seed (None: a fresh secret one, drawn when the run starts)
     widen_cost   also solve at the required levels, to report what widening costs
     precision    'auto' (the data's decimals), 'full' (no rounding) or a number of decimals
-    strict_precision  a precision that cannot be met is an error rather than a note
     """
 
     distance: str = Distance.L1.value
@@ -63,7 +62,6 @@ class ProtectionRequest:
     seed: int | None = None
     widen_cost: bool = False
     precision: str | int = "auto"
-    strict_precision: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "preserve", frozenset(self.preserve))

@@ -640,7 +640,7 @@ class MainWindow(QMainWindow):
             return
         try:
             problem = self.project.to_problem()
-            seed = (self.project.options or {}).get(WIDENING_SEED) or new_seed()
+            seed = self.session.widening_seed or new_seed()
             request = ProtectionRequest.from_options({**options, WIDENING_SEED: seed})
         except Exception as error:
             self.report_error("The table cannot be protected as it stands", error)

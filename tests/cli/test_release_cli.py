@@ -98,3 +98,7 @@ def test_protect_writes_release_and_internal_workbooks(tmp_path):
     assert method_sheet(release)["protection levels widened by a secret factor"] == "no"
     statuses = [row[2] for row in openpyxl.load_workbook(internal)["Cells"].iter_rows(min_row=4, values_only=True)]
     assert statuses == ["sensitive" if cell["status"] == "unsafe" else "safe" for cell in cells]
+    # no part of the release spells an original of a sensitive cell (unless a published value has that spelling)
+    published = {round(cell["adjusted"], 9) for cell in cells}
+    hidden = [cell["original"] for cell in cells if cell["status"] == "unsafe" and round(cell["original"], 9) not in published]
+    assert hidden and leaks(release, hidden) == []

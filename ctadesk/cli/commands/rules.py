@@ -169,15 +169,11 @@ def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistic
 
 def read_microdata_for(args: argparse.Namespace, path: str, spanning: tuple[str, ...]) -> Microdata:
     """The microdata of ``path`` spanned by ``spanning``, read as add_microdata_arguments' options say."""
-    from ctadesk.io.hierarchy import read_hrc, read_level_csv
-    from ctadesk.io.microdata import MicrodataSpec, read_microdata
-    from ctadesk.io.statfiles import read_statfile_microdata
+    from ctadesk.app.files import read_hierarchy_file, read_microdata_as
+    from ctadesk.io.microdata import MicrodataSpec
 
-    fmt = format_of(path, MICRODATA)
-    hierarchies: dict = {}
-    for name, file in args.hierarchy:
-        reader = read_level_csv if Path(file).suffix.lower() == ".csv" else read_hrc
-        hierarchies[name] = reader(file, name, lead=args.lead)
+    format_of(path, MICRODATA)  # a file that cannot hold microdata is refused, naming those that can
+    hierarchies: dict = {name: read_hierarchy_file(file, name, lead=args.lead) for name, file in args.hierarchy}
     for name, widths in args.hierlevels:
         try:
             hierarchies[name] = tuple(int(w) for w in widths.replace(" ", ",").split(",") if w)
@@ -189,9 +185,7 @@ def read_microdata_for(args: argparse.Namespace, path: str, spanning: tuple[str,
     spec = MicrodataSpec(spanning=spanning, response=args.response, weight=args.weight,
                          holding=args.holding, request=args.request, request_codes=tuple(args.request_codes),
                          hierarchies=hierarchies, missing=missing, decimal_comma=args.decimal_comma)
-    if fmt.key == "statfile":
-        return read_statfile_microdata(path, spec)[0]
-    return read_microdata(path, spec, **({"sheet": args.sheet} if args.sheet else {}))
+    return read_microdata_as(path, spec, args.sheet)
 
 
 def cell_records(structure: TableStructure, stats: CellStatistics, rules: SafetyRules,
