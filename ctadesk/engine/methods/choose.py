@@ -7,10 +7,10 @@ the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, paper
   300x350: 0.12 s end to end against 1.2 s for the IPM LP and 2.1 s for HiGHS's defaults on the
   same LP (benchmarks/cta.py --targets); 1000x1000: 2.7 s for the whole process, the IPM alone
   takes 17-26 s.  Other tables: the IPM with crossover.
-- fixed-sense L2: the dual Newton method where the relations are few enough for a dense
-  factorisation of its Newton system (one unknown per relation), else clarabel.  300x350:
-  0.3 s against 2.3 s; 20x20x20 0.4 s against 1.1 s; J. Castro's hierarchical hier133a
-  0.7 s against 1.2 s; 1000x1000 1 s against 140 s.  Below NEWTON_CELLS cells clarabel takes
+- fixed-sense L2: the dual Newton method where the relations are few enough to factorise its
+  Newton system (one unknown per relation) quickly, else clarabel.  300x350: 0.3 s against
+  2.3 s; 20x20x20 0.4 s against 1.1 s; 1000x1000 1 s against 140 s; J. Castro's hierarchical
+  tables (benchmarks/castro_l2.py) hier133a 0.14 s against 0.9 s, hier163a 1.7 s against 3.8 s.  Below NEWTON_CELLS cells clarabel takes
   well under a second and needs no fallback (on 40 cross-check instances of 4-368 cells the
   Newton method did not converge on 9, where clarabel then solved them).
 - optimal senses: the exact MILP alone on small problems (HiGHS proves 10x10 tables, 30
@@ -30,13 +30,16 @@ from ctadesk.engine.errors import MethodError
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.senses.portfolio import MIN_HEURISTIC_SECONDS
-from ctadesk.engine.solvers.network import DENSE_LIMIT, SIMPLEX_ROWS, network_form
+from ctadesk.engine.solvers.network import SIMPLEX_ROWS, network_form
 
 #: at most this many free senses: the plain MILP (its proof comes quickly; a portfolio's second
 #: process would only cost its start)
 SMALL_MILP = 40
 #: fewer cells than this: fixed-sense L2 by clarabel
 NEWTON_CELLS = 1000
+#: above this many relations the Newton system's factorisation costs more than clarabel's whole
+#: solve (J. Castro's nine5d, 17 295 relations: 11 Newton steps, 10-13 s, clarabel 11 s)
+NEWTON_RELATIONS = 10000
 
 
 def choose_method(problem: CTAProblem, distance: Distance, senses: Senses,
@@ -96,7 +99,7 @@ def _fixed_l2(problem: CTAProblem, fixed: str) -> tuple[str, str]:
         why = f"a small table ({problem.n_cells} cells)"
     elif np.any(problem.weights <= 0):
         why = "some weights are 0"
-    elif problem.n_relations > DENSE_LIMIT:
+    elif problem.n_relations > NEWTON_RELATIONS:
         why = f"{problem.n_relations} relations"
     else:
         return "network-l2", (f"{fixed}, L2 by a Newton method on its dual ({problem.n_relations} unknowns, "

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 
 import highspy
 import numpy as np
@@ -72,8 +73,15 @@ IMPLIED_ITERATIONS = 5000
 #: and clarabel takes over
 L2_TOLERANCE = 1e-10
 L2_MAX_ITERATIONS = 30
-#: at most this many relations: dense Cholesky of the Newton system, else conjugate gradients
+#: the Newton system is factorised dense when it has at most DENSE_LIMIT relations and at least
+#: DENSE_SHARE of its entries are nonzero, else sparse (_factor)
 DENSE_LIMIT = 4000
+DENSE_SHARE = 0.05
+#: a Newton system whose free cells differ from the last factorised one's in at most this share
+#: is solved by conjugate gradients preconditioned with that factorisation, in at most
+#: REUSE_ITERATIONS iterations (_NewtonSystems)
+REUSE_SHARE = 0.05
+REUSE_ITERATIONS = 100
 
 
 @dataclasses.dataclass(frozen=True)
@@ -403,6 +411,7 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
 
     z, t = primal(pi)
     value = dual(pi, z, t)
+    systems = _NewtonSystems()
     for iteration in range(L2_MAX_ITERATIONS):
         residual = d - A @ z
         worst = float(np.max(np.abs(residual) / row_scale, initial=0.0))
@@ -413,7 +422,7 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
         free = (z > lower) & (z < upper)
         A_free = A[:, np.flatnonzero(free)]
         hessian = (A_free * half_inverse[free]) @ A_free.T
-        step = _newton_step(sp.csr_array(hessian), residual)
+        step = systems.step(sp.csr_array(hessian), free, residual)
         length = 1.0
         while length > 1e-12:
             trial = pi + length * step
@@ -426,24 +435,57 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     return None, f"L2 dual Newton did not converge in {L2_MAX_ITERATIONS} iterations"
 
 
-def _newton_step(hessian: sp.csr_array, gradient: np.ndarray) -> np.ndarray:
-    """Solve (H + delta I) s = gradient; H is a weighted graph Laplacian, singular on redundancies."""
+def _factor(hessian: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:
+    """A solver of (H + delta I) s = g; H is a weighted graph Laplacian, singular on redundancies.
+
+    A dense Cholesky where H is small and dense (2-D tables: every free cell links its row to
+    its column), else a sparse LU with a minimum-degree ordering of H + H^T, no pivoting
+    (symmetric positive definite after the shift): on J. Castro's hierarchical tables it is
+    6-60x faster than the dense Cholesky (hier133a 3549 relations 0.16 s against 0.89 s; nine5d
+    17 295 relations 0.9 s against 52 s).  Conjugate gradients if the factorisation fails.
+    """
     m = hessian.shape[0]
     diagonal = hessian.diagonal()
     delta = 1e-10 * max(float(diagonal.max(initial=0.0)), 1e-300)
-    regular = np.where(diagonal > 0, diagonal, 1.0)
-    if m <= DENSE_LIMIT:
+    shift = delta + (diagonal <= 0) * 1.0
+    if m <= DENSE_LIMIT and hessian.nnz >= DENSE_SHARE * m * m:
         dense = hessian.toarray()
-        dense[np.diag_indices(m)] += delta + (diagonal <= 0) * 1.0
+        dense[np.diag_indices(m)] += shift
         try:
-            return scipy.linalg.cho_solve(scipy.linalg.cho_factor(dense, check_finite=False), gradient,
-                                          check_finite=False)
+            factor = scipy.linalg.cho_factor(dense, check_finite=False)
+            return lambda g: scipy.linalg.cho_solve(factor, g, check_finite=False)
         except np.linalg.LinAlgError:
-            return scipy.linalg.lstsq(dense, gradient, check_finite=False)[0]
-    shifted = hessian + sp.diags_array(delta + (diagonal <= 0) * 1.0)
-    preconditioner = sp.diags_array(1.0 / regular)
-    step, _ = spla.cg(shifted, gradient, rtol=1e-12, maxiter=500, M=preconditioner)
-    return step
+            return lambda g: scipy.linalg.lstsq(dense, g, check_finite=False)[0]
+    shifted = sp.csc_array(hessian + sp.diags_array(shift))
+    try:
+        return spla.splu(shifted, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                         options={"SymmetricMode": True}).solve
+    except RuntimeError:
+        preconditioner = sp.diags_array(1.0 / np.where(diagonal > 0, diagonal, 1.0))
+        return lambda g: spla.cg(shifted, g, rtol=1e-12, maxiter=500, M=preconditioner)[0]
+
+
+class _NewtonSystems:
+    """The Newton systems of successive iterations, whose free cells change little near the end:
+    a system whose free cells differ from the last factorised one's in at most REUSE_SHARE of
+    them is solved by conjugate gradients preconditioned with that factorisation (exact on the
+    unchanged part, so a few iterations), else factorised anew."""
+
+    def __init__(self) -> None:
+        self.solve: Callable[[np.ndarray], np.ndarray] | None = None
+        self.free: np.ndarray | None = None
+
+    def step(self, hessian: sp.csr_array, free: np.ndarray, gradient: np.ndarray) -> np.ndarray:
+        if self.solve is not None and np.count_nonzero(free != self.free) <= REUSE_SHARE * np.count_nonzero(free):
+            m = hessian.shape[0]
+            shifted = hessian + sp.diags_array(1e-10 * max(float(hessian.diagonal().max(initial=0.0)), 1e-300)
+                                               + (hessian.diagonal() <= 0) * 1.0)
+            step, info = spla.cg(shifted, gradient, rtol=1e-8, maxiter=REUSE_ITERATIONS,
+                                 M=spla.LinearOperator((m, m), matvec=self.solve))
+            if info == 0 and np.all(np.isfinite(step)):
+                return step
+        self.solve, self.free = _factor(hessian), free
+        return self.solve(gradient)
 
 
 def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
