@@ -30,7 +30,7 @@ import numpy as np
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
-from ctadesk.engine.solvers._finish import cells_changed, finish, senses_of
+from ctadesk.engine.solvers._finish import cells_changed, finish, senses_of, weighted_l1
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
 
 #: the finest precision a table is published at
@@ -68,7 +68,8 @@ def at_precision(problem: CTAProblem, result: CTAResult, decimals: int,
     target = np.round(problem.rhs / step)
     info = {**result.info, "decimals": decimals, "rounded_from": result.objective}
     if np.all((rounded >= k_low) & (rounded <= k_high)) and np.array_equal(_relations_of(problem, rounded), target):
-        return _finished(problem, result, rounded / 10.0 ** decimals, senses, started, "the table was on the grid", info)
+        return _finished(problem, result, rounded / 10.0 ** decimals, senses, started, "the table was on the grid", info,
+                         options.gap)
     if np.any(k_low > k_high):
         cell = int(np.flatnonzero(k_low > k_high)[0])
         return _not_found(problem, result, started, info,
@@ -82,7 +83,8 @@ def at_precision(problem: CTAProblem, result: CTAResult, decimals: int,
         return _not_found(problem, result, started, info,
                           f"no table at {decimals} decimals adds up with these senses ({outcome.model_status})")
     k = np.round(outcome.values[:n])
-    return _finished(problem, result, k / 10.0 ** decimals, senses, started, "found by the integer program", info)
+    return _finished(problem, result, k / 10.0 ** decimals, senses, started, "found by the integer program", info,
+                     options.gap)
 
 
 def published_or_why(problem: CTAProblem, result: CTAResult, decimals: int,
@@ -171,10 +173,15 @@ def _integer_model(problem: CTAProblem, k_low: np.ndarray, k_high: np.ndarray, t
 
 
 def _finished(problem: CTAProblem, result: CTAResult, values: np.ndarray, senses: np.ndarray, started: float,
-              how: str, info: dict) -> CTAResult:
+              how: str, info: dict, gap: float) -> CTAResult:
+    """The published table as a result.  An optimal result stays optimal only when the method's
+    bound (valid at any precision: tables on the grid are tables) proves the published table
+    within ``gap``; else it is feasible."""
     changed = cells_changed(problem, values)
     info = {**info, "cells_changed": changed, "precision_from": how}
-    status = Status.FEASIBLE if result.status is Status.OPTIMAL else result.status
+    published_gap = None if result.bound is None else relative_gap(weighted_l1(problem, values), result.bound)
+    proven = result.status is Status.OPTIMAL and published_gap is not None and published_gap <= gap
+    status = Status.FEASIBLE if result.status is Status.OPTIMAL and not proven else result.status
     published = finish(problem, result.method, status, values, started=started, build_seconds=0.0,
                        solve_seconds=time.perf_counter() - started, senses=senses, info=info)
     if not published.verified:
@@ -182,8 +189,7 @@ def _finished(problem: CTAProblem, result: CTAResult, values: np.ndarray, senses
     decimals = info["decimals"]
     message = (f"protected table at {decimals} decimal{'s' * (decimals != 1)}, {changed} cells changed; "
                f"{how}; verified")
-    return published.replace(message=message, bound=result.bound,
-                             gap=None if result.bound is None else relative_gap(published.objective, result.bound))
+    return published.replace(message=message, bound=result.bound, gap=published_gap)
 
 
 def _not_found(problem: CTAProblem, result: CTAResult, started: float, info: dict, why: str) -> CTAResult:

@@ -81,3 +81,22 @@ def test_a_table_only_a_unprotected_one_fits_is_not_found():
     assert result.protected
     published = at_precision(problem, result, 0)
     assert published.status is Status.NOT_FOUND and published.values is None
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_optimal_only_where_the_bound_proves_the_published_table(seed):
+    """A published table keeps 'optimal' exactly when the method's bound proves it within the gap."""
+    _, problem = cox_table((5, 6), seed=seed)
+    problem = problem.replace(values=np.round(problem.values), lower=np.floor(problem.lower),
+                              upper=np.ceil(problem.upper),
+                              lower_protection=np.round(problem.lower_protection),
+                              upper_protection=np.round(problem.upper_protection))
+    options = SolveOptions(gap=1e-6)
+    exact = solve(problem, "milp", options)
+    assert exact.status is Status.OPTIMAL
+    published = at_precision(problem, exact, 0, options)
+    gap = (published.objective - exact.bound) / max(abs(published.objective), 1e-9)
+    assert (published.status is Status.OPTIMAL) == (gap <= 1e-6)
+    assert published.gap == pytest.approx(max(gap, 0.0), abs=1e-12)
+    looser = at_precision(problem, exact.replace(bound=exact.bound * 0.5), 0, options)
+    assert looser.status is Status.FEASIBLE

@@ -330,7 +330,8 @@ def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray
     x = np.asarray(h.getSolution().col_value)
     artificial = float(x[:2 * m].sum())
     if artificial > 1e-7 * max(1.0, float(np.abs(rhs).max(initial=0.0))):
-        return None, Status.INFEASIBLE, f"relations cannot balance: {artificial:.6g} left unbalanced", None
+        # (the amount is in the solver's scaled units, so the message names no number)
+        return None, Status.INFEASIBLE, "the relations cannot balance within the cells' bounds and these senses", None
     z = base.copy()
     np.add.at(z, np.concatenate(column_cells), np.concatenate(column_signs) * x[2 * m:])
     note = (f"sifting LP: {round_ + 1} pricing rounds, {h.getNumCol() - 2 * m} of {2 * n} columns, "
