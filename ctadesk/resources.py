@@ -1,12 +1,13 @@
 """Where the app's resources (icons, desktop entry, translations) and sample tables are.
 
-The repository keeps them at its top level, in ``resources/`` and ``sample_data/``.  The wheel
-(pyproject: ``tool.hatch.build.targets.wheel.sources``) and the PyInstaller bundle
-(installer/ctadesk.spec) both ship them inside the package, as ``ctadesk/_resources`` and
-``ctadesk/_samples``, because that is the one place every installation can find from the
-package itself: site-packages, the bundle's unpacked folder and a zip all hold the package,
-and nothing else is guaranteed to sit next to it.  A checkout or an editable install has no
-copies and uses the top-level folders.  Nothing here imports Qt.
+The repository keeps them at its top level, in ``resources/`` and ``sample_data/``, and the user
+guide in ``docs/user-guide/``.  The wheel (pyproject: ``tool.hatch.build.targets.wheel.sources``)
+and the PyInstaller bundle (installer/ctadesk.spec) both ship them inside the package, as
+``ctadesk/_resources``, ``ctadesk/_samples`` and ``ctadesk/_user_guide``, because that is the
+one place every installation can find from the package itself: site-packages, the bundle's
+unpacked folder and a zip all hold the package, and nothing else is guaranteed to sit next to
+it.  A checkout or an editable install has no copies and uses the top-level folders.  Nothing
+here imports Qt.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ def resources_dir() -> Path:
 def samples_dir() -> Path:
     """The folder of sample_data/ (sample tables and microdata; sample_data/README.md)."""
     return _folder("_samples", "sample_data")
+
+
+def user_guide_dir() -> Path:
+    """The folder of docs/user-guide/: index.md, one Markdown page per task, images/."""
+    return _folder("_user_guide", "docs/user-guide")
 
 
 def icon_files() -> list[Path]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ctadesk.app.request import ProtectionRequest
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.linked import LinkedTables
 from ctadesk.engine.microdata import Microdata, tabulate
@@ -27,6 +28,7 @@ from ctadesk.io.project import PROJECT_SUFFIX, Project, load_project
 from ctadesk.io.tauargus import TauArgusTable
 
 if TYPE_CHECKING:
+    from ctadesk.engine.audit import AuditResult
     from ctadesk.io.microdata import MicrodataSpec
 
 #: largest contributions kept per cell when microdata are tabulated (the most a dominance rule can use)
@@ -187,10 +189,12 @@ def _released(project: Project) -> np.ndarray:
     return adjusted
 
 
-def export_excel(path: str | Path, project: Project, internal: bool) -> ExportOutcome:
+def export_excel(path: str | Path, project: Project, internal: bool, audit: AuditResult | None = None) -> ExportOutcome:
     """Release or internal workbook: in the layout of the workbook the table came from, else in
-    the default layout (rows x columns with labels).  A release needs a protected table."""
+    the default layout (rows x columns with labels).  A release needs a protected table.  An
+    internal workbook gets an Audit sheet from ``audit`` (a release never does)."""
     from ctadesk.io.excel import ExportReport, export_table_workbook, export_workbook
+    from ctadesk.io.excel.export import AuditSheet
 
     adjusted = _adjusted(project) if internal else _released(project)
     sensitive = np.flatnonzero(project.sensitive)
@@ -198,6 +202,8 @@ def export_excel(path: str | Path, project: Project, internal: bool) -> ExportOu
     report = ExportReport.from_result(project.result, project.values, sensitive, settings=public,
                                       measures=project_quality(project, project.result),
                                       internal_settings=secret.items())
+    if internal and audit is not None:
+        report = dataclasses.replace(report, audit=AuditSheet.from_result(audit, project.structure.cell_label))
     source = project.source
     if isinstance(source, ExcelSource) and not source.csv:
         per_table = [source.table_cells(sensitive, t) for t in range(len(source.tables))]
@@ -208,8 +214,11 @@ def export_excel(path: str | Path, project: Project, internal: bool) -> ExportOu
 
 
 def _split_options(options: Mapping[str, object]) -> tuple[dict[str, object], dict[str, object]]:
-    """The solver options a release may show, and the secret ones (a seed) for the internal workbook."""
-    public = {k: v for k, v in options.items() if k != "method" and "seed" not in k}
+    """The solver options a release may show, and the secret ones (a seed) for the internal workbook.
+    Quality terms are named (ProtectionRequest.public_settings), never listed with their cells."""
+    public = {k: v for k, v in options.items() if k not in ("method", "quality") and "seed" not in k}
+    if options.get("quality"):
+        public["quality terms"] = ProtectionRequest.from_options(options).public_settings()["quality terms"]
     return public, {k: v for k, v in options.items() if "seed" in k}
 
 

@@ -1,12 +1,13 @@
-"""One protection run, the same for every front end: weights -> secret widening -> quality-
-preserving relations -> CTA method -> published precision -> quality report.
+"""One protection run, the same for every front end: weights -> secret widening -> quality
+terms (hard relations, bounded and weighted auxiliary cells, correlation targets) -> CTA method ->
+published precision -> quality report and the terms' values on the published table.
 
     protection = protect(problem, ProtectionRequest(method="lp", precision=0))
     protection.result.values        # the table to publish, verified at its precision
     protection.widening.summary()   # what widening did (without the seed)
 
-The steps are the engine's (weights.py, widening.py, quality.py, solvers, precision.py); this
-module only puts them in order, so the desktop app, `ctadesk solve`/`protect`, the Python API
+The steps are the engine's (weights.py, widening.py, quality.py, quality_terms.py, solvers,
+precision.py); this module only puts them in order, so the desktop app, `ctadesk solve`/`protect`, the Python API
 and a table server cannot drift apart.
 """
 
@@ -19,10 +20,12 @@ from collections.abc import Callable
 
 from ctadesk.app.request import AUTO, ProtectionRequest
 from ctadesk.engine.methods import METHODS, choose_method
-from ctadesk.engine.model import Distance, Senses
+from ctadesk.engine.model import Distance, Model, Senses
 from ctadesk.engine.precision import published_decimals, published_or_why
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality import QualityReport, preserve, quality_report
+from ctadesk.engine.quality import QualityReport, quality_report
+from ctadesk.engine.quality_terms import (TermsReport, hard_relations, published_with_terms, solve_with_terms,
+                                         terms_problem)
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions
 from ctadesk.engine.solvers import cells_changed as count_changed
 from ctadesk.engine.weights import inverse_weights, unit_weights
@@ -46,13 +49,16 @@ class Protection:
                algorithm an AUTO request ran is result.method, and the log says why)
     required   the table with the weights used and the protection levels the rules require
                (what quality is measured against and what the release protects)
-    solved     the problem handed to the method (widened levels, preserving relations)
+    solved     the problem the result is for (widened levels, the hard quality terms' relations;
+               bounded and weighted terms were auxiliary cells around it, engine/quality_terms.py)
     result     the method's result, at the published precision when it could be put there
     decimals   the published precision reached (None: unrounded)
     notes      lines for the log: the widening summary, the precision outcome
     quality    the quality report of result against required (None without a table)
     widening   what widening did and, with widen_cost, what it cost (None without widening)
     seconds    wall time of the whole run
+    terms      the quality terms' report (request.terms(): preserve and quality) with each term's
+               value on the published table (None without terms)
     """
 
     request: ProtectionRequest
@@ -64,6 +70,7 @@ class Protection:
     quality: QualityReport | None
     widening: WideningReport | None
     seconds: float
+    terms: TermsReport | None = None
 
     @property
     def precision_met(self) -> bool:
@@ -88,7 +95,9 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
     """Run ``request`` on ``problem`` (the table as the user holds it, levels as required).
 
     on_log/on_progress are called from the solving thread; setting ``stop`` ends the run with
-    the best table found so far.  ``solve`` is the method runner (the engine's registry).
+    the best table found so far.  ``solve`` is the method runner (the engine's registry).  With
+    quality terms that take more than one solve (correlation rounds, prices) the time limit holds
+    for each solve.
     """
     started = time.perf_counter()
     notes: list[str] = []
@@ -105,38 +114,59 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         request = request.replace(seed=seed)
         solved = widen(required, seed)
         widening = WideningReport.of(required, solved, seed)
-    if request.preserve:
-        solved = preserve(solved, mean="mean" in request.preserve, variance="variance" in request.preserve)
+    terms = request.terms()
     method = request.method
     if method == AUTO:
-        method, reason = choose_method(solved, Distance(request.distance), Senses(request.senses), request.time_limit)
+        model = terms_problem(solved, terms).problem if terms else solved
+        method, reason = choose_method(model, Distance(request.distance), Senses(request.senses), request.time_limit)
         note(f"algorithm: {METHODS[method].label} ('{method}'): {reason}")
+    elif METHODS[method].model != Model(Distance(request.distance), Senses(request.senses)):
+        model = METHODS[method].model
+        note(f"algorithm '{method}' chosen by hand solves the {model.distance.value} distance with "
+             f"{model.senses.value} senses, not the {request.distance} distance with {request.senses} senses "
+             "of the model settings")
     options = SolveOptions(time_limit=request.time_limit, gap=request.gap, threads=request.threads,
                            on_log=on_log, on_progress=on_progress, stop=stop, parameters=dict(request.parameters))
-    result = solve(solved, method, options)
+
+    def run(problem: CTAProblem, price: bool = False) -> tuple[CTAResult, TermsReport | None]:
+        if not terms:
+            return solve(problem, method, options), None
+        return solve_with_terms(problem, terms, lambda p, o: solve(p, method, o), options, price=price)
+
+    result, report = run(solved, request.quality_price)
     if widening is not None and request.widen_cost and result.values is not None:
-        unwidened = solve(solved.replace(lower_protection=required.lower_protection,
-                                         upper_protection=required.upper_protection), method, options)
+        unwidened, _ = run(solved.replace(lower_protection=required.lower_protection,
+                                          upper_protection=required.upper_protection))
         if unwidened.values is not None:
             widening = widening.with_objectives(unwidened.objective, result.objective)
     if widening is not None:
         note(widening.summary())
-    result, decimals = _published(solved, result, request, options, note)
+    solved = hard_relations(solved, terms)
+    result, decimals = _published(solved, result, request, options, note, report)
     quality = None if result.values is None else quality_report(required, result.values)
+    if report is not None and result.values is not None:
+        report = report.evaluated(required, result.values)
+    for line in report.lines() if report is not None else ():
+        note(line)
     if notes:
         result = result.replace(log=result.log + "".join(f"{line}\n" for line in notes))
     return Protection(request, required, solved, result, decimals, tuple(notes), quality, widening,
-                      time.perf_counter() - started)
+                      time.perf_counter() - started, report)
 
 
 def _published(problem: CTAProblem, result: CTAResult, request: ProtectionRequest, options: SolveOptions,
-               note: Callable[[str], None]) -> tuple[CTAResult, int | None]:
+               note: Callable[[str], None], report: TermsReport | None = None) -> tuple[CTAResult, int | None]:
     """``result`` at the request's precision (engine/precision.py) and the decimals reached;
-    a table that cannot be put there stays as solved, and the note says why."""
+    a table that cannot be put there stays as solved, and the note says why.  With quality terms
+    (``report``, for ``result``) a table at that precision must keep every term that held
+    (quality_terms.published_with_terms)."""
     if request.precision == "full" or not result.verified:
         return result, None
     decimals = published_decimals(problem.values) if request.precision == "auto" else int(request.precision)
-    rounded, why = published_or_why(problem, result, decimals, options)
+    if report is None:
+        rounded, why = published_or_why(problem, result, decimals, options)
+    else:
+        rounded, why = published_with_terms(problem, result, decimals, report, options)
     if rounded is not None:
         note(why)
         return rounded, decimals

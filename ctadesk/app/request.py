@@ -16,6 +16,7 @@ from typing import Any
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.precision import MAX_DECIMALS
+from ctadesk.engine.quality_terms import QualityTerm
 
 #: cell weights a request can name: the table's own, 1 (total absolute change) or 1/|a| (relative change)
 WEIGHT_CHOICES = ("table", "unit", "inverse")
@@ -41,7 +42,10 @@ class ProtectionRequest:
                  the registry (ctadesk.engine.methods), the expert's override
     parameters   the method's parameters by name (the registry's Method.parameters), as pairs
     weights      'table', 'unit' or 'inverse' (paper 004 eq. (1))
-    preserve     measures kept exactly: 'mean', 'variance' (paper 002 §3)
+    preserve     measures kept exactly: 'mean', 'variance' (paper 002 §3), over the inner cells
+    quality      quality terms, each hard, bounded or weighted, on any group of cells
+                 (ctadesk.engine.quality_terms: mean, L(y), correlation; paper 002 §3)
+    quality_price  also solve once without each quality term, to report its price
     time_limit   seconds (inf: none);  gap: relative MIP gap;  threads: solver threads (None: default)
     widen        widen every protection level by a secret factor (engine/widening.py)
     seed         the widening seed (None: a fresh secret one, drawn when the run starts)
@@ -55,6 +59,8 @@ class ProtectionRequest:
     parameters: tuple[tuple[str, Any], ...] = ()
     weights: str = "table"
     preserve: frozenset[str] = frozenset()
+    quality: tuple[QualityTerm, ...] = ()
+    quality_price: bool = False
     time_limit: float = math.inf
     gap: float = 1e-4
     threads: int | None = None
@@ -66,6 +72,10 @@ class ProtectionRequest:
     def __post_init__(self) -> None:
         object.__setattr__(self, "preserve", frozenset(self.preserve))
         object.__setattr__(self, "parameters", tuple(sorted(dict(self.parameters).items())))
+        object.__setattr__(self, "quality", tuple(self.quality))
+        for number, term in enumerate(self.quality, 1):
+            if not isinstance(term, QualityTerm):
+                raise RequestError(f"quality term {number} ({term!r}) is not a QualityTerm")
         if self.distance not in {d.value for d in Distance}:
             raise RequestError(f"distance '{self.distance}': choose one of {', '.join(d.value for d in Distance)}")
         if self.senses not in {s.value for s in Senses}:
@@ -96,13 +106,17 @@ class ProtectionRequest:
                    "precision": self.precision}
         if self.seed is not None:
             options[WIDENING_SEED] = self.seed
+        if self.quality:
+            options["quality"] = [term.as_dict() for term in self.quality]
+        if self.quality_price:
+            options["quality_price"] = True
         return options
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> ProtectionRequest:
         """The request a project's options stand for (keys missing: the defaults)."""
         known = {"distance", "senses", "method", "parameters", "weights", "preserve", "time_limit", "gap", "widen",
-                 "precision", "threads"}
+                 "precision", "threads", "quality", "quality_price"}
         settings = {key: value for key, value in options.items() if key in known and value is not None}
         if WIDENING_SEED in options and options[WIDENING_SEED] is not None:
             settings["seed"] = int(options[WIDENING_SEED])
@@ -112,9 +126,34 @@ class ProtectionRequest:
             settings["parameters"] = tuple(dict(settings["parameters"]).items())
         if "time_limit" in settings:
             settings["time_limit"] = float(settings["time_limit"])
+        if "quality" in settings:
+            settings["quality"] = tuple(_quality_term(number, fields)
+                                        for number, fields in enumerate(settings["quality"], 1))
         return cls(**settings)
+
+    def terms(self) -> tuple[QualityTerm, ...]:
+        """Every quality term of the run: ``preserve`` as hard terms over the inner cells (mean, then
+        the variance term L(y)), then ``quality`` (a term named twice is kept once)."""
+        preserved = tuple(QualityTerm(measure) for word, measure in (("mean", "mean"), ("variance", "L"))
+                          if word in self.preserve)
+        return tuple(dict.fromkeys(preserved + self.quality))
 
     def public_settings(self) -> dict[str, str]:
         """The settings a release workbook may name (never the seed)."""
-        return {"weights": self.weights, "preserve": ", ".join(sorted(self.preserve)) or "nothing",
-                "protection levels widened by a secret factor": "yes" if self.widen else "no"}
+        settings = {"weights": self.weights, "preserve": ", ".join(sorted(self.preserve)) or "nothing",
+                    "protection levels widened by a secret factor": "yes" if self.widen else "no"}
+        if self.quality:
+            settings["quality terms"] = "; ".join(term.name for term in self.quality)
+        return settings
+
+
+def _quality_term(number: int, fields: Any) -> QualityTerm:
+    """Quality term ``number`` of a project's options (RequestError naming it)."""
+    if isinstance(fields, QualityTerm):
+        return fields
+    if not isinstance(fields, Mapping):
+        raise RequestError(f"quality term {number}: {fields!r} is not a term's settings")
+    try:
+        return QualityTerm.from_dict(fields)
+    except (CTAError, TypeError, ValueError) as error:
+        raise RequestError(f"quality term {number}: {error}") from None

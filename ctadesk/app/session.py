@@ -88,6 +88,7 @@ class Session:
         self.position = 0
         self._result_revision: int | None = 0 if project.result is not None and not project.result_stale else None
         self._saved_revision: int | None = 0 if self.path is not None else None
+        self._audit: AuditResult | None = None
 
     @classmethod
     def open(cls, path: str | Path) -> Session:
@@ -187,6 +188,7 @@ class Session:
         self.project.options = protection.request.options()
         self.project.log = protection.result.log
         self._result_revision = self.revision
+        self._audit = None
         self._update_stale()
 
     # ------------------------------------------------------------------ audit
@@ -199,7 +201,14 @@ class Session:
         if self.stale:
             raise CTAError("the table was edited after it was protected: protect it again before auditing")
         release = Release.adjusted(np.asarray(result.values, float))
-        return audit(self.project.to_problem(), release, knowledge, options)
+        self._audit = audit(self.project.to_problem(), release, knowledge, options)
+        return self._audit
+
+    @property
+    def last_audit(self) -> AuditResult | None:
+        """The latest audit of the protected table as it stands (None once a new protection run
+        or an edit has made it stale); the internal workbook holds it."""
+        return None if self.stale else self._audit
 
     # ----------------------------------------------------------------- files
     def export(self, kind: str, path: str | Path):
@@ -210,6 +219,10 @@ class Session:
             raise CTAError(f"unknown export '{kind}'; choose one of {', '.join(EXPORTS)}")
         if kind in ("release", "tab") and self.stale:
             raise CTAError("the table was edited after it was protected: protect it again before releasing it")
+        if kind == "internal":
+            from ctadesk.app.files import export_excel
+
+            return export_excel(path, self.project, internal=True, audit=self.last_audit)
         return EXPORTS[kind][3](path, self.project)
 
     def save(self, path: str | Path | None = None) -> Path:

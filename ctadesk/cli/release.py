@@ -14,6 +14,7 @@ from ctadesk.app.request import AUTO
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.precision import MAX_DECIMALS
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.quality_terms import QualityTerm, parse_term
 from ctadesk.engine.structure import TableStructure
 
 
@@ -59,6 +60,25 @@ def add_solve_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGrou
     parser.add_argument("--gap", type=float, default=1e-4, metavar="G", help="relative MIP gap (default 1e-4)")
     parser.add_argument("--threads", type=int, default=None, help="solver threads (default: the solver's)")
     parser.add_argument("--log", action="store_true", help="echo the solver log to stderr")
+
+
+def add_quality_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """--quality SPEC (repeatable) and --quality-price: quality terms (Cox 2005, paper 002 §3)."""
+    parser.add_argument("--quality", action="append", default=[], metavar="SPEC",
+                        help="a quality term MEASURE[:MODE][:NUMBER][@GROUP], repeatable: MEASURE mean, L (the "
+                             "variance/slope term L(y)) or correlation; MODE hard (kept exactly), bounded (|mean "
+                             "change| <= NUMBER in table units, |L(y)| <= NUMBER, Corr >= NUMBER) or weighted (the "
+                             "distance gains NUMBER x |term|); GROUP inner (default), all, size=LO..HI, "
+                             "cells=I,J,... or DIM=CODE. E.g. 'L:bounded:0.001', 'mean:hard', 'correlation:0.999', "
+                             "'L:weighted:1000', 'mean:bounded:5@R=3'")
+    parser.add_argument("--quality-price", action="store_true",
+                        help="also solve once without each quality term and report its price (extra distance)")
+
+
+def quality_terms(args: argparse.Namespace, problem: CTAProblem,
+                  structure: TableStructure | None = None) -> tuple[QualityTerm, ...]:
+    """The terms --quality names, their groups read off ``problem`` and ``structure``."""
+    return tuple(parse_term(text, problem, structure) for text in args.quality)
 
 
 def add_release_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,9 @@ of the table, after the table's own:
     value 0,  relation  s c . x - w = s c . a  (so w = s t(y)),  bounds [s lower, s upper],
     weight  weight / s  (so the L1 objective gains weight * |t(y)|, model (3)'s  min w)
 
-with s = 1 / max|c| so the relation's coefficients are of the table's size.  Being an ordinary
+with s = 1 / max|c| so the relation's coefficients are of the table's size (under the L2 and
+pseudo-Huber distances the auxiliary cell's change s t(y) is charged as any cell's, so a weighted
+term costs weight * s * t(y)^2 there, not weight * |t(y)|).  Being an ordinary
 cell in an ordinary relation, it is taken without change by the MILP, the fixed-sense LP/QP,
 the heuristics and the verifier; ``Extended.restrict`` takes the auxiliary cells off a result.
 A hard term (t(y) = target exactly) is better written as a plain relation (quality.preserve):

@@ -45,7 +45,8 @@ class Microdata:
 
     codes       one int array per dimension of ``structure``: the position (in
                 Dimension.codes) of each record's code, always a leaf
-    response    the numeric response variable (records,)
+    response    the numeric response variable (records,); None for a frequency table:
+                each record counts 1 (the response becomes ones)
     weight      sampling weights (records,), or None
     holding     holding identifier per record (records,), -1 for a record that
                 belongs to no holding (it then counts as a holding of its own)
@@ -54,14 +55,19 @@ class Microdata:
 
     structure: TableStructure
     codes: tuple[np.ndarray, ...]
-    response: np.ndarray
+    response: np.ndarray | None
     weight: np.ndarray | None = None
     holding: np.ndarray | None = None
     request: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        response = np.asarray(self.response, dtype=float).reshape(-1)
+        if self.response is None:
+            if not self.codes:
+                raise ProblemError("a frequency table needs at least one code column")
+            response = np.ones(np.asarray(self.codes[0]).size)
+        else:
+            response = np.asarray(self.response, dtype=float).reshape(-1)
         n = response.size
         bad = np.flatnonzero(~np.isfinite(response))
         if bad.size:

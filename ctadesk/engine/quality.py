@@ -13,7 +13,10 @@ Cox (2005), *Quality-preserving controlled tabular adjustment* (paper 002):
   |L(y)| by (3); ctadesk asks for L(y) = 0 exactly).  With y = x - a:
   Var(x)/Var(a) = 1 + 2 L(y)/(t Var(a)) + Var(y)/Var(a) and slope = 1 + L(y)/(t Var(a)),
   so L(y) = 0 makes the slope exactly 1 and leaves the variance changed only by
-  Var(y)/Var(a), which is second order in the adjustments.
+  Var(y)/Var(a), which is second order in the adjustments;
+* for two variables a, b on one table structure (§4, Table 1) ``bivariate_report`` gives, per
+  group, the percent change of Cov(a, b), of the correlation of a with b and of the slope and
+  intercept of the regression of b on a, with each variable's own figures beside them.
 """
 
 from __future__ import annotations
@@ -50,7 +53,9 @@ def inner_cells(problem: CTAProblem) -> np.ndarray:
     return np.flatnonzero(~is_total)
 
 
-def _indices(cells: CellSelection, n: int, name: str) -> np.ndarray:
+def cell_indices(cells: CellSelection, n: int, name: str) -> np.ndarray:
+    """The cell indices (ascending, unique) of a boolean mask or an index list over n cells;
+    ProblemError naming ``name`` for a wrong mask or a cell that does not exist."""
     cells = np.asarray(cells)
     if cells.dtype == bool:
         if cells.shape != (n,):
@@ -83,7 +88,11 @@ class GroupQuality:
     intercept: float              # b0; 0 is perfect
     cells_changed: int
     zero_cells_moved: int
-    total_absolute_change: float
+    total_absolute_change: float  # sum |x - a|, the L1 distance
+    l2_distance: float            # sqrt(sum (x - a)^2)
+    weighted_distance: float      # sum w |x - a| with the table's cell weights (the CTA objective, paper 000 (2a))
+    largest_absolute_change: float
+    largest_absolute_change_cell: int  # -1 when nothing changed
     total_relative_change: float  # sum |x - a| / |a| over cells with a != 0, in %
     largest_relative_change: float  # in %, over cells with a != 0
     largest_relative_change_cell: int  # -1 when nothing changed
@@ -120,12 +129,15 @@ class GroupQuality:
         return self.total_relative_change / nonzero if nonzero else math.nan
 
 
-def group_quality(name: str, original: np.ndarray, adjusted: np.ndarray, cells: np.ndarray) -> GroupQuality:
-    """The figures of GroupQuality for the given cell indices."""
+def group_quality(name: str, original: np.ndarray, adjusted: np.ndarray, cells: np.ndarray,
+                  weights: np.ndarray | None = None) -> GroupQuality:
+    """The figures of GroupQuality for the given cell indices; ``weights`` (n,) are the cell
+    weights of the weighted distance (default 1)."""
     a = original[cells]
     x = adjusted[cells]
     t = a.size
     change = x - a
+    w = np.ones(t) if weights is None else np.asarray(weights, dtype=float)[cells]
     changed = np.abs(change) > CHANGE_RTOL * np.maximum(1.0, np.abs(a))
     nonzero = a != 0
     relative = np.zeros(t)
@@ -141,6 +153,7 @@ def group_quality(name: str, original: np.ndarray, adjusted: np.ndarray, cells: 
     slope = cov / var_a if var_a > 0 else math.nan
     correlation = cov / math.sqrt(var_a * var_x) if var_a > 0 and var_x > 0 else math.nan
     largest = int(np.argmax(relative)) if moved.any() else -1
+    largest_absolute = int(np.argmax(np.abs(change))) if changed.any() else -1
     quantiles = tuple(float(q) for q in np.percentile(relative[moved], QUANTILES)) if moved.any() \
         else tuple(0.0 for _ in QUANTILES)
     return GroupQuality(
@@ -148,7 +161,11 @@ def group_quality(name: str, original: np.ndarray, adjusted: np.ndarray, cells: 
         variance_adjusted=var_x, correlation=correlation, slope=slope,
         intercept=mean_x - slope * mean_a if math.isfinite(slope) else math.nan,
         cells_changed=int(changed.sum()), zero_cells_moved=int((changed & ~nonzero).sum()),
-        total_absolute_change=float(np.abs(change).sum()), total_relative_change=float(relative.sum()),
+        total_absolute_change=float(np.abs(change).sum()), l2_distance=float(np.sqrt(change @ change)),
+        weighted_distance=float(w @ np.abs(change)),
+        largest_absolute_change=float(abs(change[largest_absolute])) if largest_absolute >= 0 else 0.0,
+        largest_absolute_change_cell=int(cells[largest_absolute]) if largest_absolute >= 0 else -1,
+        total_relative_change=float(relative.sum()),
         largest_relative_change=float(relative[largest]) if largest >= 0 else 0.0,
         largest_relative_change_cell=int(cells[largest]) if largest >= 0 else -1,
         relative_change_quantiles=quantiles)
@@ -167,7 +184,10 @@ MEASURES: tuple[tuple[str, str], ...] = (
     ("cells changed", "cells_changed"),
     ("zero cells that moved", "zero_cells_moved"),
     ("total absolute change", "total_absolute_change"),
+    ("L2 distance sqrt(sum (x - a)^2)", "l2_distance"),
+    ("weighted distance sum w |x - a|", "weighted_distance"),
     ("mean absolute change", "mean_absolute_change"),
+    ("largest absolute change", "largest_absolute_change"),
     ("mean relative change (%)", "mean_relative_change"),
     *((f"relative change of changed cells, {q}th percentile (%)" if q != 50
        else "relative change of changed cells, median (%)", f"quantile_{q}") for q in QUANTILES),
@@ -235,7 +255,8 @@ def quality_report(problem: CTAProblem, values: np.ndarray,
     if adjusted.shape != (problem.n_cells,):
         raise ProblemError(f"{adjusted.size} adjusted values for a table of {problem.n_cells} cells")
     groups = default_groups(problem) if groups is None else groups
-    return QualityReport(tuple(group_quality(name, problem.values, adjusted, _indices(cells, problem.n_cells, name))
+    return QualityReport(tuple(group_quality(name, problem.values, adjusted, cell_indices(cells, problem.n_cells, name),
+                                             problem.weights)
                                for name, cells in groups.items()))
 
 
@@ -254,7 +275,7 @@ def preserve(problem: CTAProblem, *, mean: bool = True, variance: bool = False,
     their largest coefficient is 1.  A problem with no room left may become infeasible.
     """
     n = problem.n_cells
-    chosen = inner_cells(problem) if cells is None else _indices(cells, n, "preserved cells")
+    chosen = inner_cells(problem) if cells is None else cell_indices(cells, n, "preserved cells")
     if chosen.size == 0:
         raise ProblemError("there are no cells whose mean or variance could be preserved")
     a = problem.values[chosen]
@@ -286,3 +307,148 @@ def preserve(problem: CTAProblem, *, mean: bool = True, variance: bool = False,
     return problem.replace(relations=sp.csr_array(sp.vstack([problem.relations, extra], format="csr")),
                            rhs=np.concatenate([problem.rhs, [row @ a for row in rows]]),
                            relation_label=relation_label)
+
+
+# ------------------------------------------------------------------------------ two variables
+def _moments(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float, float, float]:
+    """(mean a, mean b, Var(a), Var(b), Cov(a, b)), population moments (paper 002 §3-4)."""
+    if a.size == 0:
+        return (math.nan,) * 5
+    da, db = a - a.mean(), b - b.mean()
+    return float(a.mean()), float(b.mean()), float(da @ da) / a.size, float(db @ db) / a.size, float(da @ db) / a.size
+
+
+def _regression(mean_a: float, mean_b: float, var_a: float, var_b: float,
+                cov: float) -> tuple[float, float, float]:
+    """(Corr(a, b), slope, intercept of b = slope a + intercept) from moments; NaN where undefined."""
+    correlation = cov / math.sqrt(var_a * var_b) if var_a > 0 and var_b > 0 else math.nan
+    slope = cov / var_a if var_a > 0 else math.nan
+    return correlation, slope, mean_b - slope * mean_a if math.isfinite(slope) else math.nan
+
+
+@dataclasses.dataclass(frozen=True)
+class PairQuality:
+    """Figures of two variables a, b (one table structure) over one group of cells, original and
+    adjusted (paper 002 §4 and Table 1; population moments): Cov(a, b), Corr(a, b), and the
+    regression b = slope a + intercept of the second variable on the first, with each variable's
+    own GroupQuality."""
+
+    name: str
+    first: GroupQuality
+    second: GroupQuality
+    covariance_original: float
+    covariance_adjusted: float
+    correlation_original: float
+    correlation_adjusted: float
+    slope_original: float
+    slope_adjusted: float
+    intercept_original: float
+    intercept_adjusted: float
+
+    @property
+    def covariance_change(self) -> float:
+        """Percent change of Cov(a, b) (Table 1, 'Covariance change')."""
+        return _percent(self.covariance_adjusted, self.covariance_original)
+
+    @property
+    def correlation_change(self) -> float:
+        """Percent change of Corr(a, b) (Table 1, 'Correlation change')."""
+        return _percent(self.correlation_adjusted, self.correlation_original)
+
+    @property
+    def slope_change(self) -> float:
+        """Percent change of the slope of b on a (Table 1, 'Regress. coeff. change')."""
+        return _percent(self.slope_adjusted, self.slope_original)
+
+    @property
+    def intercept_change(self) -> float:
+        """Percent change of the intercept of b on a."""
+        return _percent(self.intercept_adjusted, self.intercept_original)
+
+
+def pair_quality(name: str, first: CTAProblem, second: CTAProblem, first_values: np.ndarray,
+                 second_values: np.ndarray, cells: np.ndarray) -> PairQuality:
+    """PairQuality of adjusted tables x_a, x_b of ``first`` (a) and ``second`` (b) over cell indices."""
+    original = _moments(first.values[cells], second.values[cells])
+    adjusted = _moments(first_values[cells], second_values[cells])
+    corr_a, slope_a, intercept_a = _regression(*original)
+    corr_x, slope_x, intercept_x = _regression(*adjusted)
+    return PairQuality(
+        name=name, first=group_quality(name, first.values, first_values, cells, first.weights),
+        second=group_quality(name, second.values, second_values, cells, second.weights),
+        covariance_original=original[4], covariance_adjusted=adjusted[4],
+        correlation_original=corr_a, correlation_adjusted=corr_x, slope_original=slope_a, slope_adjusted=slope_x,
+        intercept_original=intercept_a, intercept_adjusted=intercept_x)
+
+
+#: (label, attribute of PairQuality) in the order the bivariate report shows them
+PAIR_MEASURES: tuple[tuple[str, str], ...] = (
+    ("covariance, original", "covariance_original"),
+    ("covariance change (%)", "covariance_change"),
+    ("correlation of the two variables, original", "correlation_original"),
+    ("correlation of the two variables, adjusted", "correlation_adjusted"),
+    ("correlation change (%)", "correlation_change"),
+    ("regression slope of second on first, original", "slope_original"),
+    ("regression slope change (%)", "slope_change"),
+    ("regression intercept of second on first, original", "intercept_original"),
+    ("regression intercept change (%)", "intercept_change"),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class BivariateReport:
+    """PairQuality per group of cells, the two variables called ``names`` (paper 002 Table 1)."""
+
+    names: tuple[str, str]
+    groups: tuple[PairQuality, ...]
+
+    def __getitem__(self, name: str) -> PairQuality:
+        for group in self.groups:
+            if group.name == name:
+                return group
+        raise KeyError(name)
+
+    def _labelled(self, group: PairQuality) -> list[tuple[str, float | int]]:
+        pair = [(label, getattr(group, attribute)) for label, attribute in PAIR_MEASURES]
+        own = [(f"{variable}: {label}", QualityReport._value(quality, attribute))
+               for variable, quality in zip(self.names, (group.first, group.second)) for label, attribute in MEASURES]
+        return pair + own
+
+    def rows(self) -> list[tuple[str, ...]]:
+        """('measure', group names...) then one row per measure: PAIR_MEASURES, then MEASURES of
+        each variable prefixed with its name."""
+        columns = [self._labelled(group) for group in self.groups]
+        labels = [label for label, _ in columns[0]] if columns else []
+        return [("measure", *(g.name for g in self.groups)),
+                *((label, *(column[r][1] for column in columns)) for r, label in enumerate(labels))]
+
+    def as_dict(self) -> dict[str, dict[str, float | int | None]]:
+        """{group: {measure label: value}} with NaN as None (JSON-ready)."""
+        def plain(value):
+            value = value.item() if isinstance(value, np.generic) else value
+            return None if isinstance(value, float) and not math.isfinite(value) else value
+
+        return {group.name: {label: plain(value) for label, value in self._labelled(group)} for group in self.groups}
+
+
+def bivariate_report(first: CTAProblem, second: CTAProblem, first_values: np.ndarray, second_values: np.ndarray,
+                     groups: Mapping[str, CellSelection] | None = None,
+                     names: tuple[str, str] = ("first", "second")) -> BivariateReport:
+    """Compare adjusted tables x_a, x_b with the originals a = first.values, b = second.values
+    (one table structure) over each group (default: default_groups with the cells sensitive in
+    either variable as 'sensitive')."""
+    n = first.n_cells
+    if second.n_cells != n:
+        raise ProblemError(f"the second variable has {second.n_cells} cells, the first {n}")
+    adjusted = []
+    for name, values in zip(names, (first_values, second_values)):
+        x = np.asarray(values, dtype=float).reshape(-1)
+        if x.shape != (n,):
+            raise ProblemError(f"{name}: {x.size} adjusted values for a table of {n} cells")
+        adjusted.append(x)
+    if groups is None:
+        either = np.union1d(first.sensitive, second.sensitive)
+        groups = default_groups(CTAProblem(values=first.values, relations=first.relations, sensitive=either))
+    return BivariateReport(tuple(names), tuple(
+        pair_quality(name, first, second, adjusted[0], adjusted[1], cell_indices(cells, n, name))
+        for name, cells in groups.items()))

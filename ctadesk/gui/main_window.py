@@ -1,8 +1,10 @@
 """The main window, laid out in the order a tau-argus user works (STYLE.md §6):
-1 table -> 2 safety rules -> 3 protect -> 4 view/audit -> 5 save/export."""
+1 table -> 2 safety rules -> 3 protect -> 4 view/audit -> 5 save/export; with Tools > Optimal
+releases (count tables, issue 15) and File > Open sense store (on-line CTA, issue 14) beside it."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +12,7 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QGroupBox,
                                QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox,
-                               QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget)
+                               QProgressBar, QPushButton, QScrollArea, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
 from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest, additivity, files
 from ctadesk.app.request import AUTO
@@ -18,11 +20,14 @@ from ctadesk.app.formats import MICRODATA, format_of, open_filter
 from ctadesk.app.job import engine_solve
 from ctadesk.app.rules import rules_dict
 from ctadesk.app.session import Edit, Session
+from ctadesk.engine.audit import AuditResult
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.generate import COX_PRESET, GeneratorSpec, generate_table
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.widening import new_seed
 from ctadesk.gui.app import about_text
+from ctadesk.gui.audit_panel import NO_AUDIT
+from ctadesk.gui.audit_runner import AuditRunner
 from ctadesk.gui.cell_dialogs import LimitsDialog
 from ctadesk.gui.cell_info import CellInfoPane
 from ctadesk.gui.commands import CellEdit
@@ -32,11 +37,15 @@ from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog
 from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel, method_label
 from ctadesk.gui.progress_plot import ProgressPlot
+from ctadesk.gui.quality_table import TERMS_REPORT
+from ctadesk.gui.releases_window import ReleasesWindow
 from ctadesk.gui.results_panel import ResultsPanel
 from ctadesk.gui.rules_panel import RulesPanel
+from ctadesk.gui.sense_store_view import STORE_FILTER, SenseStoreDialog
 from ctadesk.gui.solve_runner import SolveRunner, available_methods
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.gui.table_model import Display
+from ctadesk.gui.user_guide import show_user_guide
 from ctadesk.gui.wheel_guard import guard_wheel
 from ctadesk.io.csv_table import guess_csv_kind
 from ctadesk.io.microdata import microdata_columns
@@ -49,6 +58,9 @@ CSV_KINDS = {"long": "Table, one line per cell (long)", "wide": "Table, labels l
              "microdata": "Microdata, one line per respondent"}
 STALE_NOTICE = ("The table was edited after this result was computed: the adjusted values shown are stale. "
                 "Press Protect again (or undo the edits).")
+AUDIT_CLEARED = ("The audit was cleared: the table changed or was protected again since. Press Audit (F6) to "
+                 "audit the table as it is now.")
+AUDIT_NEEDS = "Audit needs a protected table that is not stale: press Protect first."
 
 
 class MainWindow(QMainWindow):
@@ -69,6 +81,14 @@ class MainWindow(QMainWindow):
         self.runner.elapsed.connect(lambda s: self.elapsed.setText(f"{s:.1f} s"))
         self.runner.finished.connect(self._solved)
         self.runner.failed.connect(self._solve_failed)
+        self.audit_runner = AuditRunner(self)
+        self.audit_runner.progress.connect(self._audit_progress)
+        self.audit_runner.elapsed.connect(lambda s: self.elapsed.setText(f"{s:.1f} s"))
+        self.audit_runner.finished.connect(self._audited)
+        self.audit_runner.cancelled.connect(self._audit_cancelled)
+        self.audit_runner.failed.connect(self._audit_failed)
+        self.audit_result: AuditResult | None = None
+        self.releases_window: ReleasesWindow | None = None
 
         self.editor = TableEditor()
         self.editor.model.edit_requested.connect(self._edit_value)
@@ -208,6 +228,7 @@ class MainWindow(QMainWindow):
         self.progress_plot = ProgressPlot()
         self.results = ResultsPanel()
         self.results.cell_selected.connect(self.editor.select_cells)
+        self.audit_panel = self.results.audit
         self.bottom_tabs = QTabWidget(objectName="bottom_tabs")
         self.bottom_tabs.addTab(self.results, "Results")
         self.bottom_tabs.addTab(self.log_pane, "Solver log")
@@ -242,9 +263,13 @@ class MainWindow(QMainWindow):
         self.redo_action = self.undo_stack.createRedoAction(self, "&Redo")
         self.redo_action.setShortcut(S.Redo)
         file_menu = self.menuBar().addMenu("&File")
-        file_menu.addAction(self._action("&Generate table…", self.generate_dialog, S.New, "act_generate"))
-        file_menu.addAction(self._action("&Open or import…", self.open_dialog, S.Open, "act_open"))
-        file_menu.addAction(self._action("Import &microdata…", self.microdata_dialog, None, "act_microdata"))
+        #: the actions that replace the table (locked while a solve or an audit runs)
+        self.table_actions = [self._action("&Generate table…", self.generate_dialog, S.New, "act_generate"),
+                              self._action("&Open or import…", self.open_dialog, S.Open, "act_open"),
+                              self._action("Import &microdata…", self.microdata_dialog, None, "act_microdata")]
+        for action in self.table_actions:
+            file_menu.addAction(action)
+        file_menu.addAction(self._action("Open sense s&tore…", self.sense_store_dialog, None, "act_open_store"))
         self.recent_menu = QMenu("Open &recent", self)
         file_menu.addMenu(self.recent_menu)
         file_menu.addAction(self._action("&Save project", self.save, S.Save, "act_save"))
@@ -267,7 +292,7 @@ class MainWindow(QMainWindow):
             self._action("Mark &sensitive", lambda: self.mark_sensitive(self.editor.selected_cells()), "Ctrl+M"),
             self._action("Mark s&afe", lambda: self.mark_safe(self.editor.selected_cells()), "Ctrl+Shift+M"),
             self._action("&Fix (may not change)", lambda: self.set_fixed(self.editor.selected_cells(), True)),
-            self._action("&Unfix", lambda: self.set_fixed(self.editor.selected_cells(), False)),
+            self._action("Unfi&x", lambda: self.set_fixed(self.editor.selected_cells(), False)),
             self._action("&Protection levels…", self.protection_dialog, None, "act_protection"),
             self._action("&Bounds…", self.bounds_dialog, None, "act_bounds"),
             self._action("Sense &up", lambda: self.set_senses(self.editor.selected_cells(), 1)),
@@ -280,9 +305,27 @@ class MainWindow(QMainWindow):
         run_menu = self.menuBar().addMenu("&Protect")
         self.protect_action = self._action("&Protect", self.protect, "F5", "act_protect")
         self.cancel_action = self._action("&Cancel", self.cancel, "Esc", "act_cancel")
+        self.audit_action = self._action("&Audit release", self.run_audit, "F6", "act_audit")
+        self.audit_action.setToolTip("What an attacker can deduce about every sensitive cell from the protected "
+                                     "table (F6); needs a protected table that is not stale")
         run_menu.addAction(self.protect_action)
+        run_menu.addAction(self.audit_action)
         run_menu.addAction(self.cancel_action)
+        self.audit_panel.set_run_action(self.audit_action)
+        tools_menu = self.menuBar().addMenu("&Tools")
+        tools_menu.addAction(self._action("Optimal &releases…", self.show_releases, None, "act_releases"))
+        self.toolbar = QToolBar("Main", self, objectName="main_toolbar")
+        self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.toolbar.setMovable(False)
+        for action in (self.table_actions[1], self.findChild(QAction, "act_save")):
+            self.toolbar.addAction(action)
+        self.toolbar.addSeparator()
+        for action in (self.protect_action, self.audit_action, self.cancel_action):
+            self.toolbar.addAction(action)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
         help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(self._action("&User guide", lambda: show_user_guide(self), QKeySequence.StandardKey.HelpContents,
+                                         "act_user_guide"))
         help_menu.addAction(self._action("&About ctadesk", self.show_about, None, "act_about"))
         self._update_recent_menu()
 
@@ -293,6 +336,8 @@ class MainWindow(QMainWindow):
         self.path = path
         self.undo_stack.clear()
         self.editor.set_project(project)
+        self.clear_audit()
+        self.model_panel.set_table(project)
         self.model_panel.set_options(project.options)
         self.rules_panel.set_statistics(project.statistics)
         self.rules_panel.set_rules(project.rules)
@@ -435,7 +480,12 @@ class MainWindow(QMainWindow):
 
     def save_to(self, path: Path) -> bool:
         """Write the project with the current options and log."""
-        self.project.options = {**(self.project.options or {}), **self.model_panel.options()}
+        try:
+            options = self.model_panel.options()
+        except CTAError as error:
+            self.report_error("Could not save the project", error)
+            return False
+        self.project.options = {**(self.project.options or {}), **options}
         self.project.log = self.log_pane.toPlainText()
         try:
             self.session.save(path)
@@ -498,13 +548,15 @@ class MainWindow(QMainWindow):
         self.setWindowModified(not clean)
 
     def _changed(self) -> None:
+        self._audit_stale()
+        self.model_panel.quality_terms.revalidate()
         self.editor.model.refresh()
         self._update_info()
 
     def _push(self, changes: dict, text: str) -> bool:
-        """Apply changes as one undoable edit; False (and nothing changes) while a solve runs."""
-        if self.runner.running:
-            self.statusBar().showMessage("The table cannot change while a solve runs.", 5000)
+        """Apply changes as one undoable edit; False (and nothing changes) while a solve or an audit runs."""
+        if self._busy():
+            self.statusBar().showMessage("The table cannot change while a solve or an audit runs.", 5000)
             return False
         self.undo_stack.push(CellEdit(self.session, changes, text, self._changed))
         return True
@@ -631,10 +683,14 @@ class MainWindow(QMainWindow):
     # --------------------------------------------------------------- solving
     def protect(self) -> None:
         """Start the chosen method in the background; the table stays as typed whatever happens."""
-        if self.runner.running or self.project is None:
+        if self._busy() or self.project is None:
             return
         self.editor.commit_open_editor()
-        options = self.model_panel.options()
+        try:
+            options = self.model_panel.options()
+        except CTAError as error:
+            self.report_error("The quality terms are not valid", error)
+            return
         if options["method"] is None:
             self.report_error("Cannot protect", CTAError("No solver is installed."))
             return
@@ -649,7 +705,7 @@ class MainWindow(QMainWindow):
             self.report_error("Nothing to protect", CTAError("No cell is sensitive: mark cells sensitive first."))
             return
         self.project.options = {**options, WIDENING_SEED: seed}
-        self.settings.setValue("model/options", options)
+        self.settings.setValue("model/options", self.model_panel.remembered_options())
         self.log_pane.clear()
         self.progress_plot.reset()
         self.solve_state.setText(f"Running {method_label(options['method'])}…")
@@ -660,6 +716,9 @@ class MainWindow(QMainWindow):
         if self.runner.running:
             self.runner.cancel()
             self.solve_state.setText("Cancelling… (the best table so far will be kept)")
+        elif self.audit_runner.running:
+            self.audit_runner.cancel()
+            self.solve_state.setText("Cancelling the audit…")
 
     def _progress(self, reports) -> None:
         self.progress_plot.add(reports)
@@ -676,7 +735,11 @@ class MainWindow(QMainWindow):
     def _solved(self, protection: Protection) -> None:
         self._set_running(False)
         result = protection.result
+        if protection.terms is not None:  # kept with the result, so a saved project shows it again
+            result = result.replace(info={**result.info, TERMS_REPORT: protection.terms.as_dict()})
+            protection = dataclasses.replace(protection, result=result)
         self.session.keep(protection)
+        self._audit_stale()
         self._update_stale()
         self._update_info()
         self.project.log = self.log_pane.toPlainText() or result.log
@@ -696,7 +759,7 @@ class MainWindow(QMainWindow):
 
     def _show_result(self, result: CTAResult) -> None:
         self.editor.model.refresh()
-        self.results.show_result(self.project, result, self.editor.model.layout_)
+        self.results.show_result(self.project, result, self.editor.model.layout_, result.info.get(TERMS_REPORT))
         if result.values is not None:
             self.editor.set_display(Display.ADJUSTED)
         self.bottom_tabs.setCurrentWidget(self.results)
@@ -705,30 +768,135 @@ class MainWindow(QMainWindow):
         if self.project is not None and self.project.result is not None:
             self.results.update_heatmap(self.project, self.project.result, self.editor.model.layout_)
 
-    def _set_running(self, running: bool) -> None:
+    def _busy(self) -> bool:
+        """A solve or an audit runs (the table may not change meanwhile)."""
+        return self.runner.running or self.audit_runner.running
+
+    def _set_running(self, running: bool, audit: bool = False) -> None:
+        """Lock (or unlock) everything that changes the table while a solve or (``audit``) an audit runs."""
         self.editor.model.read_only = running
         self.busy.setRange(0, 0 if running else 1)
         self.busy.setValue(0)
         for widget in (self.protect_button, self.protect_action, self.generate_button, self.open_button,
                        self.totals_button, self.mark_button, self.unmark_button, self.model_panel, self.rules_panel,
-                       self.export_button, *self.cell_actions):
+                       self.export_button, *self.cell_actions, *self.table_actions):
             widget.setEnabled(not running)
+        self.recent_menu.setEnabled(not running and bool(self.recent_files()))
+        self.undo_action.setEnabled(not running and self.undo_stack.canUndo())
+        self.redo_action.setEnabled(not running and self.undo_stack.canRedo())
         self.cancel_button.setEnabled(running)
         self.cancel_action.setEnabled(running)
+        self._update_audit_action()
         if running:
             self.elapsed.setText("0.0 s")
-            self.bottom_tabs.setCurrentWidget(self.progress_plot if self._plots_progress() else self.log_pane)
+            if audit:
+                self.bottom_tabs.setCurrentWidget(self.results)
+                self.results.setCurrentWidget(self.audit_panel)
+            else:
+                self.bottom_tabs.setCurrentWidget(self.progress_plot if self._plots_progress() else self.log_pane)
 
     def _plots_progress(self) -> bool:
         """Whether the run about to start reports incumbents worth the live plot: an exact model left to
         the automatic choice, or a method whose registry entry says so."""
         from ctadesk.engine.methods import METHODS
 
-        options = self.model_panel.options()
+        options = self.model_panel.remembered_options()
         method = options["method"]
         if method == AUTO:
             return options["senses"] == "optimal"
         return method in METHODS and METHODS[method].reports.progress_plot
+
+    # ----------------------------------------------------------------- audit
+    def can_audit(self) -> bool:
+        """There is a protected table, not stale, and nothing runs."""
+        result = self.project.result if self.project is not None else None
+        return (self.session is not None and result is not None and result.values is not None and result.protected
+                and not self._stale() and not self._busy())
+
+    def _update_audit_action(self) -> None:
+        self.audit_action.setEnabled(self.can_audit())
+
+    def run_audit(self) -> None:
+        """Audit the protected table in the background under the audit tab's assumptions; the
+        table is locked until the audit ends (Cancel stops it)."""
+        if not self.can_audit():
+            self.statusBar().showMessage(AUDIT_NEEDS, 5000)
+            return
+        self.editor.commit_open_editor()
+        try:
+            knowledge = self.audit_panel.knowledge()
+        except Exception as error:
+            self.report_error("The audit's assumptions are not valid", error)
+            return
+        self.clear_audit("Auditing…")
+        self.solve_state.setText("Auditing the protected table…")
+        self.audit_runner.start(self.session, knowledge)
+        self._set_running(True, audit=True)
+
+    def _audit_progress(self, done: int, total: int) -> None:
+        if total > 0:
+            self.busy.setRange(0, total)
+            self.busy.setValue(done)
+            self.solve_state.setText(f"Auditing: {done:,} of {total:,} interval ends")
+
+    def _audited(self, audit: AuditResult) -> None:
+        self._set_running(False)
+        self.audit_result = audit
+        self.editor.show_audit(audit)
+        self.audit_panel.show_audit(self.project, audit)
+        self.bottom_tabs.setCurrentWidget(self.results)
+        self.results.setCurrentWidget(self.audit_panel)
+        state = "every sensitive cell protected" if audit.safe else f"{audit.n_at_risk:,} cell(s) at risk"
+        self.solve_state.setText(f"Audit: {audit.n_audited:,} cells audited, {state}")
+        self.statusBar().showMessage(f"Audit finished in {audit.seconds:.2f} s: {state}", 10000)
+
+    def _audit_cancelled(self) -> None:
+        self._set_running(False)
+        self.audit_panel.clear("The audit was cancelled. Press Audit (F6) to run it again.")
+        self.solve_state.setText("Audit cancelled.")
+
+    def _audit_failed(self, error: BaseException) -> None:
+        self._set_running(False)
+        self.audit_panel.clear("The audit failed: " + plain_message(error))
+        self.solve_state.setText("The audit failed; the table is unchanged.")
+        self.report_error("The audit failed", error)
+
+    def clear_audit(self, message: str = NO_AUDIT) -> None:
+        """Forget the audit shown; ``message`` says why in the audit tab."""
+        self.audit_result = None
+        self.editor.show_audit(None)
+        self.audit_panel.clear(message)
+
+    def _audit_stale(self) -> None:
+        """The table changed or was protected again: an audit shown no longer describes it."""
+        if self.audit_result is not None:
+            self.clear_audit(AUDIT_CLEARED)
+            self.solve_state.setText("The audit was cleared: the table changed.")
+
+    # ------------------------------------------------------------------ tools
+    def show_releases(self) -> ReleasesWindow:
+        """Tools > Optimal releases: the releases window (one, kept while the app runs)."""
+        if self.releases_window is None:
+            self.releases_window = ReleasesWindow(self, self._last_dir())
+        self.releases_window.show()
+        self.releases_window.raise_()
+        return self.releases_window
+
+    def sense_store_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a sense store", self._last_dir(), STORE_FILTER)
+        if path:
+            self.open_sense_store(path)
+
+    def open_sense_store(self, path: str | Path) -> SenseStoreDialog | None:
+        """Show the published tables and the senses of the sense store at ``path`` (read-only)."""
+        try:
+            dialog = SenseStoreDialog(path, self)
+        except Exception as error:
+            self.report_error(f"Could not open the sense store {Path(path).name}", error)
+            return None
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     # ---------------------------------------------------------------- helpers
     def show_about(self) -> None:
@@ -761,6 +929,7 @@ class MainWindow(QMainWindow):
                    "sol": solved, "tab": protected and isinstance(source, files.TauArgusTable)}
         for kind, action in self.export_actions.items():
             action.setEnabled(enabled[kind])
+        self._update_audit_action()
 
     def _last_dir(self) -> str:
         return str(self.settings.value("files/last_dir", str(Path.home())))
@@ -792,6 +961,8 @@ class MainWindow(QMainWindow):
                 return
         if self.runner.running:
             self.runner.cancel()
+        if self.audit_runner.running:
+            self.audit_runner.cancel()
         self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("model/options", self.model_panel.options())
+        self.settings.setValue("model/options", self.model_panel.remembered_options())
         super().closeEvent(event)

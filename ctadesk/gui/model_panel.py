@@ -1,15 +1,19 @@
 """The model selector: the model a statistician chooses (distance and senses, engine/model.py), the
 algorithm (automatic, or an expert's choice among ctadesk.engine.methods), weights, time limit,
-gap, published precision, widening and the quality-preserving relations of Cox (2005) (paper 002 §3)."""
+gap, published precision, widening, and the Quality group: the mean and variance kept exactly over
+the inner cells and the quality terms of Cox (2005) (paper 002 §3; gui/quality_terms_panel.py)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QWidget
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
+                               QVBoxLayout, QWidget)
 
 from ctadesk.app.request import AUTO
+from ctadesk.gui.quality_terms_panel import QualityTermsPanel
+from ctadesk.io.project import Project
 
 #: what the user chooses the model by (engine/model.py)
 DISTANCES = {"l1": "L1: weighted absolute change", "l2": "L2: least squares", "huber": "Pseudo-Huber",
@@ -72,12 +76,19 @@ class ModelPanel(QWidget):
         self.widen.setToolTip("Each sensitive cell's levels grow by a random 0-25 % drawn from a secret seed kept in "
                               "the project and the internal workbook, so a released value does not sit at exactly "
                               "original ± a known percentage")
-        self.preserve = QGroupBox("Preserve", objectName="preserve")
-        row = QHBoxLayout(self.preserve)
-        row.setContentsMargins(6, 2, 6, 2)
+        self.quality_terms = QualityTermsPanel()
+        self.quality = QGroupBox("Quality", objectName="quality")
+        self.quality.setToolTip("What protection must keep of the table as a statistician uses it "
+                                "(Cox 2005, Quality-preserving CTA)")
+        quality = QVBoxLayout(self.quality)
+        quality.setContentsMargins(6, 2, 6, 4)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Keep exactly:"))
         row.addWidget(self.preserve_mean)
         row.addWidget(self.preserve_variance)
         row.addStretch(1)
+        quality.addLayout(row)
+        quality.addWidget(self.quality_terms)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Distance", self.distance)
@@ -88,7 +99,7 @@ class ModelPanel(QWidget):
         form.addRow("Time limit", self.time_limit)
         form.addRow("MILP gap", self.gap)
         form.addRow("Published", self.precision)
-        form.addRow(self.preserve)
+        form.addRow(self.quality)
         form.addRow(self.widen)
         self.set_methods(methods)
         self._form = form
@@ -107,11 +118,22 @@ class ModelPanel(QWidget):
         position = self.method.findData(current)
         self.method.setCurrentIndex(max(position, 0))
 
+    def set_table(self, project: Project | None) -> None:
+        """The table the quality terms' groups are read from (its terms are set by set_options)."""
+        self.quality_terms.set_table(project)
+
     def options(self) -> dict[str, Any]:
-        """distance, senses, method ('auto' or an expert's choice), parameters (the Huber delta),
-        weights, time_limit (inf: none), gap (a fraction), preserve (['mean', 'variance'] or part)
-        widen (secret widening of the protection levels, engine/widening.py) and precision ("auto",
-        "full" or a number of decimals, engine/precision.py)."""
+        """remembered_options() and quality: the quality terms as QualityTerm.as_dict(), their
+        groups read from the table as it stands (CTAError naming the first term that is not valid)."""
+        return {**self.remembered_options(), "quality": [term.as_dict() for term in self.quality_terms.terms()]}
+
+    def remembered_options(self) -> dict[str, Any]:
+        """The choices a new table starts with: distance, senses, method ('auto' or an expert's
+        choice), parameters (the Huber delta), weights, time_limit (inf: none), gap (a fraction),
+        preserve (['mean', 'variance'] or part), quality_price (price each quality term), widen
+        (secret widening of the protection levels, engine/widening.py) and precision ("auto",
+        "full" or a number of decimals, engine/precision.py).  Not the quality terms: they name
+        groups of one table."""
         limit = self.time_limit.value()
         preserve = [name for name, box in (("mean", self.preserve_mean), ("variance", self.preserve_variance))
                     if box.isChecked()]
@@ -119,7 +141,8 @@ class ModelPanel(QWidget):
         return {"distance": self.distance.currentData(), "senses": self.senses.currentData(),
                 "method": self.method.currentData(), "parameters": parameters, "weights": self.weights.currentData(),
                 "time_limit": limit if limit > 0 else math.inf, "gap": self.gap.value() / 100,
-                "preserve": preserve, "widen": self.widen.isChecked(), "precision": self.precision.currentData()}
+                "preserve": preserve, "quality_price": self.quality_terms.price.isChecked(),
+                "widen": self.widen.isChecked(), "precision": self.precision.currentData()}
 
     def set_options(self, options: dict[str, Any]) -> None:
         for combo, key in ((self.distance, "distance"), (self.senses, "senses"), (self.method, "method"),
@@ -140,3 +163,5 @@ class ModelPanel(QWidget):
         self.preserve_mean.setChecked("mean" in preserve)
         self.preserve_variance.setChecked("variance" in preserve)
         self.widen.setChecked(bool(options.get("widen", True)))
+        self.quality_terms.price.setChecked(bool(options.get("quality_price", False)))
+        self.quality_terms.set_terms(options.get("quality") or [])

@@ -1,10 +1,12 @@
-"""Results: summary, quality report (paper 002), heatmap of relative change, scatter of adjusted vs
-original, histogram of changes, and the verifier's findings with their cells selectable."""
+"""Results: summary, quality report (paper 002), the quality terms' report (issue 16), heatmap of
+relative change, scatter of adjusted vs original, histogram of changes, the verifier's findings
+and the disclosure audit (issue 13), their cells selectable."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -14,8 +16,9 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QTabWidget, 
 from ctadesk.app.files import project_quality
 from ctadesk.engine.quality import QualityReport
 from ctadesk.engine.result import CTAResult
+from ctadesk.gui.audit_panel import AuditPanel
 from ctadesk.gui.model_panel import method_label
-from ctadesk.gui.quality_table import QualityTable
+from ctadesk.gui.quality_table import QualityTable, QualityTermsView, summary_text
 from ctadesk.gui.table_model import SliceLayout, relative_change
 from ctadesk.io.project import Project
 
@@ -119,12 +122,18 @@ class ResultsPanel(QTabWidget):
         self.findings = QListWidget(objectName="findings")
         self.findings.itemClicked.connect(self._finding_clicked)
         self.findings.itemActivated.connect(self._finding_clicked)
+        self.audit = AuditPanel()
+        self.audit.cell_selected.connect(self.cell_selected)
         self.addTab(summary_page, "Summary")
         self.addTab(self.quality, "Quality")
+        self.terms = QualityTermsView()
+        self.addTab(self.terms, "Quality terms")
+        self.setTabVisible(self.indexOf(self.terms), False)
         self.addTab(self.heatmap, "Heatmap")
         self.addTab(self.scatter, "Adjusted vs original")
         self.addTab(self.histogram, "Changes")
-        self.addTab(self.findings, "Audit")
+        self.addTab(self.findings, "Verification")
+        self.addTab(self.audit, "Audit")
 
     def clear(self) -> None:
         self.summary.setText("No result yet: mark sensitive cells and press Protect.")
@@ -134,9 +143,17 @@ class ResultsPanel(QTabWidget):
         self.histogram_curve.setData([0, 1], [0])
         self.findings.clear()
         self.quality.show_report(None)
+        self.show_terms(None)
 
-    def show_result(self, project: Project, result: CTAResult, layout: SliceLayout) -> None:
-        """Fill every tab from result; the heatmap shows the table editor's slice (layout)."""
+    def show_terms(self, report: Mapping[str, Any] | None) -> None:
+        """The quality terms' report (TermsReport.as_dict()); its tab is shown only for a run with terms."""
+        self.terms.show_report(report)
+        self.setTabVisible(self.indexOf(self.terms), report is not None)
+
+    def show_result(self, project: Project, result: CTAResult, layout: SliceLayout,
+                    terms: Mapping[str, Any] | None = None) -> None:
+        """Fill every tab from result and the quality terms' report ``terms`` (TermsReport.as_dict(),
+        None: the run had none); the heatmap shows the table editor's slice (layout)."""
         lines = [f"<b>{method_label(result.method)}</b>: {result.message or result.status.value.replace('_', ' ')}",
                  f"objective {_number(result.objective)}, bound {_number(result.bound)}, "
                  f"gap {_number(None if result.gap is None else 100 * result.gap, 3)} %",
@@ -145,6 +162,9 @@ class ResultsPanel(QTabWidget):
             lines.append(("✔ " if result.verification.ok else "✘ ") + result.verification.summary())
         report = project_quality(project, result)
         self.quality.show_report(report)
+        self.show_terms(terms)
+        if terms is not None:
+            lines.append(f"{summary_text(terms)} (<i>Quality terms</i> tab)")
         if report is not None:
             lines.append("<table>" + "".join(f"<tr><td>{name}</td><td align=right>&nbsp;{_number(value)}</td></tr>"
                                              for name, value in summary_figures(report, result).items())
@@ -191,7 +211,7 @@ class ResultsPanel(QTabWidget):
         self.findings.clear()
         verification = result.verification
         if verification is None:
-            self.findings.addItem("No table to audit.")
+            self.findings.addItem("No table to verify.")
             return
         if verification.ok:
             self.findings.addItem(verification.summary())

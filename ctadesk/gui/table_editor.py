@@ -1,4 +1,5 @@
-"""The table editor: slice selector, display choice and the cell grid with collapsible hierarchies."""
+"""The table editor: slice selector, display choice, the audit's legend and the cell grid with
+collapsible hierarchies."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSize, Qt, Signa
 from PySide6.QtWidgets import (QAbstractItemDelegate, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QStyledItemDelegate, QTableView, QVBoxLayout, QWidget)
 
+from ctadesk.engine.audit import AuditResult
+from ctadesk.gui.audit_risk import AuditLegend
 from ctadesk.gui.table_model import CellTableModel, Display, SliceLayout
 from ctadesk.io.project import Project
 
@@ -109,7 +112,7 @@ class NumberDelegate(QStyledItemDelegate):
 
 
 class TableEditor(QWidget):
-    """Slice selector, display selector and the grid of one slice."""
+    """Slice selector, display selector, the audit's legend (while an audit is shown) and the grid of one slice."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -141,17 +144,26 @@ class TableEditor(QWidget):
         top.addWidget(self.display)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.audit_legend = AuditLegend()
+        self.audit_legend.toggled.connect(self.model.set_colour_by_audit)
         layout.addLayout(top)
+        layout.addWidget(self.audit_legend)
         layout.addWidget(self.view)
         self._collapsed: dict[Qt.Orientation, set[int]] = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
 
     # ------------------------------------------------------------------ API
     def set_project(self, project: Project) -> None:
         self.model.set_project(project)
+        self.audit_legend.show_audit(None)
         self.slices.set_project(project)
         self._collapsed = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
         self._width_rows_header()
         self.fit_columns()
+
+    def show_audit(self, audit: AuditResult | None) -> None:
+        """Colour the audited cells by risk level and show the legend (None: back to the statuses)."""
+        self.model.set_audit(audit)
+        self.audit_legend.show_audit(audit)
 
     def set_display(self, display: Display) -> None:
         self.display.setCurrentIndex(list(Display).index(display))

@@ -12,6 +12,8 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap, QPolygonF
 
+from ctadesk.engine.audit import AuditResult
+from ctadesk.gui.audit_risk import RISK_COLOURS, RISK_NAMES, RiskLevel, cell_risk_levels, text_colour
 from ctadesk.io.project import Project
 
 
@@ -151,12 +153,19 @@ class CellTableModel(QAbstractTableModel):
         self._rule_brushes = {rule: QBrush(colour) for rule, colour in RULE_COLOURS.items()}
         self.sense_icons = {1: sense_icon(1), -1: sense_icon(-1)}
         self.scale = 0.0
+        self.audit: AuditResult | None = None
+        self.colour_by_audit = True
+        self._risk = np.zeros(0, np.int8)
+        self._audited = np.zeros(0, np.int64)
+        self._risk_brushes = {int(level): QBrush(colour) for level, colour in RISK_COLOURS.items()}
+        self._risk_text = {int(level): text_colour(level) for level in RISK_COLOURS}
 
     # ---------------------------------------------------------------- setup
     def set_project(self, project: Project, layout: SliceLayout | None = None) -> None:
         self.beginResetModel()
         self.project = project
         self.layout_ = layout or SliceLayout(project.structure.shape)
+        self._set_audit(None)
         self._inner = project.structure.inner_mask()
         self.scale = typical_magnitude(project.values)
         self.endResetModel()
@@ -169,6 +178,29 @@ class CellTableModel(QAbstractTableModel):
     def set_display(self, display: Display) -> None:
         self.display = display
         self.refresh()
+
+    def set_audit(self, audit: AuditResult | None) -> None:
+        """Show (or, with None, stop showing) the disclosure audit of the project's protected table:
+        audited cells coloured by risk level while colour_by_audit, their interval in the facts."""
+        self._set_audit(audit)
+        self.refresh()
+
+    def _set_audit(self, audit: AuditResult | None) -> None:
+        self.audit = audit
+        n_cells = self.project.n_cells if self.project is not None else 0
+        self._risk = cell_risk_levels(audit, n_cells) if audit is not None else np.full(n_cells, -1, np.int8)
+        self._audited = np.full(n_cells, -1, np.int64)
+        self._audit_relative = audit.relative_width if audit is not None else np.zeros(0)
+        if audit is not None:
+            self._audited[audit.cells] = np.arange(audit.cells.size)
+
+    def set_colour_by_audit(self, on: bool) -> None:
+        self.colour_by_audit = on
+        self.refresh()
+
+    def risk_level(self, cell: int) -> RiskLevel:
+        """How the cell fares in the audit shown (NOT_AUDITED without one, or for a cell not audited)."""
+        return RiskLevel(int(self._risk[cell])) if self._risk.size else RiskLevel.NOT_AUDITED
 
     def refresh(self) -> None:
         """Tell the view every cell may have changed (it re-reads only what it shows)."""
@@ -253,6 +285,7 @@ class CellTableModel(QAbstractTableModel):
             facts.append(("sense", sense))
             facts.append(("protection interval", f"({a - project.lower_protection[cell]:,.6g}, "
                                                  f"{a + project.upper_protection[cell]:,.6g})"))
+        facts.extend(self.audit_facts(cell))
         statistics = project.statistics
         if statistics is not None and statistics.freq.shape == project.values.shape:
             facts.append(("frequency", f"{int(statistics.freq[cell]):,}"))
@@ -265,6 +298,21 @@ class CellTableModel(QAbstractTableModel):
         facts.append(("bounds", f"[{project.lower[cell]:,.6g}, {project.upper[cell]:,.6g}]"))
         facts.append(("weight", f"{project.weights[cell]:g}"))
         return facts
+
+    def audit_facts(self, cell: int) -> list[tuple[str, str]]:
+        """(name, text) of the audit of a cell: the attacker's interval, its width (relative to
+        the original value), and the verdict with its reasons; nothing for a cell not audited."""
+        k = int(self._audited[cell]) if self._audited.size else -1
+        if k < 0:
+            return []
+        audit = self.audit
+        low, high = float(audit.lower[k]), float(audit.upper[k])
+        relative = float(self._audit_relative[k])
+        width = f"width {high - low:,.6g}" + (f", {100 * relative:.3g} % of the value" if np.isfinite(relative) else "")
+        level = self.risk_level(cell)
+        reasons = audit.reasons(k)
+        verdict = RISK_NAMES[level] + (f": {', '.join(reasons)}" if reasons and level is RiskLevel.AT_RISK else "")
+        return [("attacker interval", f"[{low:,.6g}, {high:,.6g}] ({width})"), ("audit", verdict)]
 
     def tooltip(self, cell: int) -> str:
         return "\n".join(f"{name}: {text}" if name != "cell" else text for name, text in self.cell_facts(cell))
@@ -280,11 +328,17 @@ class CellTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DecorationRole:
             return self.sense_icons.get(int(self.project.senses[cell])) if self.project.sensitive[cell] else None
         if role == Qt.ItemDataRole.BackgroundRole:
+            if self.colour_by_audit and self._risk.size and self._risk[cell] >= 0:
+                return self._risk_brushes[int(self._risk[cell])]
             status = self.status(cell)
             if status is CellStatus.SENSITIVE:
                 rule = str(self.project.flagged_by[cell]).split(",")[0]
                 return self._rule_brushes.get(rule, self._brushes[status])
             return self._brushes.get(status)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if self.colour_by_audit and self._risk.size and self._risk[cell] >= 0:
+                return self._risk_text[int(self._risk[cell])]
+            return None
         if role == Qt.ItemDataRole.ToolTipRole:
             return self.tooltip(cell)
         if role == Qt.ItemDataRole.TextAlignmentRole:

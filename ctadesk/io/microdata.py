@@ -42,7 +42,7 @@ class MicrodataSpec:
     """Which columns make the table.
 
     spanning        names of the spanning (categorical) variables, in table order
-    response        the numeric response variable
+    response        the numeric response variable; None to count records (a frequency table)
     weight, holding, request   optional column names
     request_codes   the two values of ``request`` that ask for protection (tau-argus <REQUEST> "1" "2")
     hierarchies     per spanning variable: a Dimension (e.g. from an .hrc file) or
@@ -52,7 +52,7 @@ class MicrodataSpec:
     """
 
     spanning: tuple[str, ...]
-    response: str
+    response: str | None = None
     weight: str | None = None
     holding: str | None = None
     request: str | None = None

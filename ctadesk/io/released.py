@@ -9,9 +9,14 @@ matched as ctadesk.io.cells does).  A cell is not published (suppressed) when
   suppressions, in a file that carries a `<STATUS>` variable), or its value field is empty or
   holds a mark such as `x`, `:` or `..`;
 * CSV (header line, code columns, the value last): its value is empty or such a mark;
-* `.tab` and CSV: the file does not list it (said in the messages).
+* `.tab` and CSV: the file does not list it (said in the messages);
+* xlsx (a release workbook in the layout ctadesk writes for the original table,
+  ctadesk.io.excel.grid: a sheet per slice with the row codes down column A and the column
+  codes across the header row, or one long sheet of codes and values): its cell is blank or
+  holds such a mark.  The labels are checked against the original's codes, so a workbook of
+  another table or layout is refused, naming the sheet and cell that differ.
 
-A `.sol` file publishes every cell (a CTA release).  Excel releases are not read yet.
+A `.sol` file publishes every cell (a CTA release).
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ from ctadesk.engine.structure import TableStructure
 from ctadesk.io.cells import CellLocator
 from ctadesk.io.csv_table import MAX_BYTES, detect_dialect
 from ctadesk.io.errors import FileFormatError
+from ctadesk.io.excel.export import unique_title
+from ctadesk.io.excel.grid import HEADER_ROW, grid_sheets
+from ctadesk.io.excel.workbook import SheetGrid, open_workbook, read_grid
 from ctadesk.io.jj import read_jj, read_sol
 from ctadesk.io.numbers import Kind, read_cell
 from ctadesk.io.tauargus import read_rda
@@ -135,11 +143,98 @@ def _collect(path: Path, structure: TableStructure, cells: list[tuple[int, list[
     return ReleasedTable(path, published, missing, messages)
 
 
+def _from_xlsx(path: Path, structure: TableStructure, rda: str | Path | None) -> ReleasedTable:
+    """A release workbook in ctadesk's default layout for ``structure`` (module doc)."""
+    workbook = open_workbook(path)
+    titles = [sheet.title for sheet in workbook.sheets]
+    published = np.full(structure.n_cells, np.nan)
+    plans = grid_sheets(structure)
+    if plans is None:
+        grid = _release_sheet(workbook, path, titles, "Table")
+        messages = _read_long(grid, structure, published)
+        return ReleasedTable(path, published, np.isnan(published), messages)
+    written: list[str] = []
+    for plan in plans:
+        title = unique_title(written, plan.title)
+        written.append(title)
+        grid = _release_sheet(workbook, path, titles, title)
+        _expect_labels(grid, HEADER_ROW, 0, plan.rows.codes, f"the codes of {plan.rows.name}", down=True)
+        columns = plan.columns.codes if plan.columns is not None else ("Value",)
+        _expect_labels(grid, HEADER_ROW - 1, 1, columns,
+                       f"the codes of {plan.columns.name}" if plan.columns is not None else "'Value'", down=False)
+        for i, j in np.ndindex(plan.cells.shape):
+            published[plan.cells[i, j]] = _published(grid, HEADER_ROW + i, 1 + j)
+    return ReleasedTable(path, published, np.isnan(published))
+
+
+def _release_sheet(workbook, path: Path, titles: list[str], title: str) -> SheetGrid:
+    if title not in titles:
+        raise FileFormatError(f"no sheet '{title}' (sheets: {', '.join(titles)}); is this a release workbook "
+                              "ctadesk wrote for this table?", file=path)
+    return read_grid(workbook, title, path)
+
+
+def _expect_labels(grid: SheetGrid, row: int, column: int, labels: tuple[str, ...], what: str, down: bool) -> None:
+    """FileFormatError naming the first cell, from (row, column) down or across, that does not
+    hold the next of ``labels`` (0-based row and column)."""
+    for k, label in enumerate(labels):
+        r, c = (row + k, column) if down else (row, column + k)
+        text = _label(grid.values[r][c] if r < grid.n_rows and c < grid.n_columns else None)
+        if text != label.strip():
+            found = f"'{text}'" if text else "nothing"
+            raise grid.error(f"expected '{label}' ({what}, as ctadesk writes the release of this table), "
+                             f"found {found}", r, c)
+
+
+def _published(grid: SheetGrid, row: int, column: int) -> float:
+    """The value of a released cell: NaN for a blank or a mark of a suppressed cell."""
+    value = grid.values[row][column] if row < grid.n_rows and column < grid.n_columns else None
+    reading = read_cell(value, None)
+    if reading.kind in (Kind.NUMBER, Kind.ZERO):
+        return float(reading.number)
+    if reading.kind is Kind.TEXT:
+        raise grid.error(f"'{value}' is neither a number nor a mark of a suppressed cell", row, column)
+    return np.nan
+
+
+def _read_long(grid: SheetGrid, structure: TableStructure, published: np.ndarray) -> tuple[str, ...]:
+    """A long release sheet: under the header row, one row per cell with its codes and value;
+    returns the messages (cells the sheet does not list)."""
+    names = [d.name for d in structure.dimensions]
+    _expect_labels(grid, HEADER_ROW - 1, 0, (*names, "Value"), "the header of a long release", down=False)
+    positions = [{code.strip(): k for k, code in enumerate(d.codes)} for d in structure.dimensions]
+    listed = np.zeros(structure.n_cells, bool)
+    for r in range(HEADER_ROW, grid.n_rows):
+        row = grid.values[r]
+        if all(value is None for value in row):
+            continue
+        index = []
+        for c, (dimension, position) in enumerate(zip(structure.dimensions, positions)):
+            label = _label(row[c] if c < len(row) else None)
+            if label not in position:
+                raise grid.error(f"code '{label}' of {dimension.name} is not in the original table", r, c)
+            index.append(position[label])
+        i = int(np.ravel_multi_index(index, structure.shape))
+        if listed[i]:
+            raise grid.error(f"the cell {structure.cell_label(i)} is listed again", r, 0)
+        listed[i] = True
+        published[i] = _published(grid, r, len(names))
+    unlisted = int((~listed).sum())
+    return (f"{unlisted} cell(s) the sheet does not list were taken as not published",) if unlisted else ()
+
+
+def _label(value: object) -> str:
+    """A label cell as text: whole numbers without '.0' (a code a spreadsheet turned into a number)."""
+    if value is None:
+        return ""
+    return (str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)).strip()
+
+
 def _check_count(path: Path, n_cells: int, structure: TableStructure) -> None:
     if n_cells != structure.n_cells:
         raise FileFormatError(f"the release has {n_cells} cells, the original table {structure.n_cells}", file=path)
 
 
 READERS: dict[str, Callable[[Path, TableStructure, str | Path | None], ReleasedTable]] = {
-    ".jj": _from_jj, ".sol": _from_sol, ".tab": _from_tab, ".csv": _from_csv,
+    ".jj": _from_jj, ".sol": _from_sol, ".tab": _from_tab, ".csv": _from_csv, ".xlsx": _from_xlsx,
 }

@@ -116,3 +116,11 @@ def test_what_the_job_calls_protected_the_checker_finds_protected(spec, method, 
     if protection.decimals is not None:
         scale = 10.0 ** protection.decimals
         np.testing.assert_array_equal(result.values, np.round(result.values * scale) / scale)
+
+
+@pytest.mark.parametrize("distance, senses, method, said", [
+    ("l2", "fixed", "lp", True), ("l1", "fixed", "lp", False), ("l1", "optimal", "milp", False),
+    ("l1", "optimal", "l2", True)])
+def test_an_algorithm_chosen_by_hand_that_solves_another_model_is_named_in_the_log(distance, senses, method, said):
+    protection = protect(_table(), ProtectionRequest(distance=distance, senses=senses, method=method, widen=False))
+    assert any(f"algorithm '{method}' chosen by hand" in line for line in protection.notes) == said

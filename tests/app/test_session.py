@@ -104,3 +104,21 @@ def test_the_session_audits_its_release_and_refuses_a_stale_one():
     s.edit({"values": ([1], 25.0)}, "edit")
     with pytest.raises(CTAError, match="protect it again"):
         s.audit()
+
+
+def test_a_release_names_quality_terms_without_their_cells(tmp_path):
+    """A term over the sensitive cells must not list them in the release (it would single them out)."""
+    import zipfile
+
+    from ctadesk.engine.quality_terms import QualityTerm
+
+    s = session()
+    sensitive = tuple(int(i) for i in np.flatnonzero(s.project.sensitive))
+    term = QualityTerm("mean", "weighted", weight=1.0, cells=sensitive, group="sensitive cells")
+    protection = s.protect(ProtectionRequest(method="milp", quality=(term,)))
+    assert protection.result.protected
+    s.export("release", tmp_path / "release.xlsx")
+    with zipfile.ZipFile(tmp_path / "release.xlsx") as book:
+        text = " ".join(book.read(name).decode("utf-8", "replace") for name in book.namelist())
+    assert "sensitive cells" in text                       # the term is named ...
+    assert "'cells'" not in text and "cells&quot;" not in text and str(list(sensitive)) not in text   # ... not listed

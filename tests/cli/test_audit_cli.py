@@ -53,7 +53,7 @@ def test_a_cta_release_with_a_known_capacity_and_percentage(thesis_files, capsys
     assert main(["audit", str(original), str(release), "--capacity", "abs", "5"]) == 0
     assert "(adjusted release): 2 sensitive cell(s) audited, 0 at risk" in capsys.readouterr().out
     assert main(["audit", str(original), str(release), "--capacity", "abs", "5", "--percentage-known"]) == 1
-    assert "cell 13 (R=3, C=4): [8, 13], upper end too close; original singled out" in capsys.readouterr().out
+    assert "cell 13 (R=3, C=4): [8, 13.3611], upper end too close; original singled out" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("arguments, message", [
@@ -77,3 +77,39 @@ def test_help_lists_the_command(capsys):
     with pytest.raises(SystemExit):
         main(["audit", "--help"])
     assert "--percentage-known" in capsys.readouterr().out
+
+
+def test_an_xlsx_release_ctadesk_wrote_is_audited_as_its_values(tmp_path):
+    # protect the thesis table, write the release workbook, audit it from the file; the intervals
+    # are those of auditing the protected values themselves
+    import numpy as np
+
+    from ctadesk.app.files import open_table
+    from ctadesk.app.session import Session
+    from ctadesk.engine.audit import AttackerKnowledge, Capacity, Release, audit
+
+    write_jj(tmp_path / "thesis.jj", thesis_problem())
+    session = Session(open_table(tmp_path / "thesis.jj"))
+    protected = session.protect(session.request()).result
+    session.export("release", tmp_path / "release.xlsx")
+    assert main(["audit", str(tmp_path / "thesis.jj"), str(tmp_path / "release.xlsx"), "--capacity", "rel", "0.9",
+                 "--percentage-known", "-o", str(tmp_path / "cells.csv")]) in (0, 1)
+    with open(tmp_path / "cells.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    direct = audit(thesis_problem(), Release.adjusted(np.asarray(protected.values, float)),
+                   AttackerKnowledge(capacity=Capacity("rel", 0.9), percentage_known=True))
+    assert [float(row["lower"]) for row in rows] == pytest.approx(direct.lower.tolist(), abs=1e-9)
+    assert [float(row["upper"]) for row in rows] == pytest.approx(direct.upper.tolist(), abs=1e-9)
+    assert [int(row["at_risk"]) for row in rows] == direct.at_risk.astype(int).tolist()
+
+
+def test_blanks_in_an_xlsx_release_are_suppressed_cells(tmp_path, capsys):
+    from tests.io.test_released import write_release
+    from ctadesk.engine.structure import TableStructure
+
+    write_jj(tmp_path / "table.jj", manual_problem())
+    write_release(tmp_path / "release.xlsx", TableStructure.flat(3, 3), MANUAL.reshape(-1), blank=[0])
+    assert main(["audit", str(tmp_path / "table.jj"), str(tmp_path / "release.xlsx")]) == 1
+    out = capsys.readouterr().out
+    assert "release.xlsx (suppressed release): 1 sensitive cell(s) audited, 1 at risk (1 exact disclosure" in out
+    assert "cell 0 (R=1, C=1): [20, 20], exact disclosure" in out

@@ -32,11 +32,22 @@ def test_releases_prints_frontier_du_dr_and_bounds(counts_file, capsys):
 def test_releases_writes_json_and_the_released_sub_tables(counts_file, tmp_path):
     out = tmp_path / "release.json"
     assert main(["releases", str(counts_file), "--alpha", "3", "--search", "optimal", "-o", str(out),
-                 "--export-csv", str(tmp_path / "tables")]) == 0
+                 "--export", str(tmp_path / "tables")]) == 0
     report = json.loads(out.read_text())
     assert report["frontier"] == ["[A]", "[B]"] and report["dr"] == 4 and report["search"]["exact"]
     assert sorted(p.name for p in (tmp_path / "tables").iterdir()) == ["A.csv", "B.csv", "total.csv"]
     assert list(csv.reader((tmp_path / "tables" / "A.csv").open())) == [["A", "count"], ["x", "4"], ["y", "6"]]
+
+
+def test_releases_exports_the_released_sub_tables_as_one_workbook(counts_file, tmp_path):
+    import openpyxl
+
+    assert main(["releases", str(counts_file), "--alpha", "3", "--search", "optimal",
+                 "--export", str(tmp_path / "release.xlsx")]) == 0
+    book = openpyxl.load_workbook(tmp_path / "release.xlsx")
+    assert book.sheetnames == ["total", "A", "B"]
+    assert [list(row) for row in book["A"].iter_rows(values_only=True)] == [["A", "count"], ["x", 4], ["y", 6]]
+    assert [list(row) for row in book["total"].iter_rows(values_only=True)] == [["count"], [10]]
 
 
 def test_releases_counts_the_records_of_microdata(tmp_path, capsys):
@@ -45,6 +56,16 @@ def test_releases_counts_the_records_of_microdata(tmp_path, capsys):
     assert main(["releases", "--microdata", str(path), "--span", "A", "B", "--response", "weight",
                  "--alpha", "5", "--search", "ordered"]) == 0
     assert "released frontier: []" in capsys.readouterr().out
+
+
+def test_releases_counts_microdata_without_a_response_variable(tmp_path, capsys):
+    # records with no numeric column at all: the 2 x 2 table of counts 1, 3, 4, 2 (two at risk)
+    path = tmp_path / "records.csv"
+    path.write_text("A,B,note\n" + "".join(line.replace(",1\n", ",n/a\n") for line in MICRODATA.splitlines(True)[1:]))
+    assert main(["releases", "--microdata", str(path), "--span", "A", "B", "--alpha", "1", "-o",
+                 str(tmp_path / "release.json")]) == 0
+    report = json.loads((tmp_path / "release.json").read_text())
+    assert sorted(cell["count"] for cell in report["at_risk"]) == [1, 2]
 
 
 def test_releases_needs_one_input(counts_file, capsys):

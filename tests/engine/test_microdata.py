@@ -135,3 +135,13 @@ def test_missing_response_is_reported():
     structure = TableStructure((Dimension.flat("Size", ["1"]),))
     with pytest.raises(ProblemError, match="record 2"):
         Microdata.from_code_columns(structure, [["1", "1"]], [1.0, np.nan])
+
+
+def test_microdata_without_a_response_tabulate_to_a_frequency_table():
+    structure = hierarchical_structure()
+    counted = random_microdata(structure, 300, seed=4)
+    frequencies = Microdata(structure, counted.codes, None)
+    np.testing.assert_array_equal(frequencies.response, np.ones(300))
+    stats = tabulate(frequencies)
+    np.testing.assert_array_equal(stats.values, tabulate(counted).freq)
+    np.testing.assert_array_equal(stats.values, stats.freq)

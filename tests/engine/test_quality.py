@@ -2,11 +2,14 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality import inner_cells, preserve, quality_report
+from ctadesk.engine.quality import bivariate_report, inner_cells, preserve, quality_report
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.methods import solve
 from ctadesk.engine.structure import TableStructure
@@ -138,3 +141,79 @@ def test_preserved_mean_and_slope_do_not_change_while_unpreserved_ones_do(method
     inner = inner_cells(problem)
     y = kept.values[inner] - problem.values[inner]
     assert after.variance_change == pytest.approx(100 * y.var() / problem.values[inner].var(), rel=1e-6)
+
+
+# ---------------------------------------------------------------- distances and the bivariate report
+MAGNITUDES = st.one_of(st.just(0.0), st.floats(1e-3, 1e6), st.floats(-1e6, -1e-3))
+
+
+def test_distances_and_largest_absolute_change_by_hand():
+    # changes +1 (cell 0), -1 (cell 1), +1 (cell 6), -1 (cell 7); weights 2 on cell 0
+    problem = tiny_problem().replace(weights=[2, 1, 1, 1, 1, 1, 1, 1, 1])
+    inner = quality_report(problem, ADJUSTED)["inner cells"]
+    assert inner.total_absolute_change == 2.0 and inner.l2_distance == pytest.approx(math.sqrt(2))
+    assert inner.weighted_distance == 3.0
+    assert inner.largest_absolute_change == 1.0 and inner.largest_absolute_change_cell == 0
+    assert quality_report(problem, ORIGINAL)["inner cells"].largest_absolute_change_cell == -1
+    assert "L2 distance sqrt(sum (x - a)^2)" in quality_report(problem, ADJUSTED).as_dict()["totals"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(original=arrays(float, 12, elements=MAGNITUDES),
+       moves=arrays(float, 12, elements=st.floats(-1e3, 1e3)),
+       weights=arrays(float, 12, elements=st.floats(0, 10)))
+def test_univariate_distances_equal_numpy(original, moves, weights):
+    problem = CTAProblem(values=original, relations=np.zeros((0, 12)), weights=weights)
+    adjusted = original + moves
+    group = quality_report(problem, adjusted, {"all": np.ones(12, bool)})["all"]
+    change = adjusted - original
+    assert group.total_absolute_change == pytest.approx(np.abs(change).sum(), rel=1e-12, abs=1e-9)
+    assert group.l2_distance == pytest.approx(np.linalg.norm(change), rel=1e-12, abs=1e-9)
+    assert group.weighted_distance == pytest.approx(np.dot(weights, np.abs(change)), rel=1e-12, abs=1e-9)
+    assert group.largest_absolute_change == pytest.approx(np.abs(change).max(), rel=1e-12, abs=1e-12)
+
+
+def numpy_pair(a, b):
+    cov = np.cov(a, b, bias=True)
+    slope, intercept = np.polyfit(a, b, 1)
+    return cov[0, 1], np.corrcoef(a, b)[0, 1], slope, intercept
+
+
+@settings(max_examples=40, deadline=None)
+@given(size=st.integers(3, 30), seed=st.integers(0, 2**32 - 1), scale=st.sampled_from([1e-3, 1.0, 1e4, 1e8]))
+def test_bivariate_report_equals_numpy(size, seed, scale):
+    rng = np.random.default_rng(seed)
+    a = scale * rng.uniform(1, 100, size)
+    b = a * rng.lognormal(0, 0.5, size) + scale * rng.normal(0, 5, size)
+    xa = a + scale * rng.normal(0, 2, size)
+    xb = b + scale * rng.normal(0, 2, size)
+    first = CTAProblem(values=a, relations=np.zeros((0, size)))
+    second = CTAProblem(values=b, relations=np.zeros((0, size)))
+    report = bivariate_report(first, second, xa, xb, {"all": np.arange(size)}, names=("turnover", "staff"))
+    pair = report["all"]
+    cov, corr, slope, intercept = numpy_pair(a, b)
+    cov_x, corr_x, slope_x, intercept_x = numpy_pair(xa, xb)
+    assert pair.covariance_original == pytest.approx(cov, rel=1e-9)
+    assert pair.covariance_change == pytest.approx(100 * (cov_x - cov) / abs(cov), rel=1e-7, abs=1e-9)
+    assert pair.correlation_original == pytest.approx(corr, rel=1e-9)
+    assert pair.correlation_change == pytest.approx(100 * (corr_x - corr) / abs(corr), rel=1e-7, abs=1e-9)
+    assert pair.slope_change == pytest.approx(100 * (slope_x - slope) / abs(slope), rel=1e-6, abs=1e-8)
+    assert pair.intercept_adjusted == pytest.approx(intercept_x, rel=1e-6, abs=1e-6 * scale * 100)
+    assert pair.first.variance_change == pytest.approx(100 * (xa.var() - a.var()) / a.var(), rel=1e-7, abs=1e-9)
+    assert pair.second.variance_change == pytest.approx(100 * (xb.var() - b.var()) / b.var(), rel=1e-7, abs=1e-9)
+    as_dict = report.as_dict()["all"]
+    assert as_dict["covariance change (%)"] == pytest.approx(pair.covariance_change)
+    assert as_dict["staff: variance change (%)"] == pytest.approx(pair.second.variance_change)
+    rows = report.rows()
+    assert rows[0] == ("measure", "all") and len(rows) - 1 == len(as_dict)
+
+
+def test_bivariate_report_groups_default_to_cells_sensitive_in_either_variable():
+    first = tiny_problem()
+    second = CTAProblem(values=ORIGINAL * 2, relations=first.relations, sensitive=[4], upper_protection=[1.0])
+    report = bivariate_report(first, second, ADJUSTED, ORIGINAL * 2)
+    assert [g.name for g in report.groups] == ["inner cells", "totals", "sensitive", "not sensitive"]
+    assert report["sensitive"].first.cells == 2 and report["not sensitive"].first.cells == 7
+    assert report["inner cells"].second.cells_changed == 0
+    with pytest.raises(ProblemError, match="second: 8 adjusted values"):
+        bivariate_report(first, second, ADJUSTED, ORIGINAL[:8])

@@ -119,3 +119,12 @@ def test_lines_are_named_as_in_the_file_when_blank_lines_come_before(tmp_path):
     path.write_text("Region,Turnover\n\nA,1\n\n,2\n", encoding="utf-8")
     with pytest.raises(FileFormatError, match="line 5"):
         read_csv_microdata(path, spec)
+
+
+def test_a_spec_without_a_response_counts_the_records(csv_file):
+    # no response: every record counts 1, so the values are the frequencies (Turnover is not read)
+    micro = read_csv_microdata(csv_file, MicrodataSpec(spanning=("Size",)))
+    np.testing.assert_array_equal(micro.response, np.ones(4))
+    stats = tabulate(micro, 2)
+    np.testing.assert_array_equal(stats.values, stats.freq)
+    np.testing.assert_array_equal(stats.freq, [2, 2, 4])

@@ -89,3 +89,67 @@ def test_a_code_the_original_lacks_is_refused_naming_the_line(tmp_path):
 def test_an_unknown_suffix_is_refused(tmp_path):
     with pytest.raises(FileFormatError, match="cannot read a release from '.txt'"):
         read_released(tmp_path / "release.txt", STRUCTURE)
+
+
+# ---------------------------------------------------------------- xlsx release workbooks
+def write_release(path, structure: TableStructure, published: np.ndarray, blank=()) -> None:
+    """The release workbook ctadesk writes for ``structure``, with the cells ``blank`` emptied
+    (as a statistician publishing suppressions would)."""
+    import openpyxl
+
+    from ctadesk.io.excel import export_table_workbook
+
+    export_table_workbook(path, structure, published, published, np.zeros(0, np.int64))
+    if len(blank):
+        book = openpyxl.load_workbook(path)
+        from ctadesk.io.excel.grid import HEADER_ROW, grid_sheets
+
+        plans = grid_sheets(structure)
+        for i in blank:
+            if plans is None:
+                book["Table"].cell(HEADER_ROW + 1 + int(i), len(structure.dimensions) + 1).value = None
+                continue
+            for plan in plans:
+                where = np.argwhere(plan.cells == i)
+                if where.size:
+                    r, c = where[0]
+                    book[plan.title].cell(HEADER_ROW + 1 + int(r), 2 + int(c)).value = None
+        book.save(path)
+
+
+@pytest.mark.parametrize("shape", [(3,), (3, 4), (2, 3, 4), (60, 2, 2)], ids=["1-D", "2-D", "3-D sheets", "long"])
+def test_an_xlsx_release_reads_back_every_value_and_its_blanks_as_suppressed(tmp_path, shape):
+    structure = TableStructure.flat(*shape)
+    rng = np.random.default_rng(len(shape))
+    published = np.round(rng.uniform(0, 1e6, structure.n_cells), rng.integers(0, 4))
+    blank = rng.choice(structure.n_cells, size=min(5, structure.n_cells - 1), replace=False)
+    write_release(tmp_path / "release.xlsx", structure, published, blank)
+    released = read_released(tmp_path / "release.xlsx", structure)
+    expected = published.copy()
+    expected[blank] = np.nan
+    assert np.array_equal(released.missing, np.isnan(expected))
+    assert np.array_equal(released.published[~released.missing], expected[~np.isnan(expected)])
+
+
+def test_an_xlsx_release_of_another_table_is_refused_naming_the_sheet_and_cell(tmp_path):
+    write_release(tmp_path / "release.xlsx", STRUCTURE, VALUES.reshape(-1))
+    other = TableStructure((Dimension.flat("Row", ["I", "II", "IV"]), Dimension.flat("Col", COLUMNS)))
+    with pytest.raises(FileFormatError, match=r"release.xlsx, sheet 'Table', cell A6: expected 'IV' \(the codes "
+                                              r"of Row.*found 'III'"):
+        read_released(tmp_path / "release.xlsx", other)
+
+
+def test_text_in_a_value_cell_of_an_xlsx_release_is_refused_naming_the_cell(tmp_path):
+    import openpyxl
+
+    write_release(tmp_path / "release.xlsx", STRUCTURE, VALUES.reshape(-1))
+    book = openpyxl.load_workbook(tmp_path / "release.xlsx")
+    book["Table"]["C5"] = "twelve"
+    book["Table"]["D6"] = "x"
+    book.save(tmp_path / "release.xlsx")
+    with pytest.raises(FileFormatError, match=r"release.xlsx, sheet 'Table', cell C5: 'twelve' is neither a number"):
+        read_released(tmp_path / "release.xlsx", STRUCTURE)
+    book["Table"]["C5"] = 19
+    book.save(tmp_path / "release.xlsx")
+    released = read_released(tmp_path / "release.xlsx", STRUCTURE)
+    assert released.missing.tolist() == [i == cell(2, 2) for i in range(16)]   # D6: row III, column C

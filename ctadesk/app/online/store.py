@@ -92,11 +92,15 @@ class SenseStore:
 
     ``secret`` is a random key made when the file is created; local sense choices are drawn
     from it (ctadesk.app.online.senses), so nobody without the store can recompute them.
+
+    A store holds one connection, which any thread may use but only one thread at a time (a
+    server hands each store to one worker thread per request, ctadesk.server.pool); give
+    threads that work at once a store each, as processes are.
     """
 
     def __init__(self, path: str | Path, busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.path = Path(path)
-        self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None)
+        self._db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
         try:
             self._db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -201,6 +205,16 @@ class SenseStore:
         if missing:
             raise StoreError(f"{self.path}: no sense stored for cell '{missing[0]}' of table {table}")
         return table, stored
+
+    def counts(self) -> dict[str, int]:
+        """How many tables were requested and published, and how many senses and published
+        values the store holds (every measure)."""
+        query = ("SELECT (SELECT COUNT(*) FROM published_tables), "
+                 "(SELECT COUNT(*) FROM published_tables WHERE published IS NOT NULL), "
+                 "(SELECT COUNT(*) FROM senses), (SELECT COUNT(*) FROM published_values)")
+        requested, published, senses, values = self._db.execute(query).fetchone()
+        return {"tables_requested": requested, "tables_published": published, "senses": senses,
+                "published_values": values}
 
     def sense_records(self, measure: str | None = None) -> list[SenseRecord]:
         """Every stored sense (of ``measure``, or of all), by measure and cell."""

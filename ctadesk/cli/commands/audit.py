@@ -2,8 +2,9 @@
 
 ORIGINAL is the confidential table with its sensitive cells and protection levels (.jj, or a
 tau-argus .tab with its .rda); RELEASED the published table over the same cells (.jj with its
-suppressed cells marked u/m, RCTA .sol, tau-argus .tab, or a long .csv with the original's code
-columns and the value last; a blank or a mark such as 'x' is a suppressed cell).  A release
+suppressed cells marked u/m, RCTA .sol, tau-argus .tab, a long .csv with the original's code
+columns and the value last, or an .xlsx release workbook ctadesk wrote for the original, read
+back in its layout; a blank or a mark such as 'x' is a suppressed cell).  A release
 with suppressed cells publishes originals; for a CTA release --capacity says how far the
 attacker knows a non-sensitive cell may have moved.  Prints the summary; exit status 0 when
 every sensitive cell is protected, 1 when some are at risk, 2 on an error.
@@ -28,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("audit", help="audit a released table: attacker intervals of the sensitive cells",
                                    description=__doc__.split("\n\n", 1)[1])
     parser.add_argument("original", help="the original table (.jj, or .tab with its .rda)")
-    parser.add_argument("released", help="the published table (.jj, .sol, .tab, .csv)")
+    parser.add_argument("released", help="the published table (.jj, .sol, .tab, .csv, or a release .xlsx)")
     parser.add_argument("--capacity", nargs=2, metavar=("abs|rel", "VALUE"),
                         help="the attacker knows non-sensitive cells moved by at most VALUE (abs) or "
                              "VALUE times their value (rel, below 1)")

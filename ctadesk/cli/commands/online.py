@@ -16,6 +16,7 @@ import re
 import sys
 
 from ctadesk.app.online import SENSE_CHOICES, OnlineService
+from ctadesk.app.online.levels import requested_level
 from ctadesk.app.online.service import TIME_BUDGET
 from ctadesk.cli.commands.rules import add_microdata_arguments, add_rules_arguments, read_microdata_for, \
     safety_rules, write_records
@@ -43,9 +44,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     data.add_argument("--microdata", required=True, metavar="FILE",
                       help="microdata (.csv or .xlsx with a header line, .sav, .zsav, .dta, .sas7bdat, .xpt)")
     data.add_argument("--table", dest="span", required=True, type=_spanning, metavar='"A x B"',
-                      help='the table: its spanning variables, e.g. "Region x Size"')
+                      help='the table: its spanning variables, e.g. "Region x Size"; "Region:1 x Size" shows '
+                           'Region down to level 1')
     add_microdata_arguments(data)
     add_rules_arguments(parser, manual=False)
+    add_online_arguments(parser)
+    parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
+    parser.set_defaults(func=run)
+
+
+def add_online_arguments(parser: argparse.ArgumentParser) -> None:
+    """How new senses are chosen and cells weighted (OnlineService's options)."""
     online = parser.add_argument_group("on-line protection")
     online.add_argument("--senses", choices=SENSE_CHOICES, default="local",
                         help="new senses from the cell alone (local, default) or from the table's exact MILP (table)")
@@ -53,14 +62,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"time the table's MILP may take with --senses table (default {TIME_BUDGET:g})")
     online.add_argument("--cell-weights", choices=("unit", "inverse"), default="inverse",
                         help="cost of changing a cell: 1/|value| (default) or 1")
-    parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if not args.response:
         raise CTAError("--response VAR is required: the variable the table sums")
-    microdata = read_microdata_for(args, args.microdata, args.span)
+    variables = tuple(requested_level(item, ())[0] for item in args.span)
+    microdata = read_microdata_for(args, args.microdata, variables)
     with OnlineService(args.store, microdata, safety_rules(args), measure=args.response, senses=args.senses,
                        time_budget=args.time_budget, weights=args.cell_weights) as service:
         table = service.publish(args.span)

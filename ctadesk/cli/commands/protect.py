@@ -5,12 +5,15 @@ internal workbooks on request."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 
 from ctadesk.app import cells_changed
-from ctadesk.cli.commands.rules import add_table_arguments, build_table, cell_records, write_records
-from ctadesk.cli.release import (add_model_arguments, add_release_arguments, add_solve_arguments, request_from,
-                                 run_protection, write_workbooks)
+from ctadesk.cli.bivariate import add_bivariate_arguments, protect_two_variables
+from ctadesk.cli.commands.rules import add_table_arguments, build_table, cell_records, responses, write_records
+from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_release_arguments,
+                                 add_solve_arguments, quality_terms, request_from, run_protection, write_workbooks)
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.rules import to_problem
 
@@ -27,6 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "the cells' sizes) or 1 (the total absolute change)")
     cta.add_argument("--allow-negative", action="store_true",
                      help="do not bound cells below by 0 (default: bounded when no cell is negative)")
+    add_quality_arguments(cta)
+    add_bivariate_arguments(parser.add_argument_group("two response variables (--response A,B; Cox 2005, §4)"))
     add_solve_arguments(cta)
     parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
     add_release_arguments(parser)
@@ -34,10 +39,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if len(names := responses(args)) > 1:
+        return protect_two_variables(args, names)
     request = request_from(args)
     structure, stats, rules, result = build_table(args)
     problem = to_problem(structure, stats, result, rules, weights=args.cell_weights,
                          nonnegative=False if args.allow_negative else None)
+    request = request.replace(quality=quality_terms(args, problem, structure), quality_price=args.quality_price)
     protection = run_protection(problem, request, args)
     solved = protection.result
     if solved.values is None:
@@ -47,7 +55,11 @@ def run(args: argparse.Namespace) -> int:
         record["original"] = record.pop("value")
         record["adjusted"] = float(adjusted)
         record["change"] = float(adjusted - original)
-    write_records(records, args.output)
+    if protection.terms is not None and args.output and Path(args.output).suffix.lower() == ".json":
+        document = {"cells": records, "quality_terms": protection.terms.as_dict()}
+        Path(args.output).write_text(json.dumps(document, indent=1), encoding="utf-8")
+    else:
+        write_records(records, args.output)
     write_workbooks(args, structure, protection, {"cell weights": args.cell_weights})
     print(f"{structure.n_cells} cells, {problem.n_sensitive} unsafe, {cells_changed(protection)} changed; "
           f"{solved.status.value}, weighted absolute change {solved.objective:g}"

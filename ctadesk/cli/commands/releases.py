@@ -7,12 +7,12 @@ variables are the columns other than the count, less any column holding a differ
 every row (a cell number, not a variable).  With --microdata FILE --span A B C the table counts
 the records of a microdata file instead.  The search (decomposable by default, as the paper's
 "Alternative 1"; `optimal` over all releases; `ordered` marginals) prints the released frontier,
-DU, DR and the bounds of the at-risk cells under the release it chose."""
+DU, DR and the bounds of the at-risk cells under the release it chose; --export writes the
+released sub-tables (a CSV each in a folder, or a sheet each of an .xlsx)."""
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from pathlib import Path
@@ -56,7 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="releases an exact search may evaluate (then: simulated annealing, decomposable only)")
     search.add_argument("--seed", type=int, help="seed of the simulated annealing")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the release as JSON")
-    parser.add_argument("--export-csv", metavar="DIR", help="write every released sub-table as DIR/<sub-table>.csv")
+    parser.add_argument("--export", metavar="DIR|FILE.xlsx",
+                        help="write every released sub-table: as DIR/<sub-table>.csv, or as a sheet of FILE.xlsx")
     parser.set_defaults(func=run)
 
 
@@ -77,8 +78,9 @@ def read_count_table(args: argparse.Namespace) -> tuple[CountTable, list[str]]:
     if (args.counts is None) == (args.microdata is None):
         raise CTAError("give either a COUNTS file or --microdata FILE --span VAR ...")
     if args.microdata:
-        if not args.span or not args.response:
-            raise CTAError("--microdata needs --span VAR ... and --response VAR (any numeric column: records are counted)")
+        if not args.span:
+            raise CTAError("--microdata needs --span VAR ... (the records are counted; no response is needed)")
+        args.response = None
         micro = read_microdata_for(args, args.microdata, tuple(args.span))
         codes, labels = _leaf_positions(micro)
         return CountTable.from_cells(args.span, codes, labels), []
@@ -138,22 +140,6 @@ def _report(table: CountTable, releases: list[Release], about: dict, args: argpa
     }
 
 
-def _export(table: CountTable, release: Release, folder: str) -> int:
-    """Every released sub-table as a long CSV named by its letters ('total.csv' for the grand total)."""
-    target = Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
-    for subtable in release.subtables():
-        axes = sorted(subtable)
-        marginal = table.marginal(axes)
-        name = table.subtable_name(axes).strip("[]").replace(",", "_") or "total"
-        with (target / f"{name}.csv").open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow([*(table.names[a] for a in axes), "count"])
-            for position in np.ndindex(marginal.shape):
-                writer.writerow([*(table.labels[a][i] for a, i in zip(axes, position)), int(marginal[position])])
-    return len(release.subtables())
-
-
 def _print(report: dict) -> None:
     legend = ", ".join(f"{letter} = {name}" for letter, name in report["variables"].items())
     about = report["search"]
@@ -184,7 +170,9 @@ def run(args: argparse.Namespace) -> int:
     _print(report)
     if args.output:
         Path(args.output).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
-    if args.export_csv:
-        written = _export(table, releases[0], args.export_csv)
-        print(f"{written} sub-tables written to {args.export_csv}", file=sys.stderr)
+    if args.export:
+        from ctadesk.io.subtables import released_subtables, write_subtables
+
+        write_subtables(table, releases[0], args.export)
+        print(f"{len(released_subtables(releases[0]))} sub-tables written to {args.export}", file=sys.stderr)
     return 0

@@ -57,7 +57,8 @@ def add_table_arguments(parser: argparse.ArgumentParser) -> None:
 def add_microdata_arguments(data: argparse._ArgumentGroup) -> None:
     """How the microdata are read: response, weight, holding, request, hierarchies, missing codes,
     decimal mark and sheet (read_microdata_for)."""
-    data.add_argument("--response", metavar="VAR", help="numeric response variable (microdata only)")
+    data.add_argument("--response", metavar="VAR", help="numeric response variable (microdata only); "
+                      "'protect' takes two, A,B, and protects both together (bivariate CTA)")
     data.add_argument("--weight", metavar="VAR", help="sampling weight variable")
     data.add_argument("--holding", metavar="VAR", help="holding (enterprise group) variable")
     data.add_argument("--request", metavar="VAR", help="request-for-protection variable")
@@ -158,6 +159,8 @@ def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistic
             raise CTAError(f"{args.microdata}: the rules need the {needed} largest contributions per cell "
                            f"but the file holds {stats.top.shape[1]}")
         return structure, stats, rules, apply_rules(stats, rules, manual=_manual_cells(structure, args.manual))
+    if len(responses(args)) > 1:
+        raise CTAError(f"--response {args.response}: one variable here; 'ctadesk protect' takes two")
     if not args.span or not args.response:
         raise CTAError("microdata input needs --span VAR ... and --response VAR")
     micro = read_microdata_for(args, args.microdata, tuple(args.span))
@@ -165,6 +168,11 @@ def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistic
                      holding_top_k=max(rules.contributions_needed(holding=True), 2))
     result = apply_rules(stats, rules, manual=_manual_cells(micro.structure, args.manual))
     return micro.structure, stats, rules, result
+
+
+def responses(args: argparse.Namespace) -> list[str]:
+    """The response variables --response names, comma-separated."""
+    return [name.strip() for name in (args.response or "").split(",") if name.strip()]
 
 
 def read_microdata_for(args: argparse.Namespace, path: str, spanning: tuple[str, ...]) -> Microdata:

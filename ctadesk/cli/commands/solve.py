@@ -11,8 +11,9 @@ import sys
 import numpy as np
 
 from ctadesk.app import PRESERVABLE, cells_changed
-from ctadesk.cli.release import (add_model_arguments, add_release_arguments, add_solve_arguments, request_from,
-                                 run_protection, write_workbooks)
+from ctadesk.cli.bivariate import add_bivariate_arguments, solve_two_variables
+from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_release_arguments,
+                                 add_solve_arguments, quality_terms, request_from, run_protection, write_workbooks)
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import CTAResult
 
@@ -35,8 +36,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--preserve", default="", metavar="mean,variance",
                         help="keep the mean and/or the variance (regression slope 1) of the inner cells "
                              "by extra linear relations (Cox 2005, §3)")
+    add_quality_arguments(parser)
     parser.add_argument("--json", metavar="OUT.json", help="write the result as JSON")
     parser.add_argument("--sol", metavar="OUT.sol", help="write the adjusted table in RCTA .sol layout")
+    two = parser.add_argument_group("two variables (Cox 2005, §4)")
+    two.add_argument("--second-values", metavar="FILE.jj",
+                     help="protect a second variable of the same table with the first, keeping their variances "
+                          "and covariance: a JJ file of the same cells and relations (its own values, bounds, "
+                          "costs, sensitive cells and protection levels); --json writes both tables")
+    add_bivariate_arguments(two)
     add_release_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -110,7 +118,10 @@ def run(args: argparse.Namespace) -> int:
     problem = project.to_problem()
     if args.seed is None and session.widening_seed is not None:
         args.seed = session.widening_seed
-    request = request_from(args, weights=weights, preserve=frozenset(preserved_measures(args.preserve)))
+    if args.second_values:
+        return solve_two_variables(args, problem, weights)
+    request = request_from(args, weights=weights, preserve=frozenset(preserved_measures(args.preserve))).replace(
+        quality=quality_terms(args, problem, project.structure), quality_price=args.quality_price)
     protection = run_protection(problem, request, args)
     session.keep(protection)
     if args.save_project:
@@ -120,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
         quality = None if protection.quality is None else protection.quality.as_dict()
         document = result_json(result, protection.seconds, quality)
         document["cells_changed"] = cells_changed(protection)
+        document["quality_terms"] = None if protection.terms is None else protection.terms.as_dict()
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(document, handle, indent=1)
     if args.sol and result.values is not None:

@@ -19,8 +19,8 @@ def start(model: AttackerModel, settings: EndSettings, halt, counter) -> None:
     _solver, _halt, _counter = EndSolver(model, settings), halt, counter
 
 
-def solve(columns: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, int]:
-    """Ends of this process's share of the cells."""
+def solve(columns: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """Ends of this process's share of the cells, LPs run, max-flow batches tried."""
     assert _solver is not None, "start() runs first in every worker"
     return _solver.solve(columns, sides, _halt, _count)
 

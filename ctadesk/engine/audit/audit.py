@@ -2,7 +2,7 @@
 
 For each sensitive cell the smallest and largest original value consistent with what the
 attacker knows (knowledge.py) is found by two LPs (paper 003 §3.1, the tau-argus audit),
-solved as model.py, lp.py and ends.py describe, over several processes where the work is
+solved as model.py, flows.py, lp.py and ends.py describe, over several processes where the work is
 large (parallel.py); verdicts.py judges the intervals.
 """
 
@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ctadesk.engine.audit.ends import BATCH_MIN, EndSettings
+from ctadesk.engine.audit.flows import network_of
 from ctadesk.engine.audit.knowledge import AttackerKnowledge, Release, attacker_box
 from ctadesk.engine.audit.model import build_model
 from ctadesk.engine.audit.parallel import solve_ends
@@ -28,6 +29,11 @@ from ctadesk.engine.units import table_unit
 #: below this many (unknown cells x audited cells) one process does the work: starting workers
 #: costs about a second
 PARALLEL_MIN_WORK = 2e7
+#: the same where batches are settled by max flow (flows.py): a process then needs about one
+#: flow per cell of a row, and each worker builds the network again (300 x 350, 31 500 cells,
+#: 3e9: one process 4-8 s, two 7-9 s; 1000 x 1000 sampled to 20 000 cells, 2e10: one 13 s,
+#: two 27 s, on the loaded 2-core machine)
+PARALLEL_MIN_WORK_NETWORK = 1e11
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +41,7 @@ class AuditOptions:
     """workers       processes for the LPs (None: the cores available, when the work is large)
     warm_start    reuse the last optimal basis for the next end
     shortcuts     skip the LP of an end a known table already attains (ends.py)
+    network       find such tables by max flow where the relations form a network (flows.py)
     tolerance     widths and distances below this many table units count as zero
     batch_min     the fewest interval ends optimised together in one batch LP (ends.py)
     stop          set it from any thread to cancel (AuditCancelled is raised)
@@ -44,6 +51,7 @@ class AuditOptions:
     workers: int | None = None
     warm_start: bool = True
     shortcuts: bool = True
+    network: bool = True
     tolerance: float = 1e-6
     batch_min: int = BATCH_MIN
     stop: threading.Event | None = None
@@ -64,32 +72,35 @@ def audit(problem: CTAProblem, release: Release, knowledge: AttackerKnowledge | 
     column = np.searchsorted(model.cells, cells)
     unknown = lower[cells] < upper[cells]
     columns = column[unknown]
-    workers = _workers(options.workers, model.n_columns * columns.size)
-    settings = EndSettings(options.warm_start, options.shortcuts, options.tolerance, options.batch_min)
+    network = options.network and options.shortcuts and network_of(model) is not None
+    workers = _workers(options.workers, model.n_columns * columns.size,
+                       PARALLEL_MIN_WORK_NETWORK if network else PARALLEL_MIN_WORK)
+    settings = EndSettings(options.warm_start, options.shortcuts, options.tolerance, options.batch_min,
+                           options.network)
     done = [0]
 
     def progress(count: int) -> None:
         done[0] += count
         options.on_progress(done[0], 2 * columns.size)
 
-    ends_low, ends_high, lps = solve_ends(model, columns, settings, workers, options.stop,
-                                          progress if options.on_progress is not None else None)
+    ends_low, ends_high, lps, flows = solve_ends(model, columns, settings, workers, options.stop,
+                                                 progress if options.on_progress is not None else None)
     a = problem.values[cells]
     low[unknown] = np.minimum(ends_low * model.unit, a[unknown])
     high[unknown] = np.maximum(ends_high * model.unit, a[unknown])
     published = release.published[cells]
     verdicts = judge(a, published, low, high, problem.lower_protection, problem.upper_protection,
-                     knowledge.percentage_known, tolerance)
+                     knowledge.percentage_known, tolerance, release.half_step())
     return AuditResult(cells.copy(), a.copy(), published.copy(), problem.lower_protection.copy(),
                        problem.upper_protection.copy(), verdicts, knowledge, tolerance,
-                       time.perf_counter() - started, lps)
+                       time.perf_counter() - started, lps, flows)
 
 
-def _workers(requested: int | None, work: float) -> int:
-    """The processes to use: as requested, else every core available once the work is large."""
+def _workers(requested: int | None, work: float, least: float) -> int:
+    """The processes to use: as requested, else every core available once the work is at least ``least``."""
     if requested is not None:
         return max(1, requested)
-    if work < PARALLEL_MIN_WORK:
+    if work < least:
         return 1
     available = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
     return max(1, len(available))

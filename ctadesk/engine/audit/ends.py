@@ -5,9 +5,13 @@ knowledge bounds it from inside.  Where the two meet within the tolerance the en
 without an LP of its own.  Tables come from three places, cheapest first:
 
 1. the original table itself;
-2. batch LPs (lp.BatchLP): first the sum over every open end of a side, then over batches of
-   cells sharing no relation (batches.py).  On Cox tables the implied bounds are the exact ends
-   and batches attain them: 300 ends in one interior-point run of under a second (300 x 350);
+2. batches of cells sharing no relation (batches.py), all of one side: where the relations form a
+   network (2-D and 1H2D tables) a max flow finds a table with the whole batch at its outer
+   bounds (flows.py: 30 ms for 300 cells of the 300 x 350 Cox table); elsewhere, or where the
+   flow finds none, a batch LP (lp.BatchLP) optimises the sum over the batch (about a second
+   there; without a network the sum over every open end of a side is tried first).  Upper ends
+   go first: a table with one cell of a relation at its upper end has the relation's other cells
+   at their lower ends, so on Cox tables the upper batches settle the lower ends too;
 3. the optimal tables of the single-end LPs (lp.IntervalLP) run for the ends left.  Reading a
    table back from HiGHS costs about one LP on a 100 000-cell table, so it is read after an LP
    only while the last reading settled other ends, after twice as many LPs each time it did not.
@@ -26,6 +30,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ctadesk.engine.audit.batches import independent_batch
+from ctadesk.engine.audit.flows import FlowTables
 from ctadesk.engine.audit.lp import BatchLP, IntervalLP
 from ctadesk.engine.audit.model import AttackerModel
 from ctadesk.engine.errors import CTAError
@@ -45,12 +50,14 @@ class AuditCancelled(CTAError):
 @dataclasses.dataclass(frozen=True)
 class EndSettings:
     """warm_start: reuse the last basis; shortcuts: settle ends by known tables (module doc);
+    network: find batch tables by max flow where the relations are a network (flows.py);
     tolerance: in table units (the model's); batch_min: the fewest ends a batch LP is run for."""
 
     warm_start: bool = True
     shortcuts: bool = True
     tolerance: float = 1e-6
     batch_min: int = BATCH_MIN
+    network: bool = True
 
 
 class _Progress:
@@ -76,6 +83,7 @@ class EndSolver:
         self.settings = settings
         self.lp = IntervalLP(model, settings.warm_start)
         self.batch_lp: BatchLP | None = None
+        self.flows = FlowTables.of(model) if settings.shortcuts and settings.network else None
         self.reached_low = model.truth.copy()
         self.reached_high = model.truth.copy()
         self.rng = np.random.default_rng(0)
@@ -84,16 +92,21 @@ class EndSolver:
     def runs(self) -> int:
         return self.lp.runs + (self.batch_lp.runs if self.batch_lp is not None else 0)
 
+    @property
+    def flow_runs(self) -> int:
+        return self.flows.runs if self.flows is not None else 0
+
     def solve(self, columns: np.ndarray, sides: np.ndarray, stop: threading.Event | None = None,
-              progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, int]:
-        """The ends (table units) of columns on sides (LOWER/UPPER), and the number of LPs run."""
+              progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, int, int]:
+        """The ends (table units) of columns on sides (LOWER/UPPER), the number of LPs run and
+        the number of max-flow batches tried."""
         values = np.full(columns.size, np.nan)
         done = np.zeros(columns.size, bool)
-        runs_before = self.runs
+        runs_before, flows_before = self.runs, self.flow_runs
         ticker = _Progress(stop, progress)
         finished = self._settle(columns, sides, values, done)
         if self.settings.shortcuts:
-            for side in (LOWER, UPPER):
+            for side in (UPPER, LOWER):
                 finished += self._batches(columns, sides, side, values, done, ticker)
         gap, since_reading = 1, 0
         LOG.debug("%d of %d ends settled before the single-end LPs", finished, columns.size)
@@ -114,33 +127,43 @@ class EndSolver:
                 finished += settled
                 gap, since_reading = (1 if settled else 2 * gap), 0
         ticker.tick(columns.size, force=True)
-        return values, self.runs - runs_before
+        return values, self.runs - runs_before, self.flow_runs - flows_before
 
     def _batches(self, columns: np.ndarray, sides: np.ndarray, side: int, values: np.ndarray, done: np.ndarray,
                  ticker: _Progress) -> int:
-        """Settle ends of one side by batch LPs: all open ends at once, then independent batches
-        (a cell an independent batch left open gets its own LP); returns how many were settled."""
+        """Settle ends of one side by batches (module doc, 2): independent batches by max flow,
+        else by batch LP, the LP first over all open ends at once; returns how many were settled."""
         open_ends = ~done & (sides == side)
-        if np.count_nonzero(open_ends) < self.settings.batch_min:
+        smallest = 1 if self.flows is not None else self.settings.batch_min
+        if np.count_nonzero(open_ends) < smallest:
             return 0
-        if self.batch_lp is None:
-            self.batch_lp = BatchLP(self.model)
         before = int(done.sum())
-        candidates = np.unique(columns[open_ends])
-        batch, everything = candidates, True
-        while batch.size >= self.settings.batch_min:
+        candidate = np.zeros(self.model.n_columns, bool)
+        candidate[columns[open_ends]] = True
+        everything = self.flows is None
+        batch = np.flatnonzero(candidate) if everything else independent_batch(
+            self.model.matrix, np.flatnonzero(candidate), self.rng)
+        while batch.size >= smallest:
             began, settled = time.perf_counter(), int(done.sum())
-            table = self.batch_lp.table(batch, side)
+            table, how = None, "max flow"
+            if self.flows is not None and not everything:
+                table = self.flows.table(batch, side)
+            if table is None and batch.size >= self.settings.batch_min:
+                if self.batch_lp is None:
+                    self.batch_lp = BatchLP(self.model)
+                table, how = self.batch_lp.table(batch, side), "batch LP"
             if table is not None:
                 self._remember(table)
                 self._settle(columns, sides, values, done)
             ticker.tick(int(done.sum()))
-            LOG.debug("batch LP of %d cells (side %+d): %d ends settled in %.2f s", batch.size, side,
+            LOG.debug("%s of %d cells (side %+d): %d ends settled in %.3f s", how, batch.size, side,
                       int(done.sum()) - settled, time.perf_counter() - began)
+            still_open = np.zeros(self.model.n_columns, bool)
+            still_open[columns[~done & (sides == side)]] = True
             if not everything:
-                candidates = np.setdiff1d(candidates, batch)
-            candidates = np.intersect1d(candidates, columns[~done & (sides == side)])
-            batch, everything = independent_batch(self.model.matrix, candidates, self.rng), False
+                candidate[batch] = False
+            candidate &= still_open
+            batch, everything = independent_batch(self.model.matrix, np.flatnonzero(candidate), self.rng), False
         return int(done.sum()) - before
 
     def _remember(self, table: np.ndarray) -> None:

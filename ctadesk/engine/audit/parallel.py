@@ -24,18 +24,18 @@ from ctadesk.engine.audit.model import AttackerModel
 
 def solve_ends(model: AttackerModel, columns: np.ndarray, settings: EndSettings, workers: int,
                stop: threading.Event | None = None,
-               progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+               progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Lower and upper ends (table units) of the intervals of ``columns``, over ``workers``
-    processes (1: in this one), and the number of LPs run."""
+    processes (1: in this one), the number of LPs run and of max-flow batches tried."""
     low, high = np.full(columns.size, np.nan), np.full(columns.size, np.nan)
     if workers <= 1 or columns.size < 2 * workers:
-        values, runs = EndSolver(model, settings).solve(*_tasks(columns), stop, progress)
+        values, runs, flows = EndSolver(model, settings).solve(*_tasks(columns), stop, progress)
         low[:], high[:] = values[:columns.size], values[columns.size:]
-        return low, high, runs
+        return low, high, runs, flows
     context = multiprocessing.get_context("spawn")
     halt, counter = context.Event(), context.Value("q", 0)
     shares = [np.arange(start, columns.size, workers) for start in range(workers)]
-    runs, reported = 0, 0
+    runs, flows, reported = 0, 0, 0
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_worker.start,
                                                 initargs=(model, settings, halt, counter)) as pool:
         pending = {pool.submit(_worker.solve, *_tasks(columns[share])): share for share in shares}
@@ -45,9 +45,10 @@ def solve_ends(model: AttackerModel, columns: np.ndarray, settings: EndSettings,
                                                       concurrent.futures.FIRST_COMPLETED)
                 for future in finished:
                     share = pending.pop(future)
-                    values, share_runs = future.result()
+                    values, share_runs, share_flows = future.result()
                     low[share], high[share] = values[:share.size], values[share.size:]
                     runs += share_runs
+                    flows += share_flows
                 if progress is not None and counter.value > reported:
                     progress(counter.value - reported)
                     reported = counter.value
@@ -56,7 +57,7 @@ def solve_ends(model: AttackerModel, columns: np.ndarray, settings: EndSettings,
         except BaseException:
             halt.set()
             raise
-    return low, high, runs
+    return low, high, runs, flows
 
 
 def _tasks(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

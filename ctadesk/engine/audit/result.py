@@ -29,6 +29,7 @@ class AuditResult:
     verdicts     the interval judged ([lower, upper]) and each way it fails
     tolerance    in the table's units: widths and distances this small count as zero
     seconds      wall time;  lps  LPs solved (ends not settled by a known table)
+    flows        batches of ends tried by max flow (flows.py)
     """
 
     cells: np.ndarray
@@ -41,6 +42,7 @@ class AuditResult:
     tolerance: float
     seconds: float
     lps: int
+    flows: int = 0
 
     @property
     def lower(self) -> np.ndarray:
@@ -100,4 +102,5 @@ class AuditResult:
         failing = ", ".join(f"{count} {FAILURES[name]}" for name, count in self.counts().items() if count)
         return (f"{self.n_audited} sensitive cell(s) audited, {self.n_at_risk} at risk"
                 + (f" ({failing})" if failing else "")
-                + f"; smallest relative interval width {width:.4g}; {self.seconds:.2f} s, {self.lps} LP(s)")
+                + f"; smallest relative interval width {width:.4g}; {self.seconds:.2f} s, {self.lps} LP(s)"
+                + (f", {self.flows} max flow(s)" if self.flows else ""))

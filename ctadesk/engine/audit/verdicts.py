@@ -12,6 +12,12 @@ and x / (1 - lpl/a) (moved down), lies in the interval: the original is singled 
 With the percentage public the attacker also knows that a protected value moved by at least
 its level, so the original lies in [lower, x/(1+upl/a)] or in [x/(1-lpl/a), upper]; the ends
 of what is left of the interval are the ones judged.
+
+A published value is known only to its precision: x rounded to d decimals stands for any value
+within h = 0.5 10^-d of it (``half_step``; 0 for values published in full), so each candidate
+is a range, x/(1+upl/a) +- h/(1+upl/a) and x/(1-lpl/a) +- h/(1-lpl/a), and the original is
+singled out when it lies in the one range that meets the interval: the release is a +- level
+up to its rounding, and the attacker knows a to within h.
 """
 
 from __future__ import annotations
@@ -36,9 +42,10 @@ class Verdicts:
 
 def judge(original: np.ndarray, published: np.ndarray, lower: np.ndarray, upper: np.ndarray,
           lower_protection: np.ndarray, upper_protection: np.ndarray, percentage_known: bool,
-          tolerance: float) -> Verdicts:
+          tolerance: float, half_step: float = 0.0) -> Verdicts:
     """The verdicts on cells with original values a, published x (NaN: suppressed), attacker
-    intervals [lower, upper] and protection levels; ``tolerance`` in the table's units."""
+    intervals [lower, upper] and protection levels; ``tolerance`` in the table's units;
+    ``half_step`` how far a published value may be from the value it rounds (module doc)."""
     a, x = original, published
     low_safe, high_safe = a - lower_protection, a + upper_protection
     with np.errstate(invalid="ignore"):
@@ -46,28 +53,31 @@ def judge(original: np.ndarray, published: np.ndarray, lower: np.ndarray, upper:
     singled = np.zeros(a.size, bool)
     if percentage_known:
         lower, upper, singled = _percentage_known(a, x, lower, upper, lower_protection, upper_protection,
-                                                  inside, tolerance)
+                                                  inside, tolerance, half_step)
     return Verdicts(lower, upper, upper - lower <= tolerance, lower > low_safe + tolerance,
                     upper < high_safe - tolerance, inside, singled)
 
 
 def _percentage_known(a: np.ndarray, x: np.ndarray, lower: np.ndarray, upper: np.ndarray, lpl: np.ndarray,
-                      upl: np.ndarray, inside: np.ndarray, tolerance: float
+                      upl: np.ndarray, inside: np.ndarray, tolerance: float, half_step: float
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The interval left once the attacker knows each level as a share of the value, and
     whether the original is singled out.  Applies to cells with a > 0 published as x > 0 outside
     their protection interval (the knowledge holds only for them)."""
     applies = (a > 0) & (x > 0) & ~inside
     with np.errstate(divide="ignore", invalid="ignore"):
-        share_up, share_down = upl / a, lpl / a
-        moved_up = np.where(applies, x / (1 + share_up), np.nan)
-        moved_down = np.where(applies & (share_down < 1), x / (1 - share_down), np.nan)
-        up_possible = lower <= moved_up + tolerance
-        down_possible = moved_down <= upper + tolerance
-        new_lower = np.where(applies & ~up_possible & down_possible, np.maximum(lower, moved_down), lower)
-        new_upper = np.where(applies & ~down_possible & up_possible, np.minimum(upper, moved_up), upper)
-        up_in = up_possible & (moved_up <= upper + tolerance)
-        down_in = down_possible & (moved_down >= lower - tolerance)
-        candidate = np.where(up_in, moved_up, moved_down)
-        singled = applies & (up_in != down_in) & (np.abs(candidate - a) <= tolerance)
+        up_factor = np.where(applies, 1 / (1 + upl / a), np.nan)
+        down_factor = np.where(applies & (lpl < a), 1 / (1 - lpl / a), np.nan)
+        up_low, up_high = (x - half_step) * up_factor, (x + half_step) * up_factor
+        down_low, down_high = (x - half_step) * down_factor, (x + half_step) * down_factor
+        up_possible = lower <= up_high + tolerance
+        down_possible = down_low <= upper + tolerance
+        new_lower = np.where(applies & ~up_possible & down_possible, np.maximum(lower, down_low), lower)
+        new_upper = np.where(applies & ~down_possible & up_possible, np.minimum(upper, up_high), upper)
+        up_in = up_possible & (up_low <= upper + tolerance)
+        down_in = down_possible & (down_high >= lower - tolerance)
+        candidate_low = np.where(up_in, up_low, down_low)
+        candidate_high = np.where(up_in, up_high, down_high)
+        singled = (applies & (up_in != down_in) & (a >= candidate_low - tolerance)
+                   & (a <= candidate_high + tolerance))
     return new_lower, new_upper, singled

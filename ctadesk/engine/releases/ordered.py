@@ -12,6 +12,7 @@ first, until one would bring DR(R) below alpha.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from ctadesk.engine.releases.decomposable import perfect_sequence
 from ctadesk.engine.releases.frechet import frechet_bounds
 from ctadesk.engine.releases.linear_bounds import BoundsModel
+from ctadesk.engine.releases.moves import proven_widths
 from ctadesk.engine.releases.release import Release, lattice
 from ctadesk.engine.releases.risk import DEFAULT_THRESHOLD
 from ctadesk.engine.releases.table import CountTable, Subtable
@@ -61,42 +63,51 @@ def ordered_marginals(table: CountTable, alpha: float, threshold: int = DEFAULT_
                       integer: bool = False, keep_going: bool = False) -> OrderedResult:
     """Add sub-tables by decreasing CW(T) (ties: fewer attributes first) while DR(R) >= alpha.
 
-    Decomposable candidates are checked with the Fréchet bounds, the others with the LP (MILP
-    when ``integer``) of the release so far, to which the candidate's new sub-tables are added
-    for the check and from which they are dropped again.  ``keep_going`` skips a
-    refused sub-table and goes on with the next (the paper stops at the first)."""
+    Decomposable candidates are checked with the Fréchet bounds, the others first by moves of
+    counts that keep the candidate's marginals (moves.py: a cell a move proves alpha wide needs
+    no LP), then, for the cells left, with the LP (MILP when ``integer``) of the release so far,
+    to which the candidate's new sub-tables are added for the check and from which they are
+    dropped again.  ``keep_going`` skips a refused sub-table and goes on with the next (the
+    paper stops at the first)."""
     widths = critical_widths(table, threshold)
     order = sorted(widths.items(), key=lambda item: (-item[1], len(item[0]), sorted(item[0])))
     cells = table.at_risk(threshold)
     release = Release(table.n_axes, frozenset())
+    released: set[Subtable] = set()
     model = BoundsModel(table, release, integer=integer)
     singletons = [frozenset({a}) for a in range(table.n_axes)]
     added: list[Subtable] = []
     refused: list[Subtable] = []
     for subtable, width in order:
-        if subtable in release:
+        if subtable in released:
             continue
         candidate = release.adding(subtable)
-        new = candidate.subtables() - release.subtables()
+        below = (frozenset(c) for size in range(len(subtable) + 1)
+                 for c in itertools.combinations(sorted(subtable), size))
+        new = [s for s in below if s not in released]
         in_model = False
-        if width < alpha and all(s in release for s in singletons):   # MPR(T) inside: DR <= CW(T)
+        if width < alpha and all(s in released for s in singletons):  # MPR(T) inside: DR <= CW(T)
             ok = False
         elif cells.size == 0:
             ok = True
         elif perfect_sequence(candidate.frontier) is not None and not integer:
             ok = bool(frechet_bounds(table, candidate, cells).width.min() >= alpha)
         else:
-            first = model.n_rows
-            model.add_subtables(new)
-            narrow = model.first_narrower(cells, alpha)
-            ok = in_model = narrow is None
+            unproven = cells[proven_widths(table, candidate, cells, alpha) < alpha]
+            ok = unproven.size == 0
             if not ok:
-                model.drop_rows(first)
-                cells = np.r_[narrow, cells[cells != narrow]]          # tried first next time
+                first = model.n_rows
+                model.add_subtables(new)
+                narrow = model.first_narrower(unproven, alpha)
+                ok = in_model = narrow is None
+                if not ok:
+                    model.drop_rows(first)
+                    cells = np.r_[narrow, cells[cells != narrow]]      # tried first next time
         if ok:
             if not in_model:
                 model.add_subtables(new)
             release = candidate
+            released.update(new)
             added.append(subtable)
         else:
             refused.append(subtable)

@@ -20,6 +20,7 @@ from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.releases.decomposable import perfect_sequence
 from ctadesk.engine.releases.frechet import frechet_bounds
 from ctadesk.engine.releases.linear_bounds import BoundsModel, CellBounds
+from ctadesk.engine.releases.moves import proven_widths
 from ctadesk.engine.releases.release import Release
 from ctadesk.engine.releases.table import CountTable, Subtable
 
@@ -93,10 +94,14 @@ def disclosure_risk(table: CountTable, release: Release, threshold: int = DEFAUL
 
 def meets(table: CountTable, release: Release, cells: np.ndarray, alpha: float,
           method: BoundsMethod = "auto") -> bool:
-    """DR(R) >= alpha over ``cells``; LP and MILP stop at the first cell narrower than alpha."""
+    """DR(R) >= alpha over ``cells``; LP and MILP are run only for the cells no move of counts
+    proves alpha wide (moves.py), and stop at the first cell narrower than alpha."""
     if cells.size == 0:
         return True
     decomposable = perfect_sequence(release.frontier) is not None
     if method == "frechet" or (method == "auto" and decomposable):
         return bool(frechet_bounds(table, release, cells).width.min() >= alpha)
-    return BoundsModel(table, release, integer=method == "integer").first_narrower(cells, alpha) is None
+    unproven = cells[proven_widths(table, release, cells, alpha) < alpha]
+    if unproven.size == 0:
+        return True
+    return BoundsModel(table, release, integer=method == "integer").first_narrower(unproven, alpha) is None

@@ -12,14 +12,16 @@ sensitive cells apart or carries an original value; whatever of the source is
 left out is listed in the `ExportOutcome` returned (the release's Log sheet
 only counts it: even a sheet's or a name's name may say too much).  An
 **internal** workbook keeps the marks: sensitive cells shaded, original values
-and differences, the secret settings (widening seed) and the solver log.
+and differences, the secret settings (widening seed), the solver log and, when the
+release was audited, an Audit sheet (the summary, then each sensitive cell's attacker
+interval and verdict: a release never holds it, since it singles out the sensitive cells).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +50,7 @@ class ExportReport:
     settings           method and options safe to release, as (name, value)
     internal_settings  settings for the internal workbook only (solver message, timings, widening seed)
     log                solver and ctadesk log lines (internal workbook only)
+    audit              the audit of the release (internal workbook only), or None
     """
 
     quality: tuple[Row, ...] = ()
@@ -55,6 +58,7 @@ class ExportReport:
     settings: tuple[Row, ...] = ()
     internal_settings: tuple[Row, ...] = ()
     log: tuple[str, ...] = ()
+    audit: AuditSheet | None = None
 
     @classmethod
     def from_result(cls, result, original: np.ndarray, sensitive: np.ndarray,
@@ -80,6 +84,42 @@ class ExportReport:
                   *((f"time {k} (s)", round(float(v), 3)) for k, v in result.timings.items()),
                   *internal_settings)
         return cls(quality, internal, options, secret, tuple(result.log.splitlines()))
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditSheet:
+    """What the Audit sheet of an internal workbook says: the summary (cells audited, at risk by
+    reason, smallest relative width, time) and one row per audited cell under ``header``."""
+
+    summary: tuple[Row, ...]
+    header: tuple[str, ...]
+    cells: tuple[tuple[object, ...], ...]
+
+    @classmethod
+    def from_result(cls, result, cell_label: Callable[[int], str] | None = None) -> AuditSheet:
+        """The sheet of an `ctadesk.engine.audit.AuditResult`; ``cell_label`` names a cell."""
+        from ctadesk.engine.audit.result import FAILURES
+
+        width, narrowest = result.smallest_relative_width()
+        summary = (("cells audited", result.n_audited), ("cells at risk", result.n_at_risk),
+                   *((f"  {FAILURES[name]}", count) for name, count in result.counts().items() if count),
+                   ("smallest relative interval width", _plain(width)),
+                   ("  at cell", "" if narrowest is None else _label(narrowest, cell_label)),
+                   ("audit time (s)", round(float(result.seconds), 3)), ("LPs solved", result.lps))
+        header = ("cell", "original", "published", "attacker lower", "attacker upper", "width", "relative width",
+                  "lower protection", "upper protection", "at risk", "reasons")
+        relative, at_risk = result.relative_width, result.at_risk
+        columns = (result.original, result.published, result.lower, result.upper, result.width, relative,
+                   result.lower_protection, result.upper_protection)
+        numbers = [[_plain(v) for v in column.tolist()] for column in columns]
+        cells = tuple((_label(int(i), cell_label), *(column[k] for column in numbers),
+                       "yes" if at_risk[k] else "no", "; ".join(result.reasons(k)))
+                      for k, i in enumerate(result.cells.tolist()))
+        return cls(summary, header, cells)
+
+
+def _label(cell: int, cell_label: Callable[[int], str] | None) -> str:
+    return f"{cell} {cell_label(cell)}" if cell_label is not None else str(cell)
 
 
 def _plain(value: object) -> object:
@@ -196,6 +236,10 @@ def write_side_sheets(writer: WorkbookWriter, report: ExportReport, outcome: Exp
     _write_rows(writer, "Quality", [("Measure", "Value"), *quality])
     _write_rows(writer, "Method", [("Setting", "Value"), *settings])
     _write_rows(writer, "Log", [("Log",), *((line,) for line in log)])
+    if internal and report.audit is not None:
+        audit = report.audit
+        _write_rows(writer, "Audit", [("Audit of the release", "Value"), *audit.summary, (), audit.header,
+                                      *audit.cells])
 
 
 def _write_rows(writer: WorkbookWriter, title: str, rows: Sequence[tuple[object, ...]]) -> None:

@@ -39,7 +39,7 @@ MAX_SLICE_SHEETS = 50
 #: rows and columns of an Excel sheet
 MAX_ROWS, MAX_COLUMNS = 1_048_576, 16_384
 #: sheet row (1-based) of the column header; the table starts below it
-_HEADER_ROW = 3
+HEADER_ROW = 3
 #: rows of a long sheet rendered at a time
 _BLOCK = 65_536
 _INVALID_TITLE = re.compile(r"[\[\]:*?/\\]")
@@ -67,13 +67,13 @@ def grid_sheets(structure: TableStructure) -> list[GridSheet] | None:
     dimensions = structure.dimensions
     n = structure.n_cells
     if len(dimensions) == 1:
-        if n + _HEADER_ROW > MAX_ROWS:
+        if n + HEADER_ROW > MAX_ROWS:
             return None
         return [GridSheet("Table", dimensions[0].name, np.arange(n).reshape(n, 1), dimensions[0], None)]
     rows, columns = dimensions[-2:]
     leading = dimensions[:-2]
     n_slices = math.prod(d.size for d in leading)
-    if n_slices > MAX_SLICE_SHEETS or rows.size + _HEADER_ROW > MAX_ROWS or columns.size + 1 > MAX_COLUMNS:
+    if n_slices > MAX_SLICE_SHEETS or rows.size + HEADER_ROW > MAX_ROWS or columns.size + 1 > MAX_COLUMNS:
         return None
     heading = f"{rows.name} × {columns.name}"
     slices = np.arange(n).reshape(n_slices, rows.size, columns.size)
@@ -140,7 +140,7 @@ def _value_styles(writer: WorkbookWriter, values: np.ndarray, shaded: np.ndarray
 
 
 def _check_long(structure: TableStructure, target: Path) -> None:
-    if structure.n_cells + _HEADER_ROW > MAX_ROWS:
+    if structure.n_cells + HEADER_ROW > MAX_ROWS:
         raise FileFormatError(f"a table of {structure.n_cells:,} cells does not fit in a workbook "
                               f"({MAX_ROWS:,} rows a sheet); export it as CSV", file=target)
 
@@ -150,29 +150,29 @@ def _write_grid(writer: WorkbookWriter, plan: GridSheet, values: np.ndarray, sha
     depth, leaf = plan.rows.depth, plan.rows.is_leaf
     width = max(12, min(60, max(map(len, plan.rows.codes)) + 2 * int(depth.max()) + 2))
     sheet = writer.add_sheet(unique_title(writer.titles, plan.title), [ColumnFormat(0, 0, float(width))],
-                             frozen=f"B{_HEADER_ROW + 1}")
+                             frozen=f"B{HEADER_ROW + 1}")
     column_codes = plan.columns.codes if plan.columns is not None else ("Value",)
     letters = column_letters(len(column_codes) + 1)
     heading = writer.styles.add(_HEADING)
     sheet.row(1, writer.cell("A1", plan.heading, heading))
     bold = writer.styles.add(_BOLD)
     centred = writer.styles.add(dataclasses.replace(_BOLD, alignment=Alignment(horizontal="center")))
-    sheet.row(_HEADER_ROW, writer.cell(f"A{_HEADER_ROW}", plan.rows.name, bold) + "".join(
-        writer.cell(f"{letters[j + 1]}{_HEADER_ROW}", code, centred) for j, code in enumerate(column_codes)))
+    sheet.row(HEADER_ROW, writer.cell(f"A{HEADER_ROW}", plan.rows.name, bold) + "".join(
+        writer.cell(f"{letters[j + 1]}{HEADER_ROW}", code, centred) for j, code in enumerate(column_codes)))
     cells = plan.cells.reshape(-1)
     texts = number_texts(values[cells])
     styles = style_attributes(_value_styles(writer, values[cells], None if shaded is None else shaded[cells]))
     labels = {}
     n = plan.cells.shape[1]
     for i, code in enumerate(plan.rows.codes):
-        row = _HEADER_ROW + 1 + i
+        row = HEADER_ROW + 1 + i
         key = (int(depth[i]), not leaf[i])
         if key not in labels:
             labels[key] = writer.styles.add(CellFormat(font=Font(bold=key[1]), alignment=Alignment(indent=key[0])))
         sheet.row(row, writer.cell(f"A{row}", code, labels[key])
                   + "".join(number_cells(letters[1:], row, texts[i * n:(i + 1) * n], styles[i * n:(i + 1) * n])))
     if shaded is not None and shaded[cells].any():
-        _note(writer, sheet, _HEADER_ROW + plan.rows.size + 2)
+        _note(writer, sheet, HEADER_ROW + plan.rows.size + 2)
 
 
 def _write_long(writer: WorkbookWriter, title: str, structure: TableStructure,
@@ -182,10 +182,10 @@ def _write_long(writer: WorkbookWriter, title: str, structure: TableStructure,
     shaded where `shaded`); rendered a block of rows at a time."""
     names = [d.name for d in structure.dimensions] + [name for name, _ in columns]
     letters = column_letters(len(names))
-    sheet = writer.add_sheet(unique_title(writer.titles, title), frozen=f"A{_HEADER_ROW + 1}")
+    sheet = writer.add_sheet(unique_title(writer.titles, title), frozen=f"A{HEADER_ROW + 1}")
     sheet.row(1, writer.cell("A1", " × ".join(d.name for d in structure.dimensions), writer.styles.add(_HEADING)))
     bold = writer.styles.add(_BOLD)
-    sheet.row(_HEADER_ROW, "".join(writer.cell(f"{letters[c]}{_HEADER_ROW}", name, bold)
+    sheet.row(HEADER_ROW, "".join(writer.cell(f"{letters[c]}{HEADER_ROW}", name, bold)
                                    for c, name in enumerate(names)))
     codes = [_TextColumn(writer, dimension.codes) for dimension in structure.dimensions]
     texts: list[tuple[_TextColumn, np.ndarray] | None] = []
@@ -211,9 +211,9 @@ def _write_long(writer: WorkbookWriter, title: str, structure: TableStructure,
             else:
                 block_values.append(text[0].numbers(text[1][cells]))
                 block_styles.append(text[0].styles(text[1][cells]))
-        sheet.rendered_rows(column_rows(_HEADER_ROW + 1 + first, letters, block_values, block_styles, shared))
+        sheet.rendered_rows(column_rows(HEADER_ROW + 1 + first, letters, block_values, block_styles, shared))
     if shaded is not None and shaded.any():
-        _note(writer, sheet, _HEADER_ROW + structure.n_cells + 2)
+        _note(writer, sheet, HEADER_ROW + structure.n_cells + 2)
 
 
 def _uniform(styles: list[str]) -> str | list[str]:

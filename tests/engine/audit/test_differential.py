@@ -1,6 +1,6 @@
 """The audit against the independent checker (checker.py: scipy linprog per cell, no shortcuts)
 on random small tables of every magnitude, with and without warm starts, shortcuts, batches
-and worker processes."""
+(by max flow and by LP) and worker processes."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ VARIANTS = {
     "warm": AuditOptions(shortcuts=False, workers=1),
     "shortcuts": AuditOptions(warm_start=False, workers=1),
     "all": AuditOptions(workers=1, batch_min=1),
+    "lp batches": AuditOptions(workers=1, batch_min=1, network=False),
 }
 
 
@@ -111,6 +112,6 @@ def test_batches_and_two_worker_processes_find_the_checkers_intervals():
     scale = float(problem.values.max())
     assert problem.n_sensitive > 2 * 4
     for options in (AuditOptions(workers=1, batch_min=4), AuditOptions(workers=2, batch_min=4),
-                    AuditOptions(workers=1, shortcuts=False)):
+                    AuditOptions(workers=1, batch_min=4, network=False), AuditOptions(workers=1, shortcuts=False)):
         result = audit(problem, release, knowledge, options)
         assert_same_intervals(result, low, high, scale)

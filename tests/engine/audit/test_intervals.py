@@ -33,14 +33,15 @@ def test_a_known_capacity_narrows_the_intervals_to_what_the_columns_allow():
 
 
 def test_a_known_percentage_singles_out_a_release_at_exactly_the_level():
-    # (3,4) = 13 published as 18 = 13 + 5 with a level of 5/13 of its value: moved up it came
-    # from 18 / (1 + 5/13) = 13, moved down from 18 / (1 - 5/13) = 29.25 > 28, outside the
-    # interval, so the attacker knows it moved up and from 13; (1,1) keeps two candidates,
-    # 13 / 1.3 = 10 and 13 / 0.7 = 18.6, both inside [3, 23]
+    # (3,4) = 13 published as 18 = 13 + 5 with a level of 5/13 of its value; a release of whole
+    # numbers stands for [17.5, 18.5]: moved up it came from [17.5, 18.5] / (1 + 5/13) =
+    # [12.64, 13.36], which holds 13; moved down from at least 17.5 / (1 - 5/13) = 28.4 > 28,
+    # outside the interval, so the attacker knows it moved up and came from within 0.36 of 13;
+    # (1,1) keeps two candidates, about 13 / 1.3 = 10 and 13 / 0.7 = 18.6, both inside [3, 23]
     result = audit_thesis(capacity=Capacity("abs", 5), percentage_known=True)
     assert result.verdicts.singled_out.tolist() == [False, True]
     assert result.lower == pytest.approx([3, 8], abs=1e-6)
-    assert result.upper == pytest.approx([23, 13], abs=1e-6)
+    assert result.upper == pytest.approx([23, 18.5 / (1 + 5 / 13)], abs=1e-6)
     assert result.at_risk.tolist() == [False, True]
     assert result.reasons(1) == ["upper end too close", "original singled out by the known percentage"]
 

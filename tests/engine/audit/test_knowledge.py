@@ -63,3 +63,14 @@ def test_the_box_is_widened_to_hold_an_original_rounded_out_of_it():
     release = Release.adjusted(THESIS_L1.reshape(-1) * (1 + 1e-15))
     low, high = attacker_box(thesis_problem(), release, AttackerKnowledge(capacity=Capacity("abs", 5)), 1e-9)
     assert np.all(low <= THESIS.reshape(-1)) and np.all(high >= THESIS.reshape(-1))
+
+
+@pytest.mark.parametrize("published, half_step", [
+    ([12.0, 7.0, 19.0], 0.5),            # whole numbers: known to +-0.5
+    ([12.5, 7.25, 19.0], 0.005),         # two decimals
+    ([12.0, np.nan, 19.1], 0.05),        # a suppressed cell says nothing about the precision
+    ([12.0, 1 / 3, 19.0], 0.0),          # published in full
+])
+def test_a_release_is_known_to_half_a_step_of_its_last_decimal(published, half_step):
+    published = np.array(published)
+    assert Release(published, np.isnan(published)).half_step() == pytest.approx(half_step)

@@ -1,0 +1,124 @@
+"""On-line CTA (paper 000 §4, ctadesk.app.online): seconds per table, first and repeated requests,
+from 33 to 47 223 cells as the store grows; what the stored senses and published values cost
+in distance against protecting each table alone (a fresh store); requests per second for small
+tables, through the service and through the HTTP application (ctadesk.server, when installed).
+
+Synthetic firms by Region (2 groups of 25), Size (10) and Sector (80), lognormal turnover with a
+hundred dominant firms; rules minimum frequency 3 (safety range 10 %) and p% 10.  Issue 14's target: under 1 s per table of
+up to 50 000 cells on 2 cores.
+
+    .venv/bin/python benchmarks/online.py [--records 300000] [--senses local|table] [--stream 20] [--small 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ctadesk.app.online import OnlineService
+from ctadesk.engine.microdata import Microdata
+from ctadesk.engine.rules import SafetyRules
+from ctadesk.engine.structure import Dimension, TableStructure
+
+RULES = SafetyRules(min_frequency=3, frequency_safety_range=10, p_percent=(10,))
+TABLES = [("Region:1", "Size"), ("Region", "Size"), ("Size", "Sector"), ("Region:1", "Size", "Sector"),
+          ("Region", "Sector"), ("Region", "Size", "Sector")]
+#: firms large enough to dominate their cells even in the margins
+DOMINANT = 100
+SMALL = [("Region:1", "Size"), ("Size", "Region:1"), ("Region:1",), ("Size",)]
+
+
+def firms(records: int, seed: int = 0) -> Microdata:
+    groups = 25
+    region = Dimension.from_levels("Region", [1, *[2] * groups, 1, *[2] * groups],
+                                   ["N", *[f"N{k:02d}" for k in range(groups)], "S", *[f"S{k:02d}" for k in range(groups)]])
+    structure = TableStructure((region, Dimension.flat("Size", [str(k) for k in range(10)]),
+                                Dimension.flat("Sector", [f"C{k:02d}" for k in range(80)])))
+    rng = np.random.default_rng(seed)
+    codes = tuple(rng.choice(np.flatnonzero(d.is_leaf), records) for d in structure.dimensions)
+    turnover = rng.lognormal(3.0, 1.2, records)
+    dominant = rng.choice(records, DOMINANT, replace=False)
+    turnover[dominant] = rng.lognormal(10.0, 1.0, DOMINANT)
+    return Microdata(structure, codes, np.round(turnover, 1))
+
+
+def timed(service: OnlineService, spanning: tuple[str, ...]):
+    started = time.perf_counter()
+    table = service.publish(spanning)
+    return table, time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=300_000)
+    parser.add_argument("--senses", choices=("local", "table"), default="local")
+    parser.add_argument("--stream", type=int, default=20, help="random tables after the fixed ones")
+    parser.add_argument("--small", type=int, default=100, help="small-table requests for the rate")
+    args = parser.parse_args()
+    microdata = firms(args.records)
+    print(f"{args.records} records, senses '{args.senses}', load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores")
+    options = dict(measure="Turnover", senses=args.senses, time_budget=5.0)
+    with tempfile.TemporaryDirectory() as folder, \
+            OnlineService(Path(folder) / "senses.db", microdata, RULES, **options) as service:
+        print(f"\n{'table':26} {'cells':>6} {'sens.':>5} {'first s':>8} {'repeat s':>8} {'alone s':>8} "
+              f"{'distance':>10} {'alone':>10} {'cost':>6}  relaxed")
+        for spanning in TABLES:
+            first, first_seconds = timed(service, spanning)
+            _, repeat_seconds = timed(service, spanning)
+            with OnlineService(Path(folder) / f"alone{len(spanning)}{spanning[0]}.db", microdata, RULES,
+                               **options) as fresh:
+                alone, alone_seconds = timed(fresh, spanning)
+            cost = f"{first.office.objective / alone.office.objective:6.2f}" if alone.office.sensitive else "     -"
+            print(f"{' x '.join(spanning):26} {first.structure.n_cells:6d} {first.office.sensitive:5d} "
+                  f"{first_seconds:8.2f} {repeat_seconds:8.2f} {alone_seconds:8.2f} {first.office.objective:10.4g} "
+                  f"{alone.office.objective:10.4g} {cost}  {'yes' if first.office.relaxation else 'no'}")
+
+        rng = random.Random(1)
+        names = ("Region", "Size", "Sector")
+        print(f"\n{args.stream} random tables as the store grows:")
+        print(f"{'#':>3} {'table':26} {'cells':>6} {'seconds':>8} {'senses stored':>14} {'values stored':>14}")
+        worst = 0.0
+        for k in range(args.stream):
+            chosen = rng.sample(names, rng.choice([2, 3]))
+            spanning = tuple("Region:1" if name == "Region" and rng.random() < 0.5 else name for name in chosen)
+            table, seconds = timed(service, spanning)
+            counts = service.store.counts()
+            worst = max(worst, seconds)
+            print(f"{k + 1:3d} {' x '.join(spanning):26} {table.structure.n_cells:6d} {seconds:8.2f} "
+                  f"{counts['senses']:14d} {counts['published_values']:14d}")
+        print(f"slowest of the stream: {worst:.2f} s")
+
+        started = time.perf_counter()
+        for k in range(args.small):
+            service.publish(SMALL[k % len(SMALL)])
+        rate = args.small / (time.perf_counter() - started)
+        print(f"\nsmall tables ({', '.join(' x '.join(s) for s in SMALL)}), one after another: "
+              f"{rate:.1f} requests/s through the service")
+    try:
+        from starlette.testclient import TestClient
+
+        from ctadesk.server.app import create_app
+        from ctadesk.server.pool import ServicePool
+    except ImportError:
+        print("(ctadesk.server not installed: no HTTP figure)")
+        return
+    with tempfile.TemporaryDirectory() as folder, \
+            ServicePool(lambda: OnlineService(Path(folder) / "senses.db", microdata, RULES, **options), 2) as pool:
+        client = TestClient(create_app(pool))
+        started = time.perf_counter()
+        for k in range(args.small):
+            spanning = ",".join(SMALL[k % len(SMALL)])
+            assert client.get("/tables", params={"spanning": spanning}).status_code == 200
+        rate = args.small / (time.perf_counter() - started)
+        print(f"the same through the HTTP application (in-process client, 2 workers): {rate:.1f} requests/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""Optimal tabular releases as a front end drives them (paper 001, Karr, Dobra & Sanil;
+ctadesk.engine.releases): read a count table from a file and run the chosen search, with every
+sub-table's critical width and the chosen release's risk.  The app's releases view calls these;
+they hold no Qt.  The released sub-tables are written by ctadesk.io.subtables.
+
+    table, notes = read_count_file("czech_autoworkers.csv")
+    choice = choose_release(table, alpha=3, threshold=2)
+    write_subtables(table, choice.releases[0], "release.xlsx")     # ctadesk.io.subtables
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ctadesk.engine.errors import CTAError
+from ctadesk.engine.microdata import Microdata
+from ctadesk.engine.releases import (DEFAULT_THRESHOLD, UTILITIES, CountTable, Release, RiskReport, Subtable,
+                                     critical_widths, decomposable_release, disclosure_risk, optimal_release,
+                                     ordered_marginals)
+from ctadesk.engine.releases.search import MAX_EVALUATIONS
+
+#: the searches, as the releases command names them: decomposable releases (paper 001 "Alternative 1"),
+#: all releases (exact best-first), ordered marginals ("Alternative 2")
+SEARCHES = {"decomposable": "Largest decomposable release", "optimal": "Largest release (all releases)",
+            "ordered": "Ordered marginals"}
+
+
+def _leaf_positions(microdata: Microdata) -> tuple[list[np.ndarray], list[tuple[str, ...]]]:
+    """Per variable, each record's category among the variable's most detailed codes, and those codes."""
+    codes, labels = [], []
+    for dimension, column in zip(microdata.structure.dimensions, microdata.codes):
+        leaves = np.flatnonzero(dimension.is_leaf)
+        rank = np.full(dimension.size, -1)
+        rank[leaves] = np.arange(leaves.size)
+        codes.append(rank[column])
+        labels.append(tuple(dimension.codes[i] for i in leaves))
+    return codes, labels
+
+
+def read_count_file(path: str | Path, count: str = "count",
+                    variables: Sequence[str] | None = None) -> tuple[CountTable, list[str]]:
+    """The count table of a long file (CSV, xlsx or a statistical package's file: one column per
+    variable and a ``count`` column; rows of the same cell are summed), and notes for the user.
+
+    Without ``variables`` the variables are the columns other than the count, less any column
+    holding a different value on every row (a cell number, not a variable) -- as
+    ``ctadesk releases COUNTS`` reads it."""
+    from ctadesk.app.files import read_microdata_as
+    from ctadesk.io.microdata import MicrodataSpec, microdata_columns
+
+    columns = microdata_columns(path)
+    if count not in columns:
+        raise CTAError(f"{path}: no count column '{count}' (columns: {', '.join(columns)})")
+    candidates = list(variables or [c for c in columns if c != count])
+    if not candidates:
+        raise CTAError(f"{path}: no variable column beside the count column '{count}'")
+    micro = read_microdata_as(path, MicrodataSpec(spanning=tuple(candidates), response=count))
+    codes, labels = _leaf_positions(micro)
+    notes, keep = [], list(range(len(candidates)))
+    if not variables and micro.response.size > 1:
+        identifiers = [i for i, c in enumerate(codes) if np.unique(c).size == micro.response.size]
+        if len(identifiers) < len(candidates):
+            keep = [i for i in keep if i not in identifiers]
+            if identifiers:
+                notes.append("left out (a different value on every row: cell numbers, not variables): "
+                             + ", ".join(candidates[i] for i in identifiers))
+    return CountTable.from_cells([candidates[i] for i in keep], [codes[i] for i in keep],
+                                 [labels[i] for i in keep], micro.response), notes
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ReleaseChoice:
+    """What a search found for a count table (paper 001, "Optimization formulation").
+
+    releases         the best releases found, best first (all of the optimal utility when exact)
+    utility          DU of the first release
+    exact            the search proved them optimal (ordered marginals: a procedure, never exact)
+    evaluations      releases whose risk was evaluated (0 for ordered marginals)
+    refused          ordered marginals: the sub-tables refused for breaking alpha
+    critical_widths  CW(T) of every one of the 2^K sub-tables ("Alternative 2")
+    risk             DR and the at-risk cells' bounds under the first release
+    seconds          wall time of the search and the reports
+    """
+
+    search: str
+    threshold: int
+    alpha: float
+    integer: bool
+    releases: tuple[Release, ...]
+    utility: float
+    exact: bool
+    evaluations: int
+    refused: tuple[Subtable, ...]
+    critical_widths: dict[Subtable, float]
+    risk: RiskReport
+    seconds: float
+
+
+def release_risk(table: CountTable, release: Release, threshold: int, integer: bool = False) -> RiskReport:
+    """DR(R) and the bounds of every at-risk cell under ``release`` (Fréchet where decomposable,
+    else LP; MILP bounds when ``integer``)."""
+    return disclosure_risk(table, release, threshold, "integer" if integer else "auto")
+
+
+def choose_release(table: CountTable, alpha: float, threshold: int = DEFAULT_THRESHOLD,
+                   search: str = "decomposable", integer: bool = False, utility: str = "subtables",
+                   max_evaluations: int = MAX_EVALUATIONS, seed: int | None = None) -> ReleaseChoice:
+    """The release of largest utility with DR(R) >= alpha that ``search`` finds (SEARCHES),
+    with every sub-table's critical width and the risk of the release found."""
+    if threshold < 1:
+        raise CTAError(f"threshold {threshold}: cells at risk have 0 < count <= threshold, so it must be at least 1")
+    if search not in SEARCHES:
+        raise CTAError(f"unknown search '{search}'; choose one of {', '.join(SEARCHES)}")
+    if utility not in UTILITIES:
+        raise CTAError(f"unknown utility '{utility}'; choose one of {', '.join(sorted(UTILITIES))}")
+    started = time.perf_counter()
+    measure = UTILITIES[utility]
+    refused: tuple[Subtable, ...] = ()
+    if search == "ordered":
+        ordered = ordered_marginals(table, alpha, threshold, integer=integer)
+        releases, exact, evaluations, refused = (ordered.release,), False, 0, ordered.refused
+    else:
+        found = (optimal_release(table, alpha, threshold, measure, "integer" if integer else "lp", max_evaluations)
+                 if search == "optimal" else
+                 decomposable_release(table, alpha, threshold, measure, max_evaluations, seed=seed))
+        if not found.releases:
+            raise CTAError(f"no release found within {max_evaluations} evaluations; allow more evaluations "
+                           "or search decomposable releases or ordered marginals")
+        releases, exact, evaluations = found.releases, found.exact, found.evaluations
+    widths = critical_widths(table, threshold)
+    risk = release_risk(table, releases[0], threshold, integer)
+    return ReleaseChoice(search, threshold, float(alpha), integer, tuple(releases), measure(table, releases[0]),
+                         exact, evaluations, refused, widths, risk, time.perf_counter() - started)
+

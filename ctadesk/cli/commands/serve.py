@@ -1,0 +1,104 @@
+"""`ctadesk serve --store senses.db --microdata FILE --span Region Size Sector --response VAR ...`:
+the HTTP table server (ctadesk.server): tables of the microdata requested one after another,
+each protected at once and consistently with every table published before (paper 000 §4).
+
+Loopback only unless --allow-remote; the microdata and safety-rule options are those of
+`ctadesk online`, the variables a table may span given by --span.  Needs the ``server`` extra
+(starlette, uvicorn).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Callable
+
+from ctadesk.app.online import OnlineService
+from ctadesk.cli.commands.online import add_online_arguments
+from ctadesk.cli.commands.rules import add_microdata_arguments, add_rules_arguments, read_microdata_for, \
+    safety_rules
+from ctadesk.engine.errors import CTAError
+from ctadesk.server.limits import MAX_CONNECTIONS, Limits
+
+#: defaults of the server's options
+HOST, PORT, WORKERS, TIME_LIMIT = "127.0.0.1", 8765, 2, 20.0
+#: seconds a request may take beyond its solves (tabulation, the store, waiting for a worker)
+REQUEST_MARGIN = 30.0
+
+
+def _positive(kind: type) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a {'whole ' * (kind is int)}number") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"{text}: it must be positive")
+        return value
+    return parse
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="serve protected tables over HTTP (on-line CTA, loopback only by default)",
+        description="An HTTP table server: GET /tables?spanning=Region,Size returns the table protected by "
+                    "two-stage on-line CTA (Castro & González 2011, §4), consistently with every table "
+                    "published from the same store; GET /health, GET /senses.")
+    parser.add_argument("--store", required=True, metavar="FILE", help="the sense store (SQLite; created when missing)")
+    data = parser.add_argument_group("microdata")
+    data.add_argument("--microdata", required=True, metavar="FILE",
+                      help="microdata (.csv or .xlsx with a header line, .sav, .zsav, .dta, .sas7bdat, .xpt)")
+    data.add_argument("--span", required=True, nargs="+", metavar="VAR",
+                      help="the variables a table may span (with --hierarchy for the hierarchical ones)")
+    add_microdata_arguments(data)
+    add_rules_arguments(parser, manual=False)
+    add_online_arguments(parser)
+    server = parser.add_argument_group("server")
+    server.add_argument("--host", default=HOST, help=f"address to listen on (default {HOST}, this machine only)")
+    server.add_argument("--port", type=int, default=PORT, help=f"port (default {PORT})")
+    server.add_argument("--allow-remote", action="store_true",
+                        help="allow a --host other machines can reach (put the server behind the office's proxy)")
+    server.add_argument("--workers", type=_positive(int), default=WORKERS, metavar="N",
+                        help=f"tables protected at once, each in a thread with its own store connection "
+                             f"(default {WORKERS})")
+    server.add_argument("--time-limit", type=_positive(float), default=TIME_LIMIT, metavar="SECONDS",
+                        help=f"time the second stage may take per table (default {TIME_LIMIT:g})")
+    server.add_argument("--request-timeout", type=_positive(float), metavar="SECONDS",
+                        help=f"wall-clock time a table request may take, waiting included (default: the time "
+                             f"limit, plus the time budget with --senses table, plus {REQUEST_MARGIN:g})")
+    server.add_argument("--max-body", type=_positive(int), default=Limits.max_body, metavar="BYTES",
+                        help=f"largest request body (default {Limits.max_body})")
+    server.add_argument("--max-cells", type=_positive(int), default=Limits.max_cells, metavar="N",
+                        help=f"largest table served (default {Limits.max_cells})")
+    server.add_argument("--max-connections", type=_positive(int), default=MAX_CONNECTIONS, metavar="N",
+                        help=f"connections served at once, more are answered 503 (default {MAX_CONNECTIONS})")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from ctadesk.server.app import create_app
+        from ctadesk.server.pool import ServicePool
+        from ctadesk.server.run import remote_warning, serve
+    except ImportError as error:
+        raise CTAError(f"ctadesk serve needs the server extra ({error.name} is missing): "
+                       "pip install 'ctadesk[server]'") from None
+    if not args.response:
+        raise CTAError("--response VAR is required: the variable the tables sum")
+    warning = remote_warning(args.host, args.allow_remote)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if warning:
+        logging.getLogger("ctadesk.server").warning(warning)
+    microdata = read_microdata_for(args, args.microdata, tuple(args.span))
+    rules = safety_rules(args)
+    request_seconds = args.request_timeout or (
+        args.time_limit + (args.time_budget if args.senses == "table" else 0.0) + REQUEST_MARGIN)
+    limits = Limits(max_body=args.max_body, max_cells=args.max_cells, request_seconds=request_seconds)
+
+    def service() -> OnlineService:
+        return OnlineService(args.store, microdata, rules, measure=args.response, senses=args.senses,
+                             time_budget=args.time_budget, weights=args.cell_weights, time_limit=args.time_limit)
+
+    with ServicePool(service, args.workers) as pool:
+        serve(create_app(pool, limits), args.host, args.port, args.max_connections)
+    return 0
