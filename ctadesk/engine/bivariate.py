@@ -100,7 +100,7 @@ from ctadesk.engine.quality import CellSelection, PairQuality, cell_indices, inn
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers._finish import describe, finish
-from ctadesk.engine.solvers.conic import (HUBER_DELTA, _cone_model, _l2_model, _solve_conic, deviation_box,
+from ctadesk.engine.solvers.conic import (HUBER_DELTA, cone_model, l2_model, solve_conic, deviation_box,
                                           pseudo_huber, squares)
 from ctadesk.engine.units import in_units, table_unit, weight_unit
 
@@ -734,10 +734,10 @@ def _direct(problem: BivariateProblem, stacked: CTAProblem, moments: _Moments, k
     scaled = in_units(fixed, unit, weight)
     n = problem.n_cells
     if distance is Distance.L2:
-        base, objective = _l2_model, squares
+        base, objective = l2_model, squares
     else:
         delta = HUBER_DELTA / unit if distance is Distance.HUBER else 0.0
-        base, objective = _cone_model(delta), pseudo_huber(delta)
+        base, objective = cone_model(delta), pseudo_huber(delta)
     reference = np.concatenate([start[0], problem.second_scale * start[1]]) / unit
     levels = np.maximum(scaled.lower_protection, scaled.upper_protection)
     scale = max(objective(scaled.weights, reference),
@@ -747,7 +747,7 @@ def _direct(problem: BivariateProblem, stacked: CTAProblem, moments: _Moments, k
     while rounds < max_rounds and not options.cancelled():
         rounds += 1
         builder = _quality_model(scaled, senses, n, problem.cells, kept, reference, base, price)
-        result = _solve_conic(scaled, options, senses, "direct", builder, objective, check_optimal=False)
+        result = solve_conic(scaled, options, senses, "direct", builder, objective, check_optimal=False)
         if not result.verified or "fallback" in result.info:
             log.append(f"direct, round {rounds}: no table ({result.message})")
             break

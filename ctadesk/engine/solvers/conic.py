@@ -67,20 +67,20 @@ def deviation_box(problem: CTAProblem, senses: np.ndarray) -> tuple[np.ndarray, 
 def solve_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
              senses: np.ndarray | None = None) -> CTAResult:
     """Fixed-sense L2 CTA, model (5.8): min sum w_i z_i^2."""
-    return _solve_conic(problem, options, senses, "l2", _l2_model, squares, check_optimal=True)
+    return solve_conic(problem, options, senses, "l2", l2_model, squares, check_optimal=True)
 
 
 def solve_soc(problem: CTAProblem, options: SolveOptions = SolveOptions(),
               senses: np.ndarray | None = None) -> CTAResult:
     """Fixed-sense L1 CTA as a second-order cone program, model (5.18): min sum w_i t_i, t_i >= |z_i|."""
-    return _solve_conic(problem, options, senses, "soc", _cone_model(0.0), pseudo_huber(0.0), check_optimal=False)
+    return solve_conic(problem, options, senses, "soc", cone_model(0.0), pseudo_huber(0.0), check_optimal=False)
 
 
 def solve_huber(problem: CTAProblem, options: SolveOptions = SolveOptions(),
                 senses: np.ndarray | None = None, delta: float = HUBER_DELTA) -> CTAResult:
     """Fixed-sense pseudo-Huber CTA, model (5.17): min sum w_i (t_i - delta), t_i >= sqrt(z_i^2 + delta^2);
     ``delta`` (5.14) in table units: near L1 for changes well above it, near L2 below."""
-    return _solve_conic(problem, options, senses, "huber", _cone_model(delta), pseudo_huber(delta), check_optimal=True)
+    return solve_conic(problem, options, senses, "huber", cone_model(delta), pseudo_huber(delta), check_optimal=True)
 
 
 #: a model's own distance of deviations z (n,) under weights w (n,)
@@ -102,13 +102,14 @@ def pseudo_huber(delta: float) -> Objective:
 _Builder = Callable[..., tuple]
 
 
-def _l2_model(weights, feasible, rhs, cones):
+def l2_model(weights, feasible, rhs, cones):
+    """(5.8): min sum w z^2 over the deviations z (the clarabel data: P, q, A, b, cones)."""
     k = weights.size
     P = sp.diags_array(2.0 * weights, format="csc")
     return P, np.zeros(k), feasible, rhs, cones
 
 
-def _cone_model(delta: float) -> _Builder:
+def cone_model(delta: float) -> _Builder:
     """(5.17) for delta > 0, (5.18) for delta = 0: columns [z, t], one cone (t_i, z_i[, delta]) per cell."""
     def build(weights, feasible, rhs, cones):
         k = weights.size
@@ -128,7 +129,7 @@ def _cone_model(delta: float) -> _Builder:
     return build
 
 
-def _solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray | None, method: str,
+def solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray | None, method: str,
                  builder: _Builder, objective_of: Objective, check_optimal: bool) -> CTAResult:
     """Solve with the bounds far beyond the table left out (cone data of 1e9 stalls the interior
     point method); an answer that respects them is the optimum with them, one that does not is
