@@ -514,7 +514,10 @@ class MainWindow(QMainWindow):
                 and not self.confirm("Stale result", STALE_NOTICE + "\n\nExport the stale result anyway?")):
             return False
         try:
-            written = files.EXPORTS[kind][3](path, self.project)
+            if kind == "internal":      # with the session's audit, if one was run on this result
+                written = files.export_excel(path, self.project, internal=True, audit=self.session.last_audit)
+            else:
+                written = files.EXPORTS[kind][3](path, self.project)
         except Exception as error:
             self.report_error(f"Could not write {path.name}", error)
             return False

@@ -218,3 +218,19 @@ def test_every_audited_cell_is_coloured_as_its_verdicts_say_and_the_legend_count
     assert shown_levels == sorted(shown_levels, reverse=True)  # exact, then at risk, then safe
     assert f"exact disclosures</td><td>&nbsp;&nbsp;{counts[RiskLevel.EXACT]}" in window.audit_panel.summary.text()
     window.editor.show_audit(None)
+
+
+def test_the_internal_workbook_written_from_the_window_carries_the_audit(qtbot, window, tmp_path):
+    import zipfile
+
+    solve_and_wait(qtbot, window, "lp")
+    path = tmp_path / "internal.xlsx"
+    assert window.export_to("internal", path)
+    with zipfile.ZipFile(path) as book:
+        before = " ".join(book.read(n).decode("utf-8", "replace") for n in book.namelist() if "workbook.xml" in n)
+    assert "Audit" not in before                                   # no audit run yet: no sheet
+    _audit(qtbot, window)
+    assert window.export_to("internal", path)
+    with zipfile.ZipFile(path) as book:
+        after = " ".join(book.read(n).decode("utf-8", "replace") for n in book.namelist() if "workbook.xml" in n)
+    assert "Audit" in after
