@@ -91,3 +91,11 @@ def test_a_malformed_table_is_refused(firms, capsys):
     with pytest.raises(SystemExit):
         online(firms, "Region x ")
     assert "is not a table" in capsys.readouterr().err
+
+
+def test_a_hierarchy_level_is_asked_for_after_a_colon(firms, capsys):
+    assert online(firms, "Region:1 x Size") == 0
+    rows = list(csv.DictReader(capsys.readouterr().out.splitlines()))
+    assert len(rows) == 4 * 3 and list(rows[0]) == ["Region", "Size", "Turnover", "status"]
+    assert online(firms, "Region:2 x Size") == 2
+    assert "'Region:2': Region has level 1 only" in capsys.readouterr().err

@@ -6,6 +6,7 @@ microdata set, protected at once and consistently by a two-stage method over a s
         table = service.publish(("Region", "Size"))
 
 cells.py    a cell's key, the same in every table it appears in
+levels.py   hierarchy levels of a requested table ("Region:1")
 store.py    the sense store (SQLite; plain SQL a server database could run)
 senses.py   the first stage's choices of new senses: local or from the table
 service.py  OnlineService: the two stages, the published table, the office's report

@@ -43,7 +43,8 @@ def cut(dimension: Dimension, codes: np.ndarray, level: int) -> tuple[Dimension,
     to their ancestor at that level (or to the leaf itself where the branch ends higher)."""
     deepest = levels(dimension)
     if level > deepest:
-        raise OnlineError(f"'{dimension.name}{LEVEL_MARK}{level}': {dimension.name} has levels 1 to {deepest}")
+        has = "level 1 only" if deepest == 1 else f"levels 1 to {deepest}"
+        raise OnlineError(f"'{dimension.name}{LEVEL_MARK}{level}': {dimension.name} has {has}")
     keep_depth = level if total_code(dimension) is not None else level - 1
     depth = dimension.depth
     kept = np.flatnonzero(depth <= keep_depth)

@@ -45,6 +45,7 @@ from ctadesk.engine.microdata import Microdata, tabulate
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.rules import SafetyRules, apply_rules, to_problem
+from ctadesk.engine.solvers.soft import RELATION_PENALTY
 from ctadesk.engine.structure import TableStructure
 from ctadesk.engine.units import table_unit
 from ctadesk.engine.verify import RTOL, relation_scale
@@ -56,7 +57,8 @@ from ctadesk.engine.verify import RTOL, relation_scale
 EXACT_STAGE, SECOND_STAGE = "lp", "soft-lp"
 #: seconds the ``table`` sense choice may spend on a table's exact MILP
 TIME_BUDGET = 5.0
-#: the coefficient of a pin (pinned): missing it costs this share of missing additivity by as much
+#: what missing a published value (a pin) by one unit costs in the soft second stage, as a share of
+#: what missing a relation by one unit costs there before pins are weighed in (aimed_at_pins)
 PIN_SCALE = 0.1
 #: public statuses: a cell without contributors (0, unchanged) and every other cell
 EMPTY, PUBLISHED = "empty", "published"
@@ -301,7 +303,7 @@ def second_stage(problem: CTAProblem, pins: Mapping[int, float],
 
     First the fixed-sense L1 LP (EXACT_STAGE) over the cells held() leaves free, every pin kept
     exactly; its table is taken when it leaves nothing relaxed.  Otherwise the soft LP
-    (SECOND_STAGE) over pinned(), within what is left of ``time_limit``."""
+    (SECOND_STAGE) over aimed_at_pins(), within what is left of ``time_limit``."""
     started = time.perf_counter()
     soft = pinned(problem, pins)
     reduced = held(problem, pins)
@@ -316,7 +318,7 @@ def second_stage(problem: CTAProblem, pins: Mapping[int, float],
         if (not free.size or result.verified) and not Relaxation.of(soft, problem.senses, values):
             return soft, status, message, values
     remaining = max(time_limit - (time.perf_counter() - started), 0.0)
-    result = solve(soft, SECOND_STAGE, SolveOptions(time_limit=remaining))
+    result = solve(aimed_at_pins(problem, pins), SECOND_STAGE, SolveOptions(time_limit=remaining))
     values = None if result.values is None else np.asarray(result.values, dtype=float)
     return soft, result.status.value, result.message, values
 
@@ -376,16 +378,31 @@ def held(problem: CTAProblem, pins: Mapping[int, float]) -> tuple[np.ndarray, CT
         value
 
 
+def aimed_at_pins(problem: CTAProblem, pins: Mapping[int, float]) -> CTAProblem:
+    """``problem`` for the soft second stage: each pinned cell i aimed at ``pins[i]`` instead of
+    its value, with weight PIN_SCALE x the soft LP's relation penalty x the largest weight.  The
+    soft LP scales its penalties by the largest weight, now the pins', so a table gives way on
+    any other cell before a pin, on pins before additivity and on additivity before protection.
+    Pins as weighted targets, not as relations with two slack columns each (pinned()): on a
+    47 k-cell table with 45 k pins, 11 s against more than 30 s."""
+    if not pins:
+        return problem
+    cells = np.fromiter(pins, dtype=np.int64, count=len(pins))
+    values, weights = problem.values.copy(), problem.weights.copy()
+    values[cells] = np.clip([pins[i] for i in cells], problem.lower[cells], problem.upper[cells])
+    weights[cells] = PIN_SCALE * RELATION_PENALTY * float(problem.weights.max(initial=1.0))
+    return problem.replace(values=values, weights=weights)
+
+
 def pinned(problem: CTAProblem, pins: Mapping[int, float]) -> CTAProblem:
-    """``problem`` with cell i held at ``pins[i]`` by one more relation each, PIN_SCALE x_i =
-    PIN_SCALE v_i: soft in the second stage like every relation, and scaled so that missing a pin
-    costs PIN_SCALE times missing additivity by as much (a table that must give way breaks a pin
-    before it stops adding up)."""
+    """``problem`` with cell i held at ``pins[i]`` by one more relation each, x_i = v_i: the
+    problem a table of the second stage answers, whose relaxation is reported (a pin missed is
+    a relation that does not hold, off by as much as the cell)."""
     if not pins:
         return problem
     cells = np.fromiter(pins, dtype=np.int64, count=len(pins))
     published = np.array([pins[i] for i in cells])
-    rows = sp.csr_array((np.full(cells.size, PIN_SCALE), (np.arange(cells.size), cells)),
+    rows = sp.csr_array((np.ones(cells.size), (np.arange(cells.size), cells)),
                         shape=(cells.size, problem.n_cells))
     m = problem.n_relations
 
@@ -397,7 +414,7 @@ def pinned(problem: CTAProblem, pins: Mapping[int, float]) -> CTAProblem:
         return f"{cell} = {published[k]:.6g}, as published before"
 
     return problem.replace(relations=sp.vstack([problem.relations, rows], format="csr"),
-                           rhs=np.concatenate([problem.rhs, PIN_SCALE * published]), relation_label=relation_label)
+                           rhs=np.concatenate([problem.rhs, published]), relation_label=relation_label)
 
 
 def _check_stored(problem: CTAProblem, known: np.ndarray) -> None:
