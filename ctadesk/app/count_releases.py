@@ -42,6 +42,25 @@ def _leaf_positions(microdata: Microdata) -> tuple[list[np.ndarray], list[tuple[
     return codes, labels
 
 
+def count_table(microdata: Microdata, drop_identifiers: bool = False) -> tuple[CountTable, list[str]]:
+    """The count table of records read as microdata: its response summed per cell (none: each
+    record counts 1), and notes for the user.  ``drop_identifiers`` leaves out any variable holding
+    a different value on every row (a cell number, not a variable) unless every variable does."""
+    names = [dimension.name for dimension in microdata.structure.dimensions]
+    codes, labels = _leaf_positions(microdata)
+    counts = microdata.response
+    notes, keep = [], list(range(len(names)))
+    if drop_identifiers and counts.size > 1:
+        identifiers = [i for i, c in enumerate(codes) if np.unique(c).size == counts.size]
+        if len(identifiers) < len(names):
+            keep = [i for i in keep if i not in identifiers]
+            if identifiers:
+                notes.append("left out (a different value on every row: cell numbers, not variables): "
+                             + ", ".join(names[i] for i in identifiers))
+    return CountTable.from_cells([names[i] for i in keep], [codes[i] for i in keep], [labels[i] for i in keep],
+                                 counts), notes
+
+
 def read_count_file(path: str | Path, count: str = "count",
                     variables: Sequence[str] | None = None) -> tuple[CountTable, list[str]]:
     """The count table of a long file (CSV, xlsx or a statistical package's file: one column per
@@ -51,7 +70,17 @@ def read_count_file(path: str | Path, count: str = "count",
     holding a different value on every row (a cell number, not a variable) -- as
     ``ctadesk releases COUNTS`` reads it."""
     from ctadesk.app.files import read_microdata_as
-    from ctadesk.io.microdata import MicrodataSpec, microdata_columns
+    from ctadesk.io.microdata import MicrodataSpec
+
+    candidates = count_variables(path, count, variables)
+    micro = read_microdata_as(path, MicrodataSpec(spanning=tuple(candidates), response=count))
+    return count_table(micro, drop_identifiers=not variables)
+
+
+def count_variables(path: str | Path, count: str, variables: Sequence[str] | None) -> list[str]:
+    """The variables of a long count file: ``variables``, else every column but ``count``
+    (CTAError when the count column is missing or stands alone)."""
+    from ctadesk.io.microdata import microdata_columns
 
     columns = microdata_columns(path)
     if count not in columns:
@@ -59,18 +88,43 @@ def read_count_file(path: str | Path, count: str = "count",
     candidates = list(variables or [c for c in columns if c != count])
     if not candidates:
         raise CTAError(f"{path}: no variable column beside the count column '{count}'")
-    micro = read_microdata_as(path, MicrodataSpec(spanning=tuple(candidates), response=count))
-    codes, labels = _leaf_positions(micro)
-    notes, keep = [], list(range(len(candidates)))
-    if not variables and micro.response.size > 1:
-        identifiers = [i for i, c in enumerate(codes) if np.unique(c).size == micro.response.size]
-        if len(identifiers) < len(candidates):
-            keep = [i for i in keep if i not in identifiers]
-            if identifiers:
-                notes.append("left out (a different value on every row: cell numbers, not variables): "
-                             + ", ".join(candidates[i] for i in identifiers))
-    return CountTable.from_cells([candidates[i] for i in keep], [codes[i] for i in keep],
-                                 [labels[i] for i in keep], micro.response), notes
+    return candidates
+
+
+@dataclasses.dataclass(frozen=True)
+class Found:
+    """What a search returned: the releases (best first), whether proven best, the releases
+    evaluated, and (ordered marginals) the sub-tables refused for breaking alpha."""
+
+    releases: tuple[Release, ...]
+    exact: bool
+    evaluations: int
+    refused: tuple[Subtable, ...] = ()
+
+
+def search_releases(table: CountTable, alpha: float, threshold: int = DEFAULT_THRESHOLD,
+                    search: str = "decomposable", integer: bool = False, utility: str = "subtables",
+                    max_evaluations: int = MAX_EVALUATIONS, seed: int | None = None,
+                    keep_going: bool = False) -> Found:
+    """The releases of largest utility with DR(R) >= alpha that ``search`` (SEARCHES) finds;
+    ``keep_going``: ordered marginals skip a sub-table that breaks alpha instead of stopping."""
+    if threshold < 1:
+        raise CTAError(f"threshold {threshold}: cells at risk have 0 < count <= threshold, so it must be at least 1")
+    if search not in SEARCHES:
+        raise CTAError(f"unknown search '{search}'; choose one of {', '.join(SEARCHES)}")
+    if utility not in UTILITIES:
+        raise CTAError(f"unknown utility '{utility}'; choose one of {', '.join(sorted(UTILITIES))}")
+    if search == "ordered":
+        ordered = ordered_marginals(table, alpha, threshold, integer=integer, keep_going=keep_going)
+        return Found((ordered.release,), False, 0, tuple(ordered.refused))
+    measure = UTILITIES[utility]
+    found = (optimal_release(table, alpha, threshold, measure, "integer" if integer else "lp", max_evaluations)
+             if search == "optimal" else
+             decomposable_release(table, alpha, threshold, measure, max_evaluations, seed=seed))
+    if not found.releases:
+        raise CTAError(f"no release found within {max_evaluations} evaluations; allow more evaluations "
+                       "or search decomposable releases or ordered marginals")
+    return Found(tuple(found.releases), found.exact, found.evaluations)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -110,30 +164,12 @@ def release_risk(table: CountTable, release: Release, threshold: int, integer: b
 def choose_release(table: CountTable, alpha: float, threshold: int = DEFAULT_THRESHOLD,
                    search: str = "decomposable", integer: bool = False, utility: str = "subtables",
                    max_evaluations: int = MAX_EVALUATIONS, seed: int | None = None) -> ReleaseChoice:
-    """The release of largest utility with DR(R) >= alpha that ``search`` finds (SEARCHES),
+    """The release of largest utility with DR(R) >= alpha that ``search`` finds (search_releases),
     with every sub-table's critical width and the risk of the release found."""
-    if threshold < 1:
-        raise CTAError(f"threshold {threshold}: cells at risk have 0 < count <= threshold, so it must be at least 1")
-    if search not in SEARCHES:
-        raise CTAError(f"unknown search '{search}'; choose one of {', '.join(SEARCHES)}")
-    if utility not in UTILITIES:
-        raise CTAError(f"unknown utility '{utility}'; choose one of {', '.join(sorted(UTILITIES))}")
     started = time.perf_counter()
-    measure = UTILITIES[utility]
-    refused: tuple[Subtable, ...] = ()
-    if search == "ordered":
-        ordered = ordered_marginals(table, alpha, threshold, integer=integer)
-        releases, exact, evaluations, refused = (ordered.release,), False, 0, ordered.refused
-    else:
-        found = (optimal_release(table, alpha, threshold, measure, "integer" if integer else "lp", max_evaluations)
-                 if search == "optimal" else
-                 decomposable_release(table, alpha, threshold, measure, max_evaluations, seed=seed))
-        if not found.releases:
-            raise CTAError(f"no release found within {max_evaluations} evaluations; allow more evaluations "
-                           "or search decomposable releases or ordered marginals")
-        releases, exact, evaluations = found.releases, found.exact, found.evaluations
+    found = search_releases(table, alpha, threshold, search, integer, utility, max_evaluations, seed)
     widths = critical_widths(table, threshold)
-    risk = release_risk(table, releases[0], threshold, integer)
-    return ReleaseChoice(search, threshold, float(alpha), integer, tuple(releases), measure(table, releases[0]),
-                         exact, evaluations, refused, widths, risk, time.perf_counter() - started)
-
+    risk = release_risk(table, found.releases[0], threshold, integer)
+    return ReleaseChoice(search, threshold, float(alpha), integer, found.releases,
+                         UTILITIES[utility](table, found.releases[0]), found.exact, found.evaluations, found.refused,
+                         widths, risk, time.perf_counter() - started)

@@ -17,16 +17,11 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
+from ctadesk.app.count_releases import SEARCHES, count_table, count_variables, search_releases
 from ctadesk.cli.commands.rules import add_microdata_arguments, read_microdata_for
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.microdata import Microdata
-from ctadesk.engine.releases import (DEFAULT_THRESHOLD, UTILITIES, CountTable, Release, decomposable_release,
-                                     disclosure_risk, optimal_release, ordered_marginals)
+from ctadesk.engine.releases import DEFAULT_THRESHOLD, UTILITIES, CountTable, Release, disclosure_risk
 from ctadesk.engine.releases.search import MAX_EVALUATIONS
-
-SEARCHES = ("decomposable", "optimal", "ordered")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     search.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD, metavar="N",
                         help=f"cells with 0 < count <= N are at risk (default {DEFAULT_THRESHOLD})")
     search.add_argument("--alpha", type=float, required=True, help="smallest bound width allowed on an at-risk cell")
-    search.add_argument("--search", choices=SEARCHES, default="decomposable",
+    search.add_argument("--search", choices=list(SEARCHES), default="decomposable",
                         help="decomposable releases (default), all releases (exact best-first), or ordered marginals")
     search.add_argument("--integer", action="store_true", help="integer (MILP) bounds instead of LP bounds")
     search.add_argument("--utility", choices=sorted(UTILITIES), default="subtables",
@@ -61,18 +56,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _leaf_positions(microdata: Microdata) -> tuple[list[np.ndarray], list[tuple[str, ...]]]:
-    """Per variable, each record's category among the variable's most detailed codes, and those codes."""
-    codes, labels = [], []
-    for dimension, column in zip(microdata.structure.dimensions, microdata.codes):
-        leaves = np.flatnonzero(dimension.is_leaf)
-        rank = np.full(dimension.size, -1)
-        rank[leaves] = np.arange(leaves.size)
-        codes.append(rank[column])
-        labels.append(tuple(dimension.codes[i] for i in leaves))
-    return codes, labels
-
-
 def read_count_table(args: argparse.Namespace) -> tuple[CountTable, list[str]]:
     """The count table the arguments name, and notes for stderr."""
     if (args.counts is None) == (args.microdata is None):
@@ -81,46 +64,10 @@ def read_count_table(args: argparse.Namespace) -> tuple[CountTable, list[str]]:
         if not args.span:
             raise CTAError("--microdata needs --span VAR ... (the records are counted; no response is needed)")
         args.response = None
-        micro = read_microdata_for(args, args.microdata, tuple(args.span))
-        codes, labels = _leaf_positions(micro)
-        return CountTable.from_cells(args.span, codes, labels), []
-    from ctadesk.io.microdata import microdata_columns
-
-    columns = microdata_columns(args.counts)
-    if args.count not in columns:
-        raise CTAError(f"{args.counts}: no count column '{args.count}' (columns: {', '.join(columns)}); name it with --count")
-    candidates = list(args.variables or [c for c in columns if c != args.count])
+        return count_table(read_microdata_for(args, args.microdata, tuple(args.span)))
     args.response = args.count
-    micro = read_microdata_for(args, args.counts, tuple(candidates))
-    codes, labels = _leaf_positions(micro)
-    notes = []
-    keep = list(range(len(candidates)))
-    if not args.variables and micro.response.size > 1:
-        identifiers = [i for i, c in enumerate(codes) if np.unique(c).size == micro.response.size]
-        if len(identifiers) < len(candidates):
-            keep = [i for i in keep if i not in identifiers]
-            if identifiers:
-                notes.append("left out (a different value on every row: cell numbers, not variables): "
-                             + ", ".join(candidates[i] for i in identifiers))
-    return CountTable.from_cells([candidates[i] for i in keep], [codes[i] for i in keep],
-                                 [labels[i] for i in keep], micro.response), notes
-
-
-def _search(table: CountTable, args: argparse.Namespace) -> tuple[list[Release], dict]:
-    """The releases the chosen search returns (best first) and what to say about the search."""
-    utility = UTILITIES[args.utility]
-    method = "integer" if args.integer else "lp"
-    if args.search == "ordered":
-        result = ordered_marginals(table, args.alpha, args.threshold, integer=args.integer, keep_going=args.keep_going)
-        return [result.release], {"method": "ordered", "refused": [table.subtable_name(s) for s in result.refused]}
-    if args.search == "optimal":
-        found = optimal_release(table, args.alpha, args.threshold, utility, method, args.max_evaluations)
-    else:
-        found = decomposable_release(table, args.alpha, args.threshold, utility, args.max_evaluations, seed=args.seed)
-    if not found.releases:
-        raise CTAError(f"no release found within {args.max_evaluations} evaluations; raise --max-evaluations "
-                       "or use --search decomposable or ordered")
-    return list(found.releases), {"method": args.search, "exact": found.exact, "evaluations": found.evaluations}
+    candidates = count_variables(args.counts, args.count, args.variables)
+    return count_table(read_microdata_for(args, args.counts, tuple(candidates)), drop_identifiers=not args.variables)
 
 
 def _report(table: CountTable, releases: list[Release], about: dict, args: argparse.Namespace) -> dict:
@@ -165,7 +112,12 @@ def run(args: argparse.Namespace) -> int:
     table, notes = read_count_table(args)
     for note in notes:
         print(note, file=sys.stderr)
-    releases, about = _search(table, args)
+    found = search_releases(table, args.alpha, args.threshold, args.search, args.integer, args.utility,
+                            args.max_evaluations, args.seed, args.keep_going)
+    about = ({"method": "ordered", "refused": [table.subtable_name(s) for s in found.refused]}
+             if args.search == "ordered" else
+             {"method": args.search, "exact": found.exact, "evaluations": found.evaluations})
+    releases = list(found.releases)
     report = _report(table, releases, about, args)
     _print(report)
     if args.output:
