@@ -89,7 +89,7 @@ def instances(draw):
     c[cells] = draw(st.lists(st.floats(-1, 1).filter(lambda v: abs(v) > 1e-3), min_size=len(cells),
                              max_size=len(cells)))
     c *= 10.0 ** draw(st.integers(-6, 0))
-    scale = float(np.abs(c) @ np.abs(problem.values))
+    scale = float(np.abs(c) @ np.abs(problem.values)) or 1.0   # terms over empty cells: bounds in units
     lower = -draw(st.sampled_from([0.0, 0.01, 0.1, math.inf])) * scale
     upper = draw(st.sampled_from([0.0, 0.01, 0.1, math.inf])) * scale
     weight = draw(st.sampled_from([0.0, 0.0, 1.0, 1e3]))
