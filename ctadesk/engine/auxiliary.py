@@ -6,7 +6,7 @@ covariance terms Cov(a, z) + Cov(b, y) of the bivariate models (4)-(5).  Model (
 minimises |t(y)| with one more variable w >= +-t(y).  ctadesk adds that variable as one more *cell*
 of the table, after the table's own:
 
-    value 0,  relation  s c . x - w = s c . a  (so w = s t(y)),  bounds [s lower, s upper],
+    value 0,  relation  s c . x - w = s c . a - s offset  (so w = s t(y)),  bounds [s lower, s upper],
     weight  weight / s  (so the L1 objective gains weight * |t(y)|, model (3)'s  min w)
 
 with s = 1 / max|c| so the relation's coefficients are of the table's size (under the L2 and
@@ -36,10 +36,12 @@ from ctadesk.engine.verify import verify
 
 @dataclasses.dataclass(frozen=True)
 class LinearTerm:
-    """t(y) = coefficients . (x - a), kept within [lower, upper] and charged weight * |t(y)|.
+    """t(y) = coefficients . (x - a) + offset, kept within [lower, upper] and charged weight * |t(y)|.
 
     coefficients  dense (n,) over the table's cells (zeros where a cell takes no part)
     name          how messages and reports call it, e.g. "|L(y)| of inner cells"
+    offset        a constant part: the bivariate models' contribution of the variable held fixed
+                  (paper 002 §4); the original table then need not meet the term
     """
 
     name: str
@@ -47,6 +49,7 @@ class LinearTerm:
     lower: float = -math.inf
     upper: float = math.inf
     weight: float = 0.0
+    offset: float = 0.0
 
     def __post_init__(self) -> None:
         c = np.array(self.coefficients, dtype=float, copy=True).reshape(-1)
@@ -56,6 +59,8 @@ class LinearTerm:
         object.__setattr__(self, "coefficients", c)
         if math.isnan(self.lower) or math.isnan(self.upper) or self.lower > self.upper:
             raise ProblemError(f"{self.name}: bounds [{self.lower:g}, {self.upper:g}] are empty")
+        if not math.isfinite(self.offset):
+            raise ProblemError(f"{self.name}: offset {self.offset:g} must be finite")
         if not (0 <= self.weight < math.inf):
             raise ProblemError(f"{self.name}: weight {self.weight:g} must be finite and >= 0")
         if self.lower > 0 or self.upper < 0:
@@ -64,7 +69,8 @@ class LinearTerm:
 
     def value(self, original: np.ndarray, adjusted: np.ndarray) -> float:
         """t(y) for the adjusted table."""
-        return float(self.coefficients @ (np.asarray(adjusted, dtype=float)[: self.coefficients.size] - original))
+        return float(self.coefficients @ (np.asarray(adjusted, dtype=float)[: self.coefficients.size] - original)
+                     + self.offset)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,7 +123,7 @@ def with_terms(problem: CTAProblem, terms: Sequence[LinearTerm]) -> Extended:
     n, k, m = problem.n_cells, len(terms), problem.n_relations
     if k == 0:
         return Extended(problem, problem, ())
-    rows, cols, data, lower, upper, weights = [], [], [], [], [], []
+    rows, cols, data, lower, upper, weights, offsets = [], [], [], [], [], [], []
     for r, term in enumerate(terms):
         c = term.coefficients
         if c.size != n:
@@ -132,9 +138,10 @@ def with_terms(problem: CTAProblem, terms: Sequence[LinearTerm]) -> Extended:
         lower.append(scale * term.lower)
         upper.append(scale * term.upper)
         weights.append(term.weight / scale)
+        offsets.append(scale * term.offset)
     extra = sp.csr_array((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))), shape=(k, n + k))
     relations = sp.vstack([sp.hstack([problem.relations, sp.csr_array((m, k))]), extra], format="csr")
-    rhs = np.concatenate([problem.rhs, extra[:, :n] @ problem.values])
+    rhs = np.concatenate([problem.rhs, extra[:, :n] @ problem.values - np.array(offsets)])
     base_cell, base_relation = problem.cell_label, problem.relation_label
 
     def cell_label(i: int) -> str:

@@ -16,8 +16,8 @@ Senses, chosen jointly.  The *stacked* problem (one CTAProblem of 2n cells, a's 
 block-diagonal relations, b restated in a's unit by a power of two) is solved by the method asked
 for -- the exact MILP, a heuristic, a fixed-sense method -- three times: without targets, then
 with the targets' tangents at that table as LinearTerms over both blocks (ctadesk.engine.auxiliary;
-their offsets, the value of the tangent at y = z = 0, carried in the right-hand side of the term's
-defining relation, ``with_offsets``), then at the table found so.  The tangents let the senses see
+their offsets, the value of the tangent at y = z = 0, as the terms' constant parts), then at the
+table found so.  The tangents let the senses see
 the second-order part |y~|^2 / t of the variance change, which on Cox-recipe tables is 4-6 % of
 Var(a) by itself: L(y) = 0 (paper 002 (3)) leaves the variance that much up (benchmarks/quality.py,
 'mean+L hard').  Each of the three tables gives senses and a starting (y, z); the approach runs from
@@ -90,7 +90,7 @@ import clarabel
 import numpy as np
 import scipy.sparse as sp
 
-from ctadesk.engine.auxiliary import Extended, LinearTerm, with_terms
+from ctadesk.engine.auxiliary import LinearTerm, with_terms
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.methods import method as registered
 from ctadesk.engine.methods import solve
@@ -327,22 +327,6 @@ class BivariateResult:
 
 
 # ------------------------------------------------------------------------------------ terms
-def with_offsets(problem: CTAProblem, terms: list[LinearTerm], offsets: list[float]) -> Extended:
-    """``problem`` with each term t(y) = c . y *plus its offset* as an auxiliary cell
-    (auxiliary.with_terms; the offset moves into the right-hand side of the term's defining
-    relation, so its auxiliary cell holds scale * (c . y + offset) and its bounds bound that).
-    The original table need not meet the terms: CTA's relations need not hold at the original."""
-    extended = with_terms(problem, terms)
-    m, n = problem.n_relations, problem.n_cells
-    rhs = extended.problem.rhs.copy()
-    rows = extended.problem.relations[m:, :n]
-    for r, (term, offset) in enumerate(zip(terms, offsets)):
-        c = term.coefficients
-        scale = float((rows[[r]] @ c)[0]) / float(c @ c)
-        rhs[m + r] -= scale * offset
-    return dataclasses.replace(extended, problem=extended.problem.replace(rhs=rhs))
-
-
 def _said(problem: BivariateProblem, changes: dict[str, float], kept: dict[str, float]) -> str:
     """'Var(a) +0.12 %, ...' for the log."""
     return ", ".join(f"{problem.statistic(name)} {100 * changes[name]:+.4g} %" for name in kept)
@@ -440,20 +424,20 @@ def _with_means(stacked: CTAProblem, problem: BivariateProblem, mean: bool) -> C
 
 
 def _stacked_terms(problem: BivariateProblem, moments: _Moments, kept: dict[str, float], y: np.ndarray,
-                   z: np.ndarray) -> tuple[list[LinearTerm], list[float]]:
+                   z: np.ndarray) -> list[LinearTerm]:
     """The targets' tangents at (y, z) -- at 0 their linear parts 2 L(y), 2 L(z) and paper 002 (5)'s
     Cov(a, z) + Cov(b, y), relative -- as LinearTerms over the stacked cells within the targets
-    (b's coefficients per unit of the stacked b: divided by second_scale), and their offsets."""
+    (b's coefficients per unit of the stacked b: divided by second_scale), with their offsets."""
     n, cells = problem.n_cells, problem.cells
-    terms, offsets = [], []
+    terms = []
     for name, (cy, cz, offset) in moments.tangents(y, z).items():
         if name in kept:
             coefficients = np.zeros(2 * n)
             coefficients[cells] = cy
             coefficients[n + cells] = cz / problem.second_scale
-            terms.append(LinearTerm(f"change of {problem.statistic(name)}", coefficients, -kept[name], kept[name]))
-            offsets.append(offset)
-    return terms, offsets
+            terms.append(LinearTerm(f"change of {problem.statistic(name)}", coefficients, -kept[name], kept[name],
+                                    offset=offset))
+    return terms
 
 
 def _candidate_senses(problem: BivariateProblem, stacked: CTAProblem, moments: _Moments, kept: dict[str, float],
@@ -469,8 +453,7 @@ def _candidate_senses(problem: BivariateProblem, stacked: CTAProblem, moments: _
     start = (zero, zero)
     labels = ("without targets", "with the targets' tangents", "with the targets' tangents, again")
     for label, fraction in zip(labels, SENSES_SHARES):
-        extended = with_offsets(stacked, *_stacked_terms(problem, moments, kept, *start)) if found \
-            else with_terms(stacked, [])
+        extended = with_terms(stacked, _stacked_terms(problem, moments, kept, *start) if found else [])
         share = options.within(options.budget.child(fraction=fraction))
         result = extended.restrict(solve(extended.problem, method, share))
         log.append(f"senses {label}, the stacked problem by '{method}': {result.message}")
@@ -525,7 +508,7 @@ def _step(problem: CTAProblem, moments: _Moments, kept: dict[str, float], own: i
     other = deviations[1 - own]
     result, said = None, ""
     for attempt in ("targets", "no worse than now", "without targets"):
-        terms, offsets = [], []
+        terms = []
         for name, tangent in tangents.items():
             if name not in kept or not tangent[own].any() or attempt == "without targets":
                 continue
@@ -534,9 +517,9 @@ def _step(problem: CTAProblem, moments: _Moments, kept: dict[str, float], own: i
             high = 0.0 if name.startswith("variance") else kept[name]
             low, high = (-kept[name], high) if attempt == "targets" else \
                 (min(-kept[name], current[name]), max(high, current[name]))
-            terms.append(LinearTerm(f"change of {name}", coefficients, low, high))
-            offsets.append(tangent[2] + float(tangent[1 - own] @ other[moments.cells]))
-        extended = with_offsets(base, terms, offsets)
+            terms.append(LinearTerm(f"change of {name}", coefficients, low, high,
+                                    offset=tangent[2] + float(tangent[1 - own] @ other[moments.cells])))
+        extended = with_terms(base, terms)
         result = extended.restrict(solve(extended.problem, step_method, options))
         said = attempt
         if result.verified or options.cancelled():
@@ -800,5 +783,4 @@ def _result(problem: BivariateProblem, approach: str, method: str, moments: _Mom
                            iterations, time.perf_counter() - started, "".join(f"{line}\n" for line in log))
 
 
-__all__ = ["APPROACHES", "BivariateProblem", "BivariateResult", "BivariateTargets", "solve_bivariate",
-           "with_offsets"]
+__all__ = ["APPROACHES", "BivariateProblem", "BivariateResult", "BivariateTargets", "solve_bivariate"]

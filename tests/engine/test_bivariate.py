@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.auxiliary import LinearTerm
-from ctadesk.engine.bivariate import BivariateProblem, BivariateTargets, solve_bivariate, with_offsets
+from ctadesk.engine.auxiliary import LinearTerm, with_terms
+from ctadesk.engine.bivariate import BivariateProblem, BivariateTargets, solve_bivariate
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.methods import solve
 from ctadesk.engine.problem import CTAProblem
@@ -158,7 +158,7 @@ def test_an_offset_term_bounds_the_change_plus_its_offset():
     problem = CTAProblem(values=values, relations=structure.relations(), lower=values - 4, upper=values + 4)
     coefficients = np.zeros(9)
     coefficients[[0, 1]] = 1.0
-    extended = with_offsets(problem, [LinearTerm("sum", coefficients, -1.0, 1.0)], [2.0])
+    extended = with_terms(problem, [LinearTerm("sum", coefficients, -1.0, 1.0, offset=2.0)])
     result = extended.restrict(solve(extended.problem, "lp"))
     assert result.verified
     moved = result.values[0] + result.values[1] - 12
