@@ -108,7 +108,7 @@ def test_a_cell_key_reads_back_as_its_codes(codes):
 
 def test_the_app_reads_a_store_written_by_the_on_line_service(qtbot, window, tmp_path):
     path = tmp_path / "senses.db"
-    with OnlineService(path, firms(seed=4), RULES, measure="Turnover") as service:
+    with OnlineService(path, firms(seed=4), RULES, measure="Turnover", senses="local") as service:
         first = service.publish(("Region", "Size"))
         second = service.publish(("Region", "Size", "Sector"))
     assert first.office.new_senses > 0

@@ -12,13 +12,16 @@ The two stages of the paper:
   on a cell's contributors make a cell sensitive in every table or in none (consistency on
   input), with the same protection levels.  Cell bounds are the data set's (non-negative when
   every response is), never the table's, so they too are the same everywhere.  Sensitive cells
-  seen before take their stored sense; new ones get one (ctadesk.app.online.senses: ``local``
-  or ``table``), recorded in the store in one transaction that reads back what it holds, so a
-  sense another process stored first wins (consistency on output).
+  seen before take their stored sense; new ones get one (ctadesk.app.online.senses: ``data``,
+  from the data set's full table protected once, which guarantees every later table a table;
+  ``local``; or ``table``), recorded in the store in one transaction that reads back what it
+  holds, so a sense another process stored first wins (consistency on output).
 * **Second stage.**  The fixed-sense L1 LP over the cells not published before, those held at
-  their published values (method ``lp``: small and fast, efficiency); when the senses and the
-  held values admit no table, the fixed-sense L1 LP with soft relations, soft protection
-  levels and soft held values over every cell (method ``soft-lp``, paper 000 §4
+  their published values (method ``lp``: small and fast, efficiency); when the held values
+  admit no table, the same LP over every cell with the published values as heavily weighted
+  targets (a published value is given up before additivity or protection); when the senses
+  themselves admit no table (possible with ``local`` or ``table`` senses), the fixed-sense L1 LP
+  with soft relations and soft protection levels (method ``soft-lp``, paper 000 §4
   "reliability"): a table always comes back; a sensitive cell may fall short of its safe value,
   never cross to the other side of its stored sense, which is checked before anything is
   published.  What was given up is reported in the table's terms, to the office only.
@@ -38,7 +41,7 @@ import scipy.sparse as sp
 from ctadesk.app.online.cells import cell_keys
 from ctadesk.app.online.errors import OnlineError
 from ctadesk.app.online.levels import cut, requested_level
-from ctadesk.app.online.senses import SENSE_CHOICES, local_senses, table_senses
+from ctadesk.app.online.senses import FULL_TABLE_CELLS, SENSE_CHOICES, full_table_senses, local_senses, table_senses
 from ctadesk.app.online.store import BUSY_TIMEOUT, SenseStore
 from ctadesk.engine.methods import solve
 from ctadesk.engine.microdata import Microdata, tabulate
@@ -57,6 +60,8 @@ from ctadesk.engine.verify import RTOL, relation_scale
 EXACT_STAGE, SECOND_STAGE = "lp", "soft-lp"
 #: seconds the ``table`` sense choice may spend on a table's exact MILP
 TIME_BUDGET = 5.0
+#: seconds the ``data`` sense choice may spend protecting the full table (once per store)
+FULL_TABLE_BUDGET = 60.0
 #: what missing a published value (a pin) by one unit costs in the soft second stage, as a share of
 #: what missing a relation by one unit costs there before pins are weighed in (aimed_at_pins)
 PIN_SCALE = 0.1
@@ -77,25 +82,35 @@ class Shortfall:
 
 @dataclasses.dataclass(frozen=True)
 class Relaxation:
-    """What the second stage's soft constraints gave up, in table terms (office only):
-    protection shortfalls, and relations that do not add up (relation, amount off)."""
+    """What the second stage gave up, in table terms (office only): protection shortfalls,
+    relations of the table that do not add up (relation, amount off), and cells published before
+    that this table publishes at another value (cell and published value, amount off)."""
 
     protection: tuple[Shortfall, ...] = ()
     relations: tuple[tuple[str, float], ...] = ()
+    published: tuple[tuple[str, float], ...] = ()
 
     def __bool__(self) -> bool:
+        return bool(self.protection or self.relations or self.published)
+
+    @property
+    def broken(self) -> bool:
+        """A protection level missed or a relation that does not add up: the table must not be
+        published as protected (a value differing from an earlier publication is said, no more)."""
         return bool(self.protection or self.relations)
 
     def lines(self) -> list[str]:
         """One line per relaxation, for a log."""
         return ([f"{s.cell} is {s.short:.6g} short of its {'upper' if s.sense == SENSE_UP else 'lower'} "
                  f"protection level {s.level:.6g}" for s in self.protection] +
-                [f"{relation} is off by {amount:.6g}" for relation, amount in self.relations])
+                [f"{relation} is off by {amount:.6g}" for relation, amount in self.relations + self.published])
 
     @classmethod
-    def of(cls, problem: CTAProblem, senses: np.ndarray, values: np.ndarray) -> Relaxation:
+    def of(cls, problem: CTAProblem, senses: np.ndarray, values: np.ndarray,
+           table_relations: int | None = None) -> Relaxation:
         """The relaxation of ``values`` against ``problem`` with ``senses``, to the verifier's
-        tolerances (ctadesk.engine.verify)."""
+        tolerances (ctadesk.engine.verify); relations from ``table_relations`` on (pinned()'s
+        published values) are reported as ``published``."""
         a = problem.values
         unit = table_unit(problem)
         cells = problem.sensitive
@@ -104,9 +119,11 @@ class Relaxation:
         missed = np.flatnonzero(short > RTOL * np.maximum(np.abs(a[cells]), unit))
         residual = problem.relations @ values - problem.rhs
         off = np.flatnonzero(np.abs(residual) > RTOL * relation_scale(problem, unit))
+        split = problem.n_relations if table_relations is None else table_relations
         return cls(tuple(Shortfall(problem.cell_label(int(cells[k])) if problem.cell_label else str(int(cells[k])),
                                    int(senses[k]), float(level[k]), float(short[k])) for k in missed),
-                   tuple((problem.describe_relation(int(r)), float(residual[r])) for r in off))
+                   tuple((problem.describe_relation(int(r)), float(residual[r])) for r in off if r < split),
+                   tuple((problem.describe_relation(int(r)), float(residual[r])) for r in off if r >= split))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -200,8 +217,9 @@ class OnlineService:
     microdata     records with every variable a table may span (its dimensions)
     rules         the safety rules, the same for every table
     measure       the name of the response variable (senses are kept per measure)
-    senses        how new senses are chosen: 'local' or 'table' (ctadesk.app.online.senses)
-    time_budget   seconds the 'table' choice may spend per table
+    senses        how new senses are chosen: 'data', 'local' or 'table' (ctadesk.app.online.senses)
+    time_budget   seconds the 'table' choice may spend per table (default TIME_BUDGET), the 'data'
+                  choice once, on the full table (default FULL_TABLE_BUDGET)
     weights       cell weights of the distance: 'inverse' (1/|a|) or 'unit'
     pin_published hold each non-sensitive cell at the value it was first published with (the
                   store keeps it), so that no table contradicts an earlier one (paper 000 §4)
@@ -212,11 +230,13 @@ class OnlineService:
     """
 
     def __init__(self, store_path: str | Path, microdata: Microdata, rules: SafetyRules, *, measure: str,
-                 senses: str = "local", time_budget: float = TIME_BUDGET, weights: str = "inverse",
+                 senses: str = "data", time_budget: float | None = None, weights: str = "inverse",
                  pin_published: bool = True, time_limit: float = math.inf,
                  busy_timeout: float = BUSY_TIMEOUT) -> None:
         if senses not in SENSE_CHOICES:
             raise OnlineError(f"senses '{senses}': choose {' or '.join(SENSE_CHOICES)}")
+        if time_budget is None:
+            time_budget = FULL_TABLE_BUDGET if senses == "data" else TIME_BUDGET
         if not time_budget > 0:
             raise OnlineError(f"time budget {time_budget}: it must be positive")
         if not time_limit > 0:
@@ -226,6 +246,9 @@ class OnlineService:
         self.pin_published, self.time_limit = pin_published, time_limit
         self.nonnegative = bool(np.all(microdata.response >= 0))
         self.store = SenseStore(store_path, busy_timeout)
+        #: why the full table gave no senses ('data'), once prepare() has run; None: it gave them
+        self.full_table_failure: str | None = None
+        self._prepared = senses != "data"
 
     def close(self) -> None:
         self.store.close()
@@ -247,9 +270,43 @@ class OnlineService:
         return micro.structure, to_problem(micro.structure, stats, ruled, self.rules, nonnegative=self.nonnegative,
                                            weights=self.weights)
 
+    def prepare(self) -> list[str]:
+        """With ``data`` senses: protect the data set's full table (every variable of the
+        microdata, every level) once, the senses stored before given, and store the senses of its
+        sensitive cells that have none (ctadesk.app.online.senses); nothing when every one has
+        one.  Runs before the first table is published; a server calls it at start.  Lines for
+        the log.  OnlineError when the full table is larger than FULL_TABLE_CELLS."""
+        if self._prepared:
+            return []
+        self._prepared = True
+        names = tuple(d.name for d in self.microdata.structure.dimensions)
+        cells = math.prod(d.size for d in self.microdata.structure.dimensions)
+        if cells > FULL_TABLE_CELLS:
+            raise OnlineError(f"the full table {' x '.join(names)} has {cells} cells; senses from it ('data') are "
+                              f"offered up to {FULL_TABLE_CELLS}: choose senses 'table' or 'local', or fewer variables")
+        started = time.perf_counter()
+        structure, problem = self.problem(names)
+        keys = cell_keys(structure)
+        sensitive = [keys[i] for i in problem.sensitive]
+        stored = self.store.senses(self.measure, sensitive)
+        known = np.array([stored.get(key, SENSE_FREE) for key in sensitive], dtype=np.int8)
+        if not np.any(known == SENSE_FREE):
+            return [f"full table {' x '.join(names)}: every one of its {len(sensitive)} sensitive cells has a sense"]
+        _check_stored(problem, known)
+        senses, how = full_table_senses(problem, known, self.time_budget)
+        if senses is None:
+            self.full_table_failure = how
+            return [f"full table {' x '.join(names)}: {how}; new senses will be local, with no guarantee that "
+                    "later tables have a table"]
+        new = {key: int(senses[k]) for k, key in enumerate(sensitive) if known[k] == SENSE_FREE}
+        self.store.decide(self.measure, names, sensitive, new, "data")
+        return [f"full table {' x '.join(names)} ({structure.n_cells} cells) protected by {how}; {len(new)} senses "
+                f"stored in {time.perf_counter() - started:.1f} s"]
+
     def publish(self, spanning: Sequence[str]) -> OnlineTable:
         """Protect and publish the table ``spanning`` (module docstring); OnlineError when it
         cannot be published."""
+        self.prepare()
         started = time.perf_counter()
         spanning = tuple(spanning)
         structure, problem = self.problem(spanning)
@@ -273,7 +330,7 @@ class OnlineService:
         if values is None:
             raise OnlineError(f"table {' x '.join(spanning)}: the second stage returned no table ({message})")
         check_sides(second, senses, values)
-        relaxation = Relaxation.of(second, senses, values)
+        relaxation = Relaxation.of(second, senses, values, problem.n_relations)
 
         self.store.publish(table_id, self.measure, {keys[i]: float(values[i]) for i in plain if keys[i] not in pins})
         statuses = tuple(EMPTY if fixed else PUBLISHED for fixed in problem.fixed)
@@ -289,6 +346,9 @@ class OnlineService:
         local = np.where(known != SENSE_FREE, known, local_senses(problem, cells, self.store.secret))
         if self.sense_choice == "local":
             return local, "local"
+        if self.sense_choice == "data":
+            return local, ("local after a failed 'data'" if self.full_table_failure else
+                           "local: cells the full table did not have (was the microdata changed?)")
         from_table = table_senses(problem, known, self.time_budget)
         if from_table is None:
             return local, "local after a failed 'table'"
@@ -302,8 +362,10 @@ def second_stage(problem: CTAProblem, pins: Mapping[int, float],
     message of the solve that gave the table; its values (n,), None when no solve gave one).
 
     First the fixed-sense L1 LP (EXACT_STAGE) over the cells held() leaves free, every pin kept
-    exactly; its table is taken when it leaves nothing relaxed.  Otherwise the soft LP
-    (SECOND_STAGE) over aimed_at_pins(), within what is left of ``time_limit``."""
+    exactly; its table is taken when it leaves nothing relaxed.  Then the same LP over
+    aimed_at_pins(), relations and protection exact, pins as targets; its table is taken when it
+    verifies.  Otherwise the soft LP (SECOND_STAGE) over aimed_at_pins(), within what is left of
+    ``time_limit``."""
     started = time.perf_counter()
     soft = pinned(problem, pins)
     reduced = held(problem, pins)
@@ -317,8 +379,14 @@ def second_stage(problem: CTAProblem, pins: Mapping[int, float],
                 values[free] = result.values
         if (not free.size or result.verified) and not Relaxation.of(soft, problem.senses, values):
             return soft, status, message, values
+    aimed = aimed_at_pins(problem, pins)
+    if pins:
+        result = solve(aimed, EXACT_STAGE, SolveOptions(time_limit=max(time_limit - (time.perf_counter() - started), 0.0)))
+        if result.verified:
+            return soft, result.status.value, f"{result.message}; published values given up where needed", \
+                np.asarray(result.values, dtype=float)
     remaining = max(time_limit - (time.perf_counter() - started), 0.0)
-    result = solve(aimed_at_pins(problem, pins), SECOND_STAGE, SolveOptions(time_limit=remaining))
+    result = solve(aimed, SECOND_STAGE, SolveOptions(time_limit=remaining))
     values = None if result.values is None else np.asarray(result.values, dtype=float)
     return soft, result.status.value, result.message, values
 

@@ -17,7 +17,7 @@ import sys
 
 from ctadesk.app.online import SENSE_CHOICES, OnlineService
 from ctadesk.app.online.levels import requested_level
-from ctadesk.app.online.service import TIME_BUDGET
+from ctadesk.app.online.service import FULL_TABLE_BUDGET, TIME_BUDGET
 from ctadesk.cli.commands.rules import add_microdata_arguments, add_rules_arguments, read_microdata_for, \
     safety_rules, write_records
 from ctadesk.engine.errors import CTAError
@@ -46,6 +46,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     data.add_argument("--table", dest="span", required=True, type=_spanning, metavar='"A x B"',
                       help='the table: its spanning variables, e.g. "Region x Size"; "Region:1 x Size" shows '
                            'Region down to level 1')
+    data.add_argument("--span", dest="full_span", nargs="+", metavar="VAR",
+                      help="every variable a table from this store may span: with --senses data (the default) "
+                           "their full table gives the senses, which keeps every later table publishable "
+                           "(default: the table's own variables)")
     add_microdata_arguments(data)
     add_rules_arguments(parser, manual=False)
     add_online_arguments(parser)
@@ -56,10 +60,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def add_online_arguments(parser: argparse.ArgumentParser) -> None:
     """How new senses are chosen and cells weighted (OnlineService's options)."""
     online = parser.add_argument_group("on-line protection")
-    online.add_argument("--senses", choices=SENSE_CHOICES, default="local",
-                        help="new senses from the cell alone (local, default) or from the table's exact MILP (table)")
-    online.add_argument("--time-budget", type=float, default=TIME_BUDGET, metavar="SECONDS",
-                        help=f"time the table's MILP may take with --senses table (default {TIME_BUDGET:g})")
+    online.add_argument("--senses", choices=SENSE_CHOICES, default="data",
+                        help="new senses from the full table of every variable, protected once (data, default: "
+                             "every later table then has a protected table), from the cell alone (local) or from "
+                             "the table's exact MILP (table)")
+    online.add_argument("--time-budget", type=float, metavar="SECONDS",
+                        help=f"time the full table's protection may take with --senses data (default "
+                             f"{FULL_TABLE_BUDGET:g}, once per store), the table's MILP with --senses table "
+                             f"(default {TIME_BUDGET:g})")
     online.add_argument("--cell-weights", choices=("unit", "inverse"), default="inverse",
                         help="cost of changing a cell: 1/|value| (default) or 1")
 
@@ -68,13 +76,20 @@ def run(args: argparse.Namespace) -> int:
     if not args.response:
         raise CTAError("--response VAR is required: the variable the table sums")
     variables = tuple(requested_level(item, ())[0] for item in args.span)
+    if args.full_span:
+        outside = [name for name in variables if name not in args.full_span]
+        if outside:
+            raise CTAError(f"--table spans {outside[0]}, which --span does not list")
+        variables = tuple(args.full_span)
     microdata = read_microdata_for(args, args.microdata, variables)
     with OnlineService(args.store, microdata, safety_rules(args), measure=args.response, senses=args.senses,
                        time_budget=args.time_budget, weights=args.cell_weights) as service:
+        for line in service.prepare():
+            print(line, file=sys.stderr)
         table = service.publish(args.span)
     write_records(table.records(), args.output)
     print(f"{' x '.join(table.spanning)}: {table.structure.n_cells} cells, published as table {table.table_id}",
           file=sys.stderr)
     for line in table.office.lines():
         print(f"  {line}", file=sys.stderr)
-    return 1 if table.office.relaxation else 0
+    return 1 if table.office.relaxation.broken else 0

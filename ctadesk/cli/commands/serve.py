@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable
 
 from ctadesk.app.online import OnlineService
+from ctadesk.app.online.service import TIME_BUDGET
 from ctadesk.cli.commands.online import add_online_arguments
 from ctadesk.cli.commands.rules import add_microdata_arguments, add_rules_arguments, read_microdata_for, \
     safety_rules
@@ -92,13 +93,16 @@ def run(args: argparse.Namespace) -> int:
     microdata = read_microdata_for(args, args.microdata, tuple(args.span))
     rules = safety_rules(args)
     request_seconds = args.request_timeout or (
-        args.time_limit + (args.time_budget if args.senses == "table" else 0.0) + REQUEST_MARGIN)
+        args.time_limit + ((args.time_budget or TIME_BUDGET) if args.senses == "table" else 0.0) + REQUEST_MARGIN)
     limits = Limits(max_body=args.max_body, max_cells=args.max_cells, request_seconds=request_seconds)
 
     def service() -> OnlineService:
         return OnlineService(args.store, microdata, rules, measure=args.response, senses=args.senses,
                              time_budget=args.time_budget, weights=args.cell_weights, time_limit=args.time_limit)
 
+    with service() as first:
+        for line in first.prepare():
+            logging.getLogger("ctadesk.server").info(line)
     with ServicePool(service, args.workers) as pool:
         serve(create_app(pool, limits), args.host, args.port, args.max_connections)
     return 0

@@ -10,6 +10,7 @@ cheaply.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -199,7 +200,26 @@ def senses_bound(problem: CTAProblem, col_lower: np.ndarray, col_upper: np.ndarr
 
     lower_z, upper_z = propagated_deviation_bounds(problem)
     col_upper = np.minimum(col_upper, np.concatenate([np.maximum(upper_z, 0.0), np.maximum(-lower_z, 0.0)]))
-    return bound_from_reduced_costs(reduced, col_lower, col_upper, row_dual, rhs, rhs)
+    bound = bound_from_reduced_costs(reduced, col_lower, col_upper, row_dual, rhs, rhs)
+    if np.isfinite(bound):
+        return bound
+    return _shrunk_dual_bound(problem, col_lower, col_upper, reduced, row_dual)
+
+
+def _shrunk_dual_bound(problem: CTAProblem, col_lower: np.ndarray, col_upper: np.ndarray, reduced: np.ndarray,
+                       row_dual: np.ndarray) -> float:
+    """senses_bound from the duals scaled by the largest t <= 1 that leaves no negative reduced
+    cost on a column without an upper bound: a reduced cost a hair below 0 there (the solver's
+    dual tolerance) sinks the bound to -inf, though the LP is solved.  The reduced costs are
+    linear in the duals: c - t M^T y = (1 - t) c + t (c - M^T y), with c = [w, w]."""
+    cost = np.concatenate([problem.weights, problem.weights])
+    pushed = cost - reduced                                  # M^T y
+    open_below = (reduced < 0) & ~np.isfinite(col_upper)     # there pushed > cost >= 0
+    if not open_below.any():
+        return -math.inf
+    t = min(1.0, float(np.min(cost[open_below] / pushed[open_below]))) * (1.0 - 1e-12)   # c - t M^T y > 0 rounded
+    rhs = problem.deviation_rhs
+    return bound_from_reduced_costs(cost - t * pushed, col_lower, col_upper, t * row_dual, rhs, rhs)
 
 
 def infeasibility_message(problem: CTAProblem, outcome: HighsOutcome, senses: np.ndarray | None,

@@ -1,5 +1,6 @@
 """The second stage (paper 000 §4) with cells held at their published values: exact when the
-pins admit a table, soft (pins given up before additivity) when they do not."""
+pins admit a table, the pins given up before additivity or protection when they do not, soft
+only when the senses themselves admit no table."""
 
 import numpy as np
 import pytest
@@ -30,13 +31,23 @@ def test_a_cell_the_pins_determine_is_held_at_that_value():
 
 
 def test_pins_that_leave_a_sensitive_cell_unprotected_are_given_up_not_the_protection():
-    problem, status, _, table = second_stage(ABT, {1: 5.0, 2: 15.0})     # they determine A = 10, unprotected
+    problem, status, message, table = second_stage(ABT, {1: 5.0, 2: 15.0})     # they determine A = 10
     a, b, total = table
-    assert a == pytest.approx(12.0) and a + b == pytest.approx(total, abs=1e-9)
-    assert status == "feasible" and problem.n_relations == 3                # protected, additive
-    given_up = Relaxation.of(problem, ABT.senses, table).lines()
+    assert a == pytest.approx(12.0) and a + b == pytest.approx(total, abs=1e-9)  # protected, additive
+    assert status == "optimal" and "published values given up" in message and problem.n_relations == 3
+    relaxation = Relaxation.of(problem, ABT.senses, table, ABT.n_relations)
+    assert relaxation and not relaxation.broken and len(relaxation.published) == 1
+    given_up = relaxation.lines()
     assert len(given_up) == 1 and "as published before" in given_up[0]      # B or T, off by the 2 A needs
     assert given_up[0].endswith(("is off by 2", "is off by -2"))
+
+
+def test_senses_that_admit_no_table_get_the_soft_stage():
+    # A and B up by 2, their total down by 2: additive only if one of them falls short
+    both = ABT.replace(sensitive=[0, 1, 2], lower_protection=[2.0] * 3, upper_protection=[2.0] * 3, senses=[1, 1, -1])
+    problem, status, _, table = second_stage(both, {})
+    assert status == "not_protected" and table is not None
+    assert Relaxation.of(problem, both.senses, table)
 
 
 def test_pins_that_contradict_each_other_leave_no_exact_table():

@@ -18,7 +18,7 @@ TABLES = [("Region", "Size"), ("Region",), ("Size", "Region", "Sector"), ("Secto
 SPAWN = multiprocessing.get_context("spawn")
 
 
-@pytest.mark.parametrize("senses", ["local", "table"])
+@pytest.mark.parametrize("senses", ["data", "local", "table"])
 def test_the_averaging_attack_is_prevented(tmp_path, senses):
     with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", senses=senses) as service:
         seen = publish_all(service, TABLES)
@@ -84,6 +84,41 @@ def test_senses_that_admit_no_table_still_give_a_table_and_say_what_gave_way(tmp
     assert any("Region=Total" in line for line in relaxation.lines())
 
 
+def test_data_senses_come_from_the_full_table_once(tmp_path):
+    path = tmp_path / "senses.db"
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+        lines = service.prepare()
+        full, problem = service.problem(("Region", "Size", "Sector"))
+        table = service.publish(("Sector", "Region"))
+        records = service.store.sense_records("Turnover")
+    assert "full table Region x Size x Sector" in lines[0] and service.full_table_failure is None
+    assert len(records) == problem.n_sensitive and {r.chosen_by for r in records} == {"data"}
+    assert table.office.new_senses == 0 and table.office.chosen_by == "data" and not table.office.relaxation
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as again:
+        assert again.prepare() == [f"full table Region x Size x Sector: every one of its {problem.n_sensitive} "
+                                   "sensitive cells has a sense"]
+        assert len(again.store.tables()) == 2                   # the full table's request and the table
+
+
+def test_data_senses_keep_the_senses_stored_before(tmp_path):
+    path = tmp_path / "senses.db"
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover", senses="local") as local:
+        seen = publish_all(local, [("Region", "Size")])
+    before = {record.cell: record.sense for record in SenseStore(path).sense_records()}
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+        later = publish_all(service, [("Size", "Region", "Sector"), ("Region",)])
+        after = {record.cell: record.sense for record in service.store.sense_records()}
+    assert before and all(after[cell] == sense for cell, sense in before.items())
+    assert both_sides({key: seen.get(key, []) + later.get(key, []) for key in seen.keys() | later.keys()}) == []
+
+
+def test_a_full_table_too_large_for_data_senses_is_refused_by_its_size(tmp_path, monkeypatch):
+    monkeypatch.setattr("ctadesk.app.online.service.FULL_TABLE_CELLS", 50)
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover") as service:
+        with pytest.raises(OnlineError, match=r"full table Region x Size x Sector has \d+ cells.*up to 50"):
+            service.publish(("Region",))
+
+
 def test_a_cell_on_the_other_side_of_its_sense_is_never_published():
     problem = CTAProblem(values=[10.0, 5.0, 15.0], relations=[[1.0, 1.0, -1.0]], sensitive=[0],
                          lower_protection=[2.0], upper_protection=[2.0])
@@ -99,7 +134,7 @@ def test_an_unknown_variable_is_named(tmp_path):
 
 
 def _publish_in_a_process(path, tables, results) -> None:
-    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover", senses="local") as service:
         results.put(dict(publish_all(service, tables)))
 
 
