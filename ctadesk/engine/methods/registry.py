@@ -58,7 +58,9 @@ _ENTRIES = (
            _milp, (_cuts(False), FEWEST_CHANGES), EXACT_REPORTS),
     Method("lp", "Fixed senses, L1 (LP)", FIXED_L1,
            "fixed-sense L1, Petrenko (2017) model (5.10), by HiGHS's interior point method and crossover",
-           with_senses(solve_lp), (FEWEST_CHANGES,)),
+           with_senses(solve_lp),
+           (FEWEST_CHANGES, Parameter("simplex", "Dual simplex instead of the interior point method (faster where "
+                                      "few protection levels bind)", False))),
     Method("l2", "Fixed senses, L2 (QP)", FIXED_L2,
            "fixed-sense least squares, Petrenko (2017) model (5.8), by clarabel", with_senses(solve_l2)),
     Method("soc", "Fixed senses, L1 as a cone program (SOC)", Model(Distance.SOC, Senses.FIXED),

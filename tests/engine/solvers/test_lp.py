@@ -69,3 +69,15 @@ def test_log_lines_reach_the_callback_and_the_result(thesis):
     assert any("HiGHS" in line for line in lines)
     assert "Model status" in result.log
     assert set(result.timings) == {"build", "solve", "verify", "total"}
+
+
+@pytest.mark.parametrize("shape, seed", [((6, 8), 0), ((5, 4, 3), 1), ((12, 10), 2)])
+def test_the_dual_simplex_reaches_the_interior_point_methods_optimum(shape, seed):
+    _, problem = cox_table(shape, seed=seed)
+    fixed = problem.with_senses(ordering_senses(problem))
+    ipm = solve(fixed, "lp", SolveOptions())
+    simplex = solve(fixed, "lp", SolveOptions(parameters={"simplex": True}))
+    assert ipm.status is simplex.status
+    if ipm.verified:
+        assert simplex.verified and simplex.objective == pytest.approx(ipm.objective, rel=1e-9)
+        assert "IPX" in ipm.log and "IPX" not in simplex.log and "dual simplex" in simplex.log
