@@ -283,12 +283,12 @@ class OnlineService:
         the log.  OnlineError when the full table is larger than FULL_TABLE_CELLS."""
         if self._prepared:
             return []
-        self._prepared = True
         names = tuple(d.name for d in self.microdata.structure.dimensions)
         cells = math.prod(d.size for d in self.microdata.structure.dimensions)
         if cells > FULL_TABLE_CELLS:
             raise OnlineError(f"the full table {' x '.join(names)} has {cells} cells; senses from it ('data') are "
                               f"offered up to {FULL_TABLE_CELLS}: choose senses 'table' or 'local', or fewer variables")
+        self._prepared = True
         started = time.perf_counter()
         structure, problem = self.problem(names)
         keys = cell_keys(structure)

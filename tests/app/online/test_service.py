@@ -115,8 +115,9 @@ def test_data_senses_keep_the_senses_stored_before(tmp_path):
 def test_a_full_table_too_large_for_data_senses_is_refused_by_its_size(tmp_path, monkeypatch):
     monkeypatch.setattr("ctadesk.app.online.service.FULL_TABLE_CELLS", 50)
     with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover") as service:
-        with pytest.raises(OnlineError, match=r"full table Region x Size x Sector has \d+ cells.*up to 50"):
-            service.publish(("Region",))
+        for _ in range(2):          # refused at every request, never local senses instead
+            with pytest.raises(OnlineError, match=r"full table Region x Size x Sector has \d+ cells.*up to 50"):
+                service.publish(("Region",))
 
 
 def test_a_cell_on_the_other_side_of_its_sense_is_never_published():
