@@ -275,6 +275,18 @@ class OnlineService:
         return micro.structure, to_problem(micro.structure, stats, ruled, self.rules, nonnegative=self.nonnegative,
                                            weights=self.weights)
 
+    def _with_stored_senses(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem, list[str], list[str],
+                                                                    np.ndarray]:
+        """The table ``spanning``: its structure and problem, every cell's key, the sensitive
+        cells' keys and their stored senses (SENSE_FREE where none), checked against the bounds."""
+        structure, problem = self.problem(spanning)
+        keys = cell_keys(structure)
+        sensitive = [keys[i] for i in problem.sensitive]
+        stored = self.store.senses(self.measure, sensitive)
+        known = np.array([stored.get(key, SENSE_FREE) for key in sensitive], dtype=np.int8)
+        _check_stored(problem, known)
+        return structure, problem, keys, sensitive, known
+
     def prepare(self) -> list[str]:
         """With ``data`` senses: protect the data set's full table (every variable of the
         microdata, every level) once, the senses stored before given, and store the senses of its
@@ -290,14 +302,9 @@ class OnlineService:
                               f"offered up to {FULL_TABLE_CELLS}: choose senses 'table' or 'local', or fewer variables")
         self._prepared = True
         started = time.perf_counter()
-        structure, problem = self.problem(names)
-        keys = cell_keys(structure)
-        sensitive = [keys[i] for i in problem.sensitive]
-        stored = self.store.senses(self.measure, sensitive)
-        known = np.array([stored.get(key, SENSE_FREE) for key in sensitive], dtype=np.int8)
+        structure, problem, keys, sensitive, known = self._with_stored_senses(names)
         if not np.any(known == SENSE_FREE):
             return [f"full table {' x '.join(names)}: every one of its {len(sensitive)} sensitive cells has a sense"]
-        _check_stored(problem, known)
         senses, how = full_table_senses(problem, known, self.time_budget)
         if senses is None:
             self.full_table_failure = how
@@ -314,12 +321,7 @@ class OnlineService:
         self.prepare()
         started = time.perf_counter()
         spanning = tuple(spanning)
-        structure, problem = self.problem(spanning)
-        keys = cell_keys(structure)
-        sensitive = [keys[i] for i in problem.sensitive]
-        stored = self.store.senses(self.measure, sensitive)
-        known = np.array([stored.get(key, SENSE_FREE) for key in sensitive], dtype=np.int8)
-        _check_stored(problem, known)
+        structure, problem, keys, sensitive, known = self._with_stored_senses(spanning)
         chosen, chosen_by = self._first_stage(problem, sensitive, known)
         new = {key: int(chosen[k]) for k, key in enumerate(sensitive) if known[k] == SENSE_FREE}
         table_id, decided = self.store.decide(self.measure, spanning, sensitive, new, chosen_by)
