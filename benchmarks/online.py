@@ -11,8 +11,12 @@ default) the full table is protected once, before the first request (its time pr
 come from the store's random secret, so with ``local`` a run's senses, and whether a table needs
 the soft second stage (column "relaxed"), differ from run to run.
 
-    .venv/bin/python benchmarks/online.py [--records 300000] [--senses data|local|table] [--stream 12]
-        [--small 100] [--time-limit 30] [--time-budget SECONDS]
+    .venv/bin/python benchmarks/online.py [--records 300000] [--senses data|local|table]
+        [--values full|table] [--stream 12] [--small 100] [--time-limit 30] [--time-budget SECONDS]
+
+With ``data`` senses a table's values are read from the full table's protected values (``full``,
+the default) or come from the table's own second stage (``table``); the fixed tables are requested
+smallest first, so with ``table`` the largest one meets the values the smaller ones published.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ctadesk.app.online import SENSE_CHOICES, OnlineError, OnlineService, OnlineTable
+from ctadesk.app.online import SENSE_CHOICES, VALUE_CHOICES, OnlineError, OnlineService, OnlineTable
 from ctadesk.engine.microdata import Microdata
 from ctadesk.engine.rules import SafetyRules
 from ctadesk.engine.structure import Dimension, TableStructure
@@ -76,16 +80,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=300_000)
     parser.add_argument("--senses", choices=SENSE_CHOICES, default="data")
+    parser.add_argument("--values", choices=VALUE_CHOICES, help="default: the service's")
     parser.add_argument("--time-budget", type=float, help="for the sense choice (default: the service's)")
     parser.add_argument("--stream", type=int, default=12, help="random tables after the fixed ones")
     parser.add_argument("--small", type=int, default=100, help="small-table requests for the rate")
     parser.add_argument("--time-limit", type=float, default=30.0, help="the second stage's, per table")
     args = parser.parse_args()
     microdata = firms(args.records)
-    print(f"{args.records} records, senses '{args.senses}', time limit {args.time_limit:g} s, load average "
+    print(f"{args.records} records, senses '{args.senses}', values '{args.values or 'default'}', time limit {args.time_limit:g} s, load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    options = dict(measure="Turnover", senses=args.senses, time_budget=args.time_budget, time_limit=args.time_limit)
-    alone_options = dict(options, senses="table", time_budget=5.0)
+    options = dict(measure="Turnover", senses=args.senses, values=args.values, time_budget=args.time_budget, time_limit=args.time_limit)
+    alone_options = dict(options, senses="table", values="table", time_budget=5.0)
     with tempfile.TemporaryDirectory() as folder, \
             OnlineService(Path(folder) / "senses.db", microdata, RULES, **options) as service:
         started = time.perf_counter()
@@ -94,6 +99,7 @@ def main() -> None:
         print(f"before the first request: {time.perf_counter() - started:.2f} s")
         print(f"\n{'table':26} {'cells':>6} {'sens.':>5} {'first s':>8} {'repeat s':>8} {'alone s':>8} "
               f"{'distance':>10} {'alone':>10} {'cost':>6}  relaxed")
+        total = total_alone = 0.0
         for spanning in TABLES:
             first, first_seconds = timed(service, spanning)
             _, repeat_seconds = timed(service, spanning)
@@ -104,10 +110,12 @@ def main() -> None:
                 print(f"{' x '.join(spanning):26} no table within the time limit ({first_seconds:.1f} s first, "
                       f"{alone_seconds:.1f} s alone)")
                 continue
+            total, total_alone = total + first.office.objective, total_alone + alone.office.objective
             cost = f"{first.office.objective / alone.office.objective:6.2f}" if alone.office.sensitive else "     -"
             print(f"{' x '.join(spanning):26} {first.structure.n_cells:6d} {first.office.sensitive:5d} "
                   f"{first_seconds:8.2f} {repeat_seconds:8.2f} {alone_seconds:8.2f} {first.office.objective:10.4g} "
                   f"{alone.office.objective:10.4g} {cost}  {relaxed(first)}")
+        print(f"distance over these tables: {total:.4g} (each alone: {total_alone:.4g})")
 
         rng = random.Random(1)
         names = ("Region", "Size", "Sector")

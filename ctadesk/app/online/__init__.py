@@ -8,15 +8,16 @@ microdata set, protected at once and consistently by a two-stage method over a s
 cells.py    a cell's key, the same in every table it appears in
 levels.py   hierarchy levels of a requested table ("Region:1")
 store.py    the sense store (SQLite; plain SQL a server database could run)
-senses.py   the first stage's choices of new senses: local or from the table
-service.py  OnlineService: the two stages, the published table, the office's report
+senses.py   the first stage's choices of new senses: from the full table, local or from the table
+service.py  OnlineService: the two stages (or the full table's protected values), the published
+            table, the office's report
 """
 
 from ctadesk.app.online.cells import cell_key, cell_keys
 from ctadesk.app.online.errors import OnlineError, StoreError
 from ctadesk.app.online.senses import SENSE_CHOICES
-from ctadesk.app.online.service import OfficeReport, OnlineService, OnlineTable, Relaxation, Shortfall
+from ctadesk.app.online.service import VALUE_CHOICES, OfficeReport, OnlineService, OnlineTable, Relaxation, Shortfall
 from ctadesk.app.online.store import SCHEMA_VERSION, SenseStore
 
-__all__ = ["SCHEMA_VERSION", "SENSE_CHOICES", "OfficeReport", "OnlineError", "OnlineService", "OnlineTable",
+__all__ = ["SCHEMA_VERSION", "SENSE_CHOICES", "VALUE_CHOICES", "OfficeReport", "OnlineError", "OnlineService", "OnlineTable",
            "Relaxation", "SenseStore", "Shortfall", "StoreError", "cell_key", "cell_keys"]

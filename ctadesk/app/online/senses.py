@@ -9,8 +9,9 @@ up (tests/app/online/test_random_tables.py).  A third way gives that guarantee:
            sensitive cell of every table a user can request is a cell of it, with the same
            contributors, levels and bounds, and every table's relations are relations of the
            full table.  Its protected table, read at the cells of a requested table, is a table
-           that adds up and meets every stored sense and level, so the second stage always has
-           one (the default; the full table must have at most FULL_TABLE_CELLS cells).
+           that adds up and meets every stored sense and level; the service stores it and
+           publishes every table from it (the default; the full table must have at most
+           FULL_TABLE_CELLS cells).
 
 ``local``  from information local to the cell only, as the sensitivity rules are: the sense its
            own bounds force (a safe value below the lower bound leaves only "up"), else a coin
@@ -64,10 +65,11 @@ def table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: float) ->
     return np.asarray(result.senses, dtype=np.int8)
 
 
-def full_table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: float) -> tuple[np.ndarray | None, str]:
-    """Senses (s,) of a protected table of the full table ``problem`` (module docstring, ``data``)
-    with the ``stored`` senses (s,; 0 for a new cell) given, and a sentence for the log; (None,
-    why) when no verified table was found within ``time_budget`` seconds.
+def full_table_senses(problem: CTAProblem, stored: np.ndarray,
+                      time_budget: float) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    """Senses (s,) and values (n,) of a protected table of the full table ``problem`` (module
+    docstring, ``data``) with the ``stored`` senses (s,; 0 for a new cell) given, and a sentence
+    for the log; (None, None, why) when no verified table was found within ``time_budget`` seconds.
 
     The exact MILP starts from every new cell published above its value (below where only that
     fits), checked by the fixed-sense L1 LP first: without a nonzero right-hand side that is the
@@ -87,12 +89,14 @@ def full_table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: floa
     if witness.verified:
         result = solve(given, TABLE_METHOD, SolveOptions(time_limit=remaining, start_senses=start))
         if result.verified and result.senses is not None:
-            return np.asarray(result.senses, dtype=np.int8), (
+            return np.asarray(result.senses, dtype=np.int8), np.asarray(result.values, dtype=float), (
                 f"the exact MILP from new cells published above their value: {result.status.value}, "
                 f"distance {result.objective:.6g} (the start's {witness.objective:.6g})")
-        return start, f"new cells published above their value (distance {witness.objective:.6g})"
+        return start, np.asarray(witness.values, dtype=float), \
+            f"new cells published above their value (distance {witness.objective:.6g})"
     method, _ = choose_method(given, Distance.L1, Senses.OPTIMAL, remaining)
     result = solve(given, method, SolveOptions(time_limit=remaining))
     if not result.verified or result.senses is None:
-        return None, f"{method} found no protected full table in {time_budget:g} s ({result.message})"
-    return np.asarray(result.senses, dtype=np.int8), f"{method}: {result.status.value}, distance {result.objective:.6g}"
+        return None, None, f"{method} found no protected full table in {time_budget:g} s ({result.message})"
+    return np.asarray(result.senses, dtype=np.int8), np.asarray(result.values, dtype=float), \
+        f"{method}: {result.status.value}, distance {result.objective:.6g}"

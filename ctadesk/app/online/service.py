@@ -16,8 +16,14 @@ The two stages of the paper:
   from the data set's full table protected once, which guarantees every later table a table;
   ``local``; or ``table``), recorded in the store in one transaction that reads back what it
   holds, so a sense another process stored first wins (consistency on output).
-* **Second stage.**  The fixed-sense L1 LP over the cells not published before, those held at
-  their published values (method ``lp``: small and fast, efficiency); when the held values
+* **Values from the full table.**  With ``data`` senses the full table's protected table is
+  stored with its senses (prepare), and a table whose senses all come from it is read from it
+  (values ``full``, the default): every cell has one value in every table, so no table
+  contradicts another and none needs a solver; the table read is checked (relations, levels,
+  sides) before it is published, and goes to the second stage if it fails.
+* **Second stage** (values ``table``, or other senses).  The fixed-sense L1 LP over the cells
+  not published before, those held at their last published values (method ``lp``: small and
+  fast, efficiency); when the held values
   admit no table, the same LP over every cell with the published values as heavily weighted
   targets (a published value is given up before additivity or protection); when the senses
   themselves admit no table (possible with ``local`` or ``table`` senses), the fixed-sense L1 LP
@@ -70,6 +76,11 @@ FULL_TABLE_BUDGET = 60.0
 #: what missing a published value (a pin) by one unit costs in the soft second stage, as a share of
 #: what missing a relation by one unit costs there before pins are weighed in (aimed_at_pins)
 PIN_SCALE = 0.1
+#: where a table's values come from with ``data`` senses: the full table's protected values read at
+#: its cells (every cell has one value in every table, and no table ever contradicts another), or
+#: the table's own second stage (closer to the table's original values, but a later table may have
+#: to give up values published before; other senses always use it)
+VALUE_CHOICES = ("full", "table")
 #: public statuses: a cell without contributors (0, unchanged) and every other cell
 EMPTY, PUBLISHED = "empty", "published"
 
@@ -141,7 +152,9 @@ class OfficeReport:
     taken_over     new senses another process stored first (theirs were used)
     pinned         non-sensitive cells held at the value they were first published with
     relaxation     what the second stage gave up (empty: a protected table)
-    status         the second stage's status and message
+    values_from    'full': read from the full table's protected values; 'table': the table's
+                   second stage
+    status         the second stage's status and message (a table read: 'feasible', verified)
     objective      its weighted L1 distance from the original table
     seconds        wall time of the request
     """
@@ -152,6 +165,7 @@ class OfficeReport:
     taken_over: int
     pinned: int
     relaxation: Relaxation
+    values_from: str
     status: str
     message: str
     objective: float
@@ -161,8 +175,9 @@ class OfficeReport:
         return ([f"{self.sensitive} sensitive cells, {self.new_senses} new senses ({self.chosen_by})"
                  + (f", {self.taken_over} taken from a concurrent request" if self.taken_over else "")
                  + f"; {self.pinned} cells held at their published value",
-                 f"second stage: {self.status} ({self.message}); distance {self.objective:.6g}; "
-                 f"{self.seconds:.2f} s"]
+                 ("values: read from the full table's protected table, checked"
+                  if self.values_from == "full" else f"second stage: {self.status} ({self.message})")
+                 + f"; distance {self.objective:.6g}; {self.seconds:.2f} s"]
                 + self.relaxation.lines())
 
 
@@ -223,6 +238,8 @@ class OnlineService:
     rules         the safety rules, the same for every table
     measure       the name of the response variable (senses are kept per measure)
     senses        how new senses are chosen: 'data', 'local' or 'table' (ctadesk.app.online.senses)
+    values        with 'data' senses, where a table's values come from (VALUE_CHOICES): 'full'
+                  (the default) or 'table'; other senses take 'table' only
     time_budget   seconds the 'table' choice may spend per table (default TIME_BUDGET), the 'data'
                   choice once, on the full table (default FULL_TABLE_BUDGET)
     weights       cell weights of the distance: 'inverse' (1/|a|) or 'unit'
@@ -235,11 +252,18 @@ class OnlineService:
     """
 
     def __init__(self, store_path: str | Path, microdata: Microdata, rules: SafetyRules, *, measure: str,
-                 senses: str = "data", time_budget: float | None = None, weights: str = "inverse",
+                 senses: str = "data", values: str | None = None, time_budget: float | None = None,
+                 weights: str = "inverse",
                  pin_published: bool = True, time_limit: float = math.inf,
                  busy_timeout: float = BUSY_TIMEOUT) -> None:
         if senses not in SENSE_CHOICES:
             raise OnlineError(f"senses '{senses}': choose {' or '.join(SENSE_CHOICES)}")
+        values = values or ("full" if senses == "data" else "table")
+        if values not in VALUE_CHOICES:
+            raise OnlineError(f"values '{values}': choose {' or '.join(VALUE_CHOICES)}")
+        if values == "full" and senses != "data":
+            raise OnlineError(f"values 'full' are read from the full table, which senses '{senses}' do not protect: "
+                              "choose senses 'data' or values 'table'")
         if time_budget is None:
             time_budget = FULL_TABLE_BUDGET if senses == "data" else TIME_BUDGET
         if not time_budget > 0:
@@ -247,7 +271,7 @@ class OnlineService:
         if not time_limit > 0:
             raise OnlineError(f"time limit {time_limit}: it must be positive")
         self.microdata, self.rules, self.measure = microdata, rules, measure
-        self.sense_choice, self.time_budget, self.weights = senses, time_budget, weights
+        self.sense_choice, self.values, self.time_budget, self.weights = senses, values, time_budget, weights
         self.pin_published, self.time_limit = pin_published, time_limit
         self.nonnegative = bool(np.all(microdata.response >= 0))
         self.store = SenseStore(store_path, busy_timeout)
@@ -290,9 +314,12 @@ class OnlineService:
     def prepare(self) -> list[str]:
         """With ``data`` senses: protect the data set's full table (every variable of the
         microdata, every level) once, the senses stored before given, and store the senses of its
-        sensitive cells that have none (ctadesk.app.online.senses); nothing when every one has
-        one.  Runs before the first table is published; a server calls it at start.  Lines for
-        the log.  OnlineError when the full table is larger than FULL_TABLE_CELLS."""
+        sensitive cells that have none with its protected values, which every later table is read
+        from (ctadesk.app.online.senses); where every sensitive cell has a sense but no values are
+        stored (senses chosen another way; a store of schema 1), the values from the stored senses.
+        Values published before are kept where the senses allow (second_stage).  Runs before the
+        first table is published; a server calls it at start.  Lines for the log.  OnlineError
+        when the full table is larger than FULL_TABLE_CELLS."""
         if self._prepared:
             return []
         names = tuple(d.name for d in self.microdata.structure.dimensions)
@@ -303,17 +330,38 @@ class OnlineService:
         self._prepared = True
         started = time.perf_counter()
         structure, problem, keys, sensitive, known = self._with_stored_senses(names)
+        title = f"full table {' x '.join(names)} ({structure.n_cells} cells)"
+        pins = self._pins(problem, keys)
         if not np.any(known == SENSE_FREE):
-            return [f"full table {' x '.join(names)}: every one of its {len(sensitive)} sensitive cells has a sense"]
-        senses, how = full_table_senses(problem, known, self.time_budget)
-        if senses is None:
-            self.full_table_failure = how
-            return [f"full table {' x '.join(names)}: {how}; new senses will be local, with no guarantee that "
-                    "later tables have a table"]
+            if self.store.has_reference(self.measure):
+                return [f"{title}: every one of its {len(sensitive)} sensitive cells has a sense"]
+            senses, values, how = known, None, "the senses stored"
+        else:
+            senses, values, how = full_table_senses(problem, known, self.time_budget)
+            if senses is None:
+                self.full_table_failure = how
+                return [f"{title}: {how}; new senses will be local, with no guarantee that later tables have a "
+                        "table"]
+        if values is None or pins:
+            fixed_senses = problem.with_senses(senses)
+            second, _, message, values = second_stage(fixed_senses, pins, self.time_limit)
+            if values is None or Relaxation.of(second, senses, values, problem.n_relations).broken:
+                self.full_table_failure = f"no protected table with {how} ({message})"
+                return [f"{title}: {self.full_table_failure}; tables will be protected one by one"]
         new = {key: int(senses[k]) for k, key in enumerate(sensitive) if known[k] == SENSE_FREE}
-        self.store.decide(self.measure, names, sensitive, new, "data")
-        return [f"full table {' x '.join(names)} ({structure.n_cells} cells) protected by {how}; {len(new)} senses "
-                f"stored in {time.perf_counter() - started:.1f} s"]
+        self.store.decide(self.measure, names, sensitive, new, "data", reference=dict(zip(keys, values.tolist())))
+        return [f"{title} protected by {how}; {len(new)} senses and its protected values stored in "
+                f"{time.perf_counter() - started:.1f} s"]
+
+    def _pins(self, problem: CTAProblem, keys: Sequence[str]) -> dict[int, float]:
+        """Cell position -> the value last published for each non-sensitive cell of ``problem``
+        published before (none when the service does not hold published values)."""
+        if not self.pin_published:
+            return {}
+        plain = np.setdiff1d(np.flatnonzero(~problem.fixed), problem.sensitive)
+        position = {key: i for i, key in enumerate(keys)}
+        return {position[key]: value
+                for key, value in self.store.published_values(self.measure, [keys[i] for i in plain]).items()}
 
     def publish(self, spanning: Sequence[str]) -> OnlineTable:
         """Protect and publish the table ``spanning`` (module docstring); OnlineError when it
@@ -328,23 +376,41 @@ class OnlineService:
         senses = np.array([decided[key] for key in sensitive], dtype=np.int8)
         taken_over = sum(decided[key] != sense for key, sense in new.items())
 
-        plain = np.setdiff1d(np.flatnonzero(~problem.fixed), problem.sensitive)
-        pins = self.store.published_values(self.measure, [keys[i] for i in plain]) if self.pin_published else {}
-        position = {key: i for i, key in enumerate(keys)}
+        pins = self._pins(problem, keys)
         fixed_senses = problem.with_senses(senses)
-        second, status, message, values = second_stage(
-            fixed_senses, {position[key]: value for key, value in pins.items()}, self.time_limit)
+        second, status, message, values = self._from_reference(fixed_senses, keys, pins, bool(new))
+        values_from = "table" if values is None else "full"
+        if values is None:
+            second, status, message, values = second_stage(fixed_senses, pins, self.time_limit)
         if values is None:
             raise OnlineError(f"table {' x '.join(spanning)}: the second stage returned no table ({message})")
         check_sides(second, senses, values)
         relaxation = Relaxation.of(second, senses, values, problem.n_relations)
 
-        self.store.publish(table_id, self.measure, {keys[i]: float(values[i]) for i in plain if keys[i] not in pins})
+        plain = np.setdiff1d(np.flatnonzero(~problem.fixed), problem.sensitive)
+        self.store.publish(table_id, self.measure, {keys[i]: float(values[i]) for i in plain
+                                                    if pins.get(int(i)) != values[i]})
         statuses = tuple(EMPTY if fixed else PUBLISHED for fixed in problem.fixed)
         distance = float(problem.weights @ np.abs(values - problem.values))
         office = OfficeReport(problem.n_sensitive, len(new), chosen_by, taken_over, len(pins), relaxation,
-                              status, message, distance, time.perf_counter() - started)
+                              values_from, status, message, distance, time.perf_counter() - started)
         return OnlineTable(table_id, self.measure, structure, values, statuses, office)
+
+    def _from_reference(self, problem: CTAProblem, keys: Sequence[str], pins: Mapping[int, float],
+                        new_senses: bool) -> tuple[CTAProblem, str, str, np.ndarray | None]:
+        """With ``data`` senses and no new sense: the table read from the full table's protected
+        values (prepare), as second_stage() reports it; values None when the store lacks one of
+        its cells or the table read does not verify (the second stage then protects it)."""
+        if self.values != "full" or self.full_table_failure is not None or new_senses:
+            return problem, "", "", None
+        reference = self.store.reference_values(self.measure, keys)
+        if len(reference) < len(keys):
+            return problem, "", "", None
+        values = np.array([reference[key] for key in keys])
+        soft = pinned(problem, pins)
+        if Relaxation.of(soft, problem.senses, values, problem.n_relations).broken:
+            return problem, "", "", None
+        return soft, Status.FEASIBLE.value, "read from the full table's protected table and verified", values
 
     def _first_stage(self, problem: CTAProblem, cells: Sequence[str], known: np.ndarray) -> tuple[np.ndarray, str]:
         """Senses (s,) for every sensitive cell, the stored ones kept, and how new ones were chosen."""

@@ -1,7 +1,8 @@
 """The sense store of an on-line table server (paper 000 §4): the protection sense chosen for
 each sensitive cell, whichever table it first appeared in, so that every later table publishes
-it on the same side of its true value (consistency on output); the tables published; and the
-first published value of each non-sensitive cell.
+it on the same side of its true value (consistency on output); the tables published; the
+latest published value of each non-sensitive cell; and, with senses from the data set's full
+table, that table's protected values, which every later table is read from (reference values).
 
 One SQLite file (the standard library's sqlite3), written so that a server database such as
 PostgreSQL can replace it: the queries are plain SQL (``INSERT ... ON CONFLICT DO NOTHING``,
@@ -18,7 +19,8 @@ Safety under several processes:
 * a process that dies inside a transaction leaves nothing of it: SQLite rolls the journal back
   when the file is next opened.
 
-The schema is versioned (``meta.schema_version``); a file written by a newer ctadesk is refused.
+The schema is versioned (``meta.schema_version``); a file written by a newer ctadesk is refused,
+an older one is brought up to date when opened (_MIGRATIONS, in the opening transaction).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from pathlib import Path
 from ctadesk.app.online.errors import StoreError
 
 #: the schema this module reads and writes
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: seconds a transaction waits for another process's write lock before giving up
 BUSY_TIMEOUT = 30.0
 #: keys per query (SQLite's bound-parameter limit is 32766; servers have similar ones)
@@ -50,9 +52,15 @@ _SCHEMA = (
     "CREATE TABLE senses (measure TEXT NOT NULL, cell TEXT NOT NULL, "
     "sense INTEGER NOT NULL CHECK (sense IN (-1, 1)), chosen_by TEXT NOT NULL, "
     "first_table INTEGER NOT NULL REFERENCES published_tables (id), PRIMARY KEY (measure, cell))",
+    # value: the latest published; first_table: the table that first published the cell
     "CREATE TABLE published_values (measure TEXT NOT NULL, cell TEXT NOT NULL, value DOUBLE PRECISION NOT NULL, "
     "first_table INTEGER NOT NULL REFERENCES published_tables (id), PRIMARY KEY (measure, cell))",
 )
+#: statements bringing a store of schema version k to k + 1 (the key)
+_MIGRATIONS = {
+    1: ("CREATE TABLE reference_values (measure TEXT NOT NULL, cell TEXT NOT NULL, value DOUBLE PRECISION NOT NULL, "
+        "PRIMARY KEY (measure, cell))",),
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,7 +130,7 @@ class SenseStore:
         with self.transaction():
             names = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if not names:
-                for statement in _SCHEMA:
+                for statement in _SCHEMA + tuple(step for steps in _MIGRATIONS.values() for step in steps):
                     self._db.execute(statement)
                 self._db.executemany("INSERT INTO meta (name, value) VALUES (?, ?)",
                                      [("schema_version", str(SCHEMA_VERSION)), ("secret", secrets.token_hex(32)),
@@ -130,12 +138,17 @@ class SenseStore:
             elif "meta" not in names:
                 raise StoreError(f"{self.path} is an SQLite file but not a ctadesk sense store")
             meta = dict(self._db.execute("SELECT name, value FROM meta").fetchall())
-        version = int(meta.get("schema_version", 0))
-        if version > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} was written by a newer ctadesk (sense store schema {version}; this one "
-                             f"reads schema {SCHEMA_VERSION}): update ctadesk to use it")
-        if version != SCHEMA_VERSION or "secret" not in meta:
-            raise StoreError(f"{self.path}: unknown sense store schema '{meta.get('schema_version')}'")
+            version = int(meta["schema_version"]) if meta.get("schema_version", "").isdigit() else 0
+            if version > SCHEMA_VERSION:
+                raise StoreError(f"{self.path} was written by a newer ctadesk (sense store schema {version}; this "
+                                 f"one reads schema {SCHEMA_VERSION}): update ctadesk to use it")
+            if version not in range(1, SCHEMA_VERSION + 1) or "secret" not in meta:
+                raise StoreError(f"{self.path}: unknown sense store schema '{meta.get('schema_version')}'")
+            for step in range(version, SCHEMA_VERSION):
+                for statement in _MIGRATIONS[step]:
+                    self._db.execute(statement)
+            if version != SCHEMA_VERSION:
+                self._db.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(SCHEMA_VERSION),))
         return meta["secret"]
 
     def close(self) -> None:
@@ -193,14 +206,21 @@ class SenseStore:
                              [(measure, cell, int(sense), chosen_by, table) for cell, sense in chosen.items()])
 
     def decide(self, measure: str, spanning: Sequence[str], cells: Sequence[str], chosen: Mapping[str, int],
-               chosen_by: str) -> tuple[int, dict[str, int]]:
+               chosen_by: str, reference: Mapping[str, float] | None = None) -> tuple[int, dict[str, int]]:
         """One table's first-stage decisions, in one transaction: the table is recorded as
         requested, ``chosen`` senses stored for cells without one, and the stored sense of every
-        one of ``cells`` read back (a sense another process stored first wins).  (table id, senses)."""
+        one of ``cells`` read back (a sense another process stored first wins).  ``reference``
+        (the full table's protected values with the ``chosen`` senses) is stored with them, when
+        none is stored and every sense chosen was taken: values and senses always belong together.
+        (table id, senses)."""
         with self.transaction():
             table = self.request_table(measure, spanning)
             self.insert_senses(measure, chosen, chosen_by, table)
             stored = self.senses(measure, cells)
+            if reference and all(stored.get(cell) == sense for cell, sense in chosen.items()) \
+                    and not self.has_reference(measure):
+                self._db.executemany("INSERT INTO reference_values (measure, cell, value) VALUES (?, ?, ?)",
+                                     [(measure, cell, float(value)) for cell, value in reference.items()])
         missing = [cell for cell in cells if cell not in stored]
         if missing:
             raise StoreError(f"{self.path}: no sense stored for cell '{missing[0]}' of table {table}")
@@ -230,15 +250,27 @@ class SenseStore:
         with self.transaction():
             self._db.execute("UPDATE published_tables SET published = ? WHERE id = ?", (_now(), table))
             self._db.executemany("INSERT INTO published_values (measure, cell, value, first_table) VALUES (?, ?, ?, ?) "
-                                 "ON CONFLICT (measure, cell) DO NOTHING",
+                                 "ON CONFLICT (measure, cell) DO UPDATE SET value = excluded.value",
                                  [(measure, cell, float(value), table) for cell, value in values.items()])
 
     def published_values(self, measure: str, cells: Iterable[str]) -> dict[str, float]:
-        """The first published value of each of ``cells`` that has one."""
+        """The latest published value of each of ``cells`` that has one."""
+        return self._values("published_values", measure, cells)
+
+    # ------------------------------------------------------------ reference values
+    def has_reference(self, measure: str) -> bool:
+        """Whether the full table's protected values of ``measure`` are stored."""
+        return self._db.execute("SELECT 1 FROM reference_values WHERE measure = ? LIMIT 1", (measure,)).fetchone() \
+            is not None
+
+    def reference_values(self, measure: str, cells: Iterable[str]) -> dict[str, float]:
+        """The full table's protected value of each of ``cells`` that has one."""
+        return self._values("reference_values", measure, cells)
+
+    def _values(self, table: str, measure: str, cells: Iterable[str]) -> dict[str, float]:
         found: dict[str, float] = {}
         for batch in _batches(list(cells)):
             marks = ", ".join("?" * len(batch))
-            found.update(self._db.execute(
-                f"SELECT cell, value FROM published_values WHERE measure = ? AND cell IN ({marks})",
-                (measure, *batch)).fetchall())
+            found.update(self._db.execute(f"SELECT cell, value FROM {table} WHERE measure = ? AND cell IN ({marks})",
+                                          (measure, *batch)).fetchall())
         return found

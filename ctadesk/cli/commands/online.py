@@ -15,7 +15,7 @@ import argparse
 import re
 import sys
 
-from ctadesk.app.online import SENSE_CHOICES, OnlineService
+from ctadesk.app.online import SENSE_CHOICES, VALUE_CHOICES, OnlineService
 from ctadesk.app.online.levels import requested_level
 from ctadesk.app.online.service import FULL_TABLE_BUDGET, TIME_BUDGET
 from ctadesk.cli.commands.rules import add_microdata_arguments, add_rules_arguments, read_microdata_for, \
@@ -64,6 +64,11 @@ def add_online_arguments(parser: argparse.ArgumentParser) -> None:
                         help="new senses from the full table of every variable, protected once (data, default: "
                              "every later table then has a protected table), from the cell alone (local) or from "
                              "the table's exact MILP (table)")
+    online.add_argument("--values", choices=VALUE_CHOICES,
+                        help="with --senses data, every table read from the full table's protected values (full, "
+                             "the default: a cell has one value in every table) or protected on its own with the "
+                             "values published before held (table: closer to each table now, but a later table may "
+                             "have to publish other values); other senses take table")
     online.add_argument("--time-budget", type=float, metavar="SECONDS",
                         help=f"time the full table's protection may take with --senses data (default "
                              f"{FULL_TABLE_BUDGET:g}, once per store), the table's MILP with --senses table "
@@ -83,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         variables = tuple(args.full_span)
     microdata = read_microdata_for(args, args.microdata, variables)
     with OnlineService(args.store, microdata, safety_rules(args), measure=args.response, senses=args.senses,
-                       time_budget=args.time_budget, weights=args.cell_weights) as service:
+                       values=args.values, time_budget=args.time_budget, weights=args.cell_weights) as service:
         for line in service.prepare():
             print(line, file=sys.stderr)
         table = service.publish(args.span)

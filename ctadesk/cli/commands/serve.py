@@ -98,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
 
     def service() -> OnlineService:
         return OnlineService(args.store, microdata, rules, measure=args.response, senses=args.senses,
-                             time_budget=args.time_budget, weights=args.cell_weights, time_limit=args.time_limit)
+                             values=args.values, time_budget=args.time_budget, weights=args.cell_weights,
+                             time_limit=args.time_limit)
 
     with service() as first:
         for line in first.prepare():

@@ -1,11 +1,13 @@
 """On-line CTA (paper 000 §4): tables requested one after another are protected consistently."""
 
 import multiprocessing
+import sqlite3
+from collections import defaultdict
 
 import numpy as np
 import pytest
 
-from ctadesk.app.online import OnlineError, OnlineService, SenseStore
+from ctadesk.app.online import OnlineError, OnlineService, SenseStore, cell_keys
 from ctadesk.app.online.service import EMPTY, PUBLISHED, check_sides
 from ctadesk.engine.microdata import Microdata
 from ctadesk.engine.problem import CTAProblem
@@ -95,9 +97,48 @@ def test_data_senses_come_from_the_full_table_once(tmp_path):
     assert len(records) == problem.n_sensitive and {r.chosen_by for r in records} == {"data"}
     assert table.office.new_senses == 0 and table.office.chosen_by == "data" and not table.office.relaxation
     with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as again:
-        assert again.prepare() == [f"full table Region x Size x Sector: every one of its {problem.n_sensitive} "
-                                   "sensitive cells has a sense"]
+        assert again.prepare() == [f"full table Region x Size x Sector ({full.n_cells} cells): every one of its "
+                                   f"{problem.n_sensitive} sensitive cells has a sense"]
         assert len(again.store.tables()) == 2                   # the full table's request and the table
+
+
+def test_with_data_senses_every_table_is_read_from_the_protected_full_table(tmp_path):
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover") as service:
+        service.prepare()
+        tables = {spanning: service.publish(spanning) for spanning in TABLES + [("Region", "Size", "Sector")]}
+        published = defaultdict(set)
+        for spanning, table in tables.items():
+            for key, value in zip(cell_keys(table.structure), table.values):
+                published[key].add(float(value))
+        reference = service.store.reference_values("Turnover", list(published))
+    assert all(table.office.values_from == "full" and
+               table.office.status == "feasible" and not table.office.relaxation for table in tables.values())
+    assert len(reference) == len(published) and all(values == {reference[key]} for key, values in published.items())
+
+
+def test_values_table_protects_each_table_with_its_own_second_stage(tmp_path):
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", values="table") as service:
+        seen = publish_all(service, TABLES)
+        table = service.publish(("Region", "Size"))
+    assert table.office.values_from == "table" and "second stage:" in table.office.lines()[1]
+    assert both_sides(seen) == []
+    with pytest.raises(OnlineError, match="values 'full' are read from the full table, which senses 'local'"):
+        OnlineService(tmp_path / "other.db", firms(seed=0), RULES, measure="Turnover", senses="local", values="full")
+
+
+def test_a_store_without_protected_values_gets_them_from_its_senses(tmp_path):
+    path = tmp_path / "senses.db"
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+        service.prepare()
+        senses = {record.cell: record.sense for record in service.store.sense_records()}
+    with sqlite3.connect(path) as db:                           # as a store of schema 1 would be
+        db.execute("DELETE FROM reference_values")
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+        lines = service.prepare()
+        table = service.publish(("Region", "Size"))
+        assert {record.cell: record.sense for record in service.store.sense_records()} == senses
+    assert "protected by the senses stored; 0 senses and its protected values stored" in lines[0]
+    assert table.office.values_from == "full" and not table.office.relaxation
 
 
 def test_data_senses_keep_the_senses_stored_before(tmp_path):

@@ -58,6 +58,44 @@ def test_a_newer_schema_is_refused(tmp_path):
         SenseStore(path)
 
 
+def test_a_schema_1_store_is_brought_up_to_date(tmp_path):
+    path = tmp_path / "senses.db"
+    with SenseStore(path) as store:
+        store.decide(MEASURE, ("Region",), ["Region=N1"], {"Region=N1": 1}, "local")
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE reference_values")
+        db.execute("UPDATE meta SET value = '1' WHERE name = 'schema_version'")
+    with SenseStore(path) as store:
+        assert store.senses(MEASURE, ["Region=N1"]) == {"Region=N1": 1} and not store.has_reference(MEASURE)
+        store.decide(MEASURE, ("Region",), ["Region=N1"], {}, "data", reference={"Region=N1": 7.5})
+        assert store.reference_values(MEASURE, ["Region=N1", "Region=N2"]) == {"Region=N1": 7.5}
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
+
+
+def test_protected_values_are_stored_only_with_the_senses_they_belong_to(tmp_path):
+    with SenseStore(tmp_path / "senses.db") as store:
+        store.decide(MEASURE, ("Region",), ["Region=N1"], {"Region=N1": 1}, "data", reference={"Region=N1": 12.0})
+        # another process chose the other sense: its table is not the store's
+        store.decide(MEASURE, ("Region",), ["Region=N1"], {"Region=N1": -1}, "data", reference={"Region=N1": 8.0})
+        # the same senses again: the values stored first stay
+        store.decide(MEASURE, ("Region",), ["Region=N1"], {}, "data", reference={"Region=N1": 13.0})
+        assert store.reference_values(MEASURE, ["Region=N1"]) == {"Region=N1": 12.0}
+    with SenseStore(tmp_path / "other.db") as store:
+        store.decide(MEASURE, ("Region",), ["Region=N1"], {"Region=N1": 1}, "local")
+        store.decide(MEASURE, ("Region",), ["Region=N1"], {"Region=N1": -1}, "data", reference={"Region=N1": 8.0})
+        assert not store.has_reference(MEASURE)
+
+
+def test_the_latest_published_value_is_kept(tmp_path):
+    with SenseStore(tmp_path / "senses.db") as store:
+        first, _ = store.decide(MEASURE, ("Region",), [], {}, "data")
+        store.publish(first, MEASURE, {"Region=N1": 10.0, "Region=N2": 4.0})
+        second, _ = store.decide(MEASURE, ("Region", "Size"), [], {}, "data")
+        store.publish(second, MEASURE, {"Region=N1": 11.0})
+        assert store.published_values(MEASURE, ["Region=N1", "Region=N2"]) == {"Region=N1": 11.0, "Region=N2": 4.0}
+
+
 def test_another_database_is_refused(tmp_path):
     path = tmp_path / "other.db"
     with sqlite3.connect(path) as db:
