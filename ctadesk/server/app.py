@@ -3,7 +3,7 @@
     GET  /tables?spanning=Region:1,Size[&format=csv]   a protected table (JSON by default)
     POST /tables  {"spanning": ["Region:1", "Size"], "format": "json"}
     GET  /health                                       the measure and the variables on offer
-    GET  /senses                                       how many tables and senses the store holds
+    GET  /store                                        how many tables were requested and published
 
 A table's solve runs in a worker thread with a service of its own (ctadesk.server.pool), within
 the request's wall-clock limit; the event loop stays free to answer other requests.  Every error
@@ -11,7 +11,9 @@ is JSON ``{"error": message}``: 400 names the variable, level, parameter or key 
 a body over the limit, 503 a request that ran out of time; anything else is a 500 whose detail
 (and traceback) goes to the server's log only, under a reference the message gives.  Nothing
 the office alone may see leaves the server: the table holds codes, values and the public
-status; sensitive cells, senses and relaxations are logged, never sent.
+status; sensitive cells, senses and relaxations are logged, never sent.  Not even their number:
+with senses chosen table by table, the count of senses stored before and after a request would
+tell how many of its cells are sensitive (one, in a table that shows one new cell).
 """
 
 from __future__ import annotations
@@ -63,15 +65,17 @@ def create_app(pool: ServicePool, limits: Limits = Limits()) -> Starlette:
     references = itertools.count(1)
     variables = [{"name": d.name, "levels": levels(d)} for d in pool.microdata.structure.dimensions]
 
-    async def in_worker(work: Callable[[OnlineService], T]) -> T:
-        """``work`` done in a worker thread with a service of its own, within the request's
-        wall-clock limit.  A request out of time is answered at once; its thread, which Python
-        cannot stop, finishes its work (bounded by the solve's time limit) and frees its service."""
+    async def in_worker(work: Callable[[OnlineService, Callable[[], bool]], T]) -> T:
+        """``work(service, abandoned)`` done in a worker thread with a service of its own, within
+        the request's wall-clock limit.  A request out of time is answered at once; its thread,
+        which Python cannot stop, finishes its work (bounded by the solve's time limit), told by
+        ``abandoned()`` that nobody waits for it (a table is then not recorded as published), and
+        frees its service."""
         abandoned = threading.Event()
 
         def run() -> T | None:
             with pool.service(limits.request_seconds) as service:
-                return None if abandoned.is_set() else work(service)
+                return None if abandoned.is_set() else work(service, abandoned.is_set)
 
         try:
             with anyio.fail_after(limits.request_seconds):
@@ -84,8 +88,9 @@ def create_app(pool: ServicePool, limits: Limits = Limits()) -> Starlette:
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok", "measure": pool.measure, "variables": variables})
 
-    async def senses(request: Request) -> Response:
-        return JSONResponse(await in_worker(lambda service: service.store.counts()))
+    async def store(request: Request) -> Response:
+        counts = await in_worker(lambda service, _: service.store.counts())
+        return JSONResponse({name: counts[name] for name in ("tables_requested", "tables_published")})
 
     async def tables(request: Request) -> Response:
         spanning, form = await table_request(request, limits.max_body)
@@ -97,7 +102,7 @@ def create_app(pool: ServicePool, limits: Limits = Limits()) -> Starlette:
             raise RequestError(400, f"table {' x '.join(spanning)} has {structure.n_cells} cells; this server "
                                     f"serves tables of up to {limits.max_cells}")
         try:
-            table = await in_worker(lambda service: service.publish(spanning))
+            table = await in_worker(lambda service, abandoned: service.publish(spanning, abandoned))
         except RequestError:
             raise
         except Exception:
@@ -116,7 +121,7 @@ def create_app(pool: ServicePool, limits: Limits = Limits()) -> Starlette:
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
-        message = (f"no such path {request.url.path}: the server answers /tables, /health and /senses"
+        message = (f"no such path {request.url.path}: the server answers /tables, /health and /store"
                    if error.status_code == 404 else f"{request.method} {request.url.path}: {error.detail}")
         return JSONResponse({"error": message}, status_code=error.status_code, headers=error.headers)
 
@@ -126,7 +131,7 @@ def create_app(pool: ServicePool, limits: Limits = Limits()) -> Starlette:
         return JSONResponse({"error": f"the server failed (reference {reference} in its log)"}, status_code=500)
 
     return Starlette(routes=[Route("/tables", tables, methods=["GET", "POST"]), Route("/health", health),
-                             Route("/senses", senses)],
+                             Route("/store", store)],
                      exception_handlers={RequestError: request_error, HTTPException: http_error,
                                          Exception: server_error})
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -363,9 +363,11 @@ class OnlineService:
         return {position[key]: value
                 for key, value in self.store.published_values(self.measure, [keys[i] for i in plain]).items()}
 
-    def publish(self, spanning: Sequence[str]) -> OnlineTable:
+    def publish(self, spanning: Sequence[str], abandoned: Callable[[], bool] | None = None) -> OnlineTable:
         """Protect and publish the table ``spanning`` (module docstring); OnlineError when it
-        cannot be published."""
+        cannot be published.  ``abandoned`` is asked just before the table is recorded as
+        published: True (its requester stopped waiting) leaves it recorded as requested only, its
+        values not held for later tables (the senses chosen stay: they are consistent either way)."""
         self.prepare()
         started = time.perf_counter()
         spanning = tuple(spanning)
@@ -386,6 +388,8 @@ class OnlineService:
             raise OnlineError(f"table {' x '.join(spanning)}: the second stage returned no table ({message})")
         check_sides(second, senses, values)
         relaxation = Relaxation.of(second, senses, values, problem.n_relations)
+        if abandoned is not None and abandoned():
+            raise OnlineError(f"table {' x '.join(spanning)}: abandoned by its requester; not published")
 
         plain = np.setdiff1d(np.flatnonzero(~problem.fixed), problem.sensitive)
         self.store.publish(table_id, self.measure, {keys[i]: float(values[i]) for i in plain

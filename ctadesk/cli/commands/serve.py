@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "serve", help="serve protected tables over HTTP (on-line CTA, loopback only by default)",
         description="An HTTP table server: GET /tables?spanning=Region,Size returns the table protected by "
                     "two-stage on-line CTA (Castro & González 2011, §4), consistently with every table "
-                    "published from the same store; GET /health, GET /senses.")
+                    "published from the same store; GET /health, GET /store.")
     parser.add_argument("--store", required=True, metavar="FILE", help="the sense store (SQLite; created when missing)")
     data = parser.add_argument_group("microdata")
     data.add_argument("--microdata", required=True, metavar="FILE",

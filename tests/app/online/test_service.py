@@ -126,6 +126,16 @@ def test_values_table_protects_each_table_with_its_own_second_stage(tmp_path):
         OnlineService(tmp_path / "other.db", firms(seed=0), RULES, measure="Turnover", senses="local", values="full")
 
 
+def test_a_table_abandoned_by_its_requester_is_not_recorded_as_published(tmp_path):
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", values="table") as service:
+        with pytest.raises(OnlineError, match="Region x Size: abandoned by its requester; not published"):
+            service.publish(("Region", "Size"), abandoned=lambda: True)
+        assert [table.published for table in service.store.tables()] == [None, None]   # the full table's, this one
+        assert service.store.counts()["published_values"] == 0
+        service.publish(("Region", "Size"), abandoned=lambda: False)
+        assert service.store.counts()["published_values"] > 0
+
+
 def test_a_store_without_protected_values_gets_them_from_its_senses(tmp_path):
     path = tmp_path / "senses.db"
     with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
