@@ -331,7 +331,7 @@ class OnlineService:
         started = time.perf_counter()
         structure, problem, keys, sensitive, known = self._with_stored_senses(names)
         title = f"full table {' x '.join(names)} ({structure.n_cells} cells)"
-        pins = self._pins(problem, keys)
+        pins = self._pins(keys, plain_cells(problem))
         if not np.any(known == SENSE_FREE):
             if self.store.has_reference(self.measure):
                 return [f"{title}: every one of its {len(sensitive)} sensitive cells has a sense"]
@@ -353,12 +353,11 @@ class OnlineService:
         return [f"{title} protected by {how}; {len(new)} senses and its protected values stored in "
                 f"{time.perf_counter() - started:.1f} s"]
 
-    def _pins(self, problem: CTAProblem, keys: Sequence[str]) -> dict[int, float]:
-        """Cell position -> the value last published for each non-sensitive cell of ``problem``
+    def _pins(self, keys: Sequence[str], plain: np.ndarray) -> dict[int, float]:
+        """Cell position -> the value last published for each of the non-sensitive cells ``plain``
         published before (none when the service does not hold published values)."""
         if not self.pin_published:
             return {}
-        plain = np.setdiff1d(np.flatnonzero(~problem.fixed), problem.sensitive)
         position = {key: i for i, key in enumerate(keys)}
         return {position[key]: value
                 for key, value in self.store.published_values(self.measure, [keys[i] for i in plain]).items()}
@@ -378,7 +377,8 @@ class OnlineService:
         senses = np.array([decided[key] for key in sensitive], dtype=np.int8)
         taken_over = sum(decided[key] != sense for key, sense in new.items())
 
-        pins = self._pins(problem, keys)
+        plain = plain_cells(problem)
+        pins = self._pins(keys, plain)
         fixed_senses = problem.with_senses(senses)
         second, status, message, values = self._from_reference(fixed_senses, keys, pins, bool(new))
         values_from = "table" if values is None else "full"
@@ -391,9 +391,10 @@ class OnlineService:
         if abandoned is not None and abandoned():
             raise OnlineError(f"table {' x '.join(spanning)}: abandoned by its requester; not published")
 
-        plain = np.setdiff1d(np.flatnonzero(~problem.fixed), problem.sensitive)
-        self.store.publish(table_id, self.measure, {keys[i]: float(values[i]) for i in plain
-                                                    if pins.get(int(i)) != values[i]})
+        held_at = np.full(problem.n_cells, np.nan)
+        held_at[list(pins)] = list(pins.values())
+        changed = plain[values[plain] != held_at[plain]]         # new, or published before at another value
+        self.store.publish(table_id, self.measure, dict(zip([keys[i] for i in changed], values[changed].tolist())))
         statuses = tuple(EMPTY if fixed else PUBLISHED for fixed in problem.fixed)
         distance = float(problem.weights @ np.abs(values - problem.values))
         office = OfficeReport(problem.n_sensitive, len(new), chosen_by, taken_over, len(pins), relaxation,
@@ -430,6 +431,12 @@ class OnlineService:
         if from_table is None:
             return local, "local after a failed 'table'"
         return from_table, "table"
+
+
+def plain_cells(problem: CTAProblem) -> np.ndarray:
+    """The cells a table publishes that are neither sensitive nor fixed (empty): those whose
+    published values the store keeps."""
+    return np.setdiff1d(np.flatnonzero(~problem.fixed), problem.sensitive)
 
 
 def second_stage(problem: CTAProblem, pins: Mapping[int, float],

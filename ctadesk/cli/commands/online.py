@@ -39,10 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Tabulate one table from microdata, apply the safety rules and protect it by two-stage "
                     "on-line CTA (Castro & González 2011, §4): senses stored for cells seen before are kept, "
                     "new ones recorded in the store.")
-    parser.add_argument("--store", required=True, metavar="FILE", help="the sense store (SQLite; created when missing)")
-    data = parser.add_argument_group("microdata and table")
-    data.add_argument("--microdata", required=True, metavar="FILE",
-                      help="microdata (.csv or .xlsx with a header line, .sav, .zsav, .dta, .sas7bdat, .xpt)")
+    data = add_store_arguments(parser, "microdata and table")
     data.add_argument("--table", dest="span", required=True, type=_spanning, metavar='"A x B"',
                       help='the table: its spanning variables, e.g. "Region x Size"; "Region:1 x Size" shows '
                            'Region down to level 1')
@@ -55,6 +52,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_online_arguments(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
     parser.set_defaults(func=run)
+
+
+def add_store_arguments(parser: argparse.ArgumentParser, title: str) -> argparse._ArgumentGroup:
+    """--store, and --microdata in a group named ``title`` (returned, for the table's options)."""
+    parser.add_argument("--store", required=True, metavar="FILE", help="the sense store (SQLite; created when missing)")
+    data = parser.add_argument_group(title)
+    data.add_argument("--microdata", required=True, metavar="FILE",
+                      help="microdata (.csv or .xlsx with a header line, .sav, .zsav, .dta, .sas7bdat, .xpt)")
+    return data
 
 
 def add_online_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ctadesk.app.online import OnlineService
 from ctadesk.app.online.service import TIME_BUDGET
-from ctadesk.cli.commands.online import add_online_arguments
+from ctadesk.cli.commands.online import add_online_arguments, add_store_arguments
 from ctadesk.cli.commands.rules import add_microdata_arguments, add_rules_arguments, read_microdata_for, \
     safety_rules
 from ctadesk.engine.errors import CTAError
@@ -45,10 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="An HTTP table server: GET /tables?spanning=Region,Size returns the table protected by "
                     "two-stage on-line CTA (Castro & González 2011, §4), consistently with every table "
                     "published from the same store; GET /health, GET /store.")
-    parser.add_argument("--store", required=True, metavar="FILE", help="the sense store (SQLite; created when missing)")
-    data = parser.add_argument_group("microdata")
-    data.add_argument("--microdata", required=True, metavar="FILE",
-                      help="microdata (.csv or .xlsx with a header line, .sav, .zsav, .dta, .sas7bdat, .xpt)")
+    data = add_store_arguments(parser, "microdata")
     data.add_argument("--span", required=True, nargs="+", metavar="VAR",
                       help="the variables a table may span (with --hierarchy for the hierarchical ones)")
     add_microdata_arguments(data)
