@@ -1,7 +1,11 @@
 """Safety rules and protection levels (paper 003 Tables 3.1-3.2), hand-computed."""
 
+from decimal import Decimal
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.microdata import Microdata, tabulate
@@ -226,3 +230,45 @@ def test_problem_from_rules_has_the_tables_relations_and_levels():
     assert problem.n_relations == structure.relations().shape[0]
     assert np.allclose(problem.relations @ problem.values, 0)
     assert problem.lower[0] == 0
+
+
+# decimal data at and around a rule's threshold: the rule reads the data as written, not its sums'
+# floating-point rounding (an exact-decimal checker decides)
+@st.composite
+def decimal_cells(draw):
+    """(contributions as decimals with 1-2 places, the p of a p% rule, the k of a (1,k) rule):
+    the remainder X - x1 - x2 lands exactly on p % of x1, just below or at random."""
+    cents = lambda low, high: Decimal(draw(st.integers(low, high))) / 100   # noqa: E731
+    magnitude = Decimal(10) ** draw(st.integers(0, 7))
+    x1 = (cents(100, 10_000) * magnitude).quantize(Decimal("0.1"))
+    x2 = min(x1, (cents(1, 10_000) * magnitude).quantize(Decimal("0.1")))
+    p = draw(st.sampled_from([5, 10, 15, 20, 25]))
+    target = x1 * p / 100
+    remainder = draw(st.sampled_from([target, target - Decimal("0.01"), target + Decimal("0.01"),
+                                      (cents(1, 10_000) * magnitude).quantize(Decimal("0.01"))]))
+    split = draw(st.integers(1, 3))
+    if remainder <= 0:
+        rest = []
+    else:
+        parts = [(remainder / split).quantize(Decimal("0.01")) for _ in range(split - 1)]
+        rest = [part for part in [*parts, remainder - sum(parts)] if part > 0]
+    contributions = [x1, x2, *sorted((min(part, x2) for part in rest), reverse=True)]
+    if sum(contributions[2:]) != remainder:       # a part above x2 was cut: remainder is what is left
+        remainder = sum(contributions[2:])
+    total = sum(contributions)
+    k = draw(st.sampled_from([int(100 * x1 / total) if total else 50, 50, 75, 90]))
+    return contributions, p, max(k, 1)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(decimal_cells())
+def test_rules_flag_exactly_what_the_decimal_data_breaches(cell):
+    contributions, p, k = cell
+    x = sorted(contributions, reverse=True)
+    total = sum(x)
+    p_breached = total - x[0] - x[1] < Decimal(p) / 100 * x[0]
+    dominance_breached = x[0] > Decimal(k) / 100 * total
+    stats = one_cell([float(c) for c in contributions])
+    result = apply_rules(stats, SafetyRules(p_percent=[p], dominance=[(1, k)]))
+    assert bool(result.flags[0] & Rule.P_PERCENT) == p_breached
+    assert bool(result.flags[0] & Rule.DOMINANCE) == dominance_breached

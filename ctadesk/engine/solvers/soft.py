@@ -5,7 +5,9 @@ choices leave no table, so the second stage lets relations and, ultimately,
 protection levels be violated at a price: A (z+ - z-) + r+ - r- = d with
 penalty RELATION_PENALTY x max w on r (by default), and z+_i + p_i >= upl_i (up) or
 z-_i + p_i >= lpl_i (down) with PROTECTION_PENALTY x max w on p.  Cells stay
-within their bounds.  A table always comes back; when a slack is used the
+within their bounds and never cross to the other side of their sense (the
+columns are clipped to their bounds: the interior point method's tolerance
+once put an up cell 1.4e-5 below its value).  A table always comes back; when a slack is used the
 verifier says which relation or cell is off and the status is NOT_PROTECTED.
 """
 
@@ -66,8 +68,8 @@ def solve_soft_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
     info: dict = {"senses_from": origin}
     message = ""
     if outcome.values is not None:
-        x = outcome.values
-        values = np.clip(problem.values + x[:n] - x[n:2 * n], problem.lower, problem.upper)
+        x = np.clip(outcome.values, 0.0, col_upper)     # within the bounds exactly: the solver's tolerance
+        values = np.clip(problem.values + x[:n] - x[n:2 * n], problem.lower, problem.upper)  # crosses no sense
         relation_slack = x[2 * n:2 * n + m] + x[2 * n + m:2 * n + 2 * m]
         protection_slack = x[2 * n + 2 * m:]
         info.update(relation_slack=float(relation_slack.sum()), protection_slack=float(protection_slack.sum()))
