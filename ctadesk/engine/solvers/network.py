@@ -74,12 +74,16 @@ _FORMS: OrderedDict[bytes, NetworkForm | None] = OrderedDict()
 _FORMS_LOCK = threading.Lock()
 #: LSQR iterations allowed for the check that dropped relations are implied
 IMPLIED_ITERATIONS = 5000
-#: the L2 Newton method stops when every relation holds to this relative accuracy; where it
-#: converges it takes 2-5 iterations (Castro's hierarchical tables, Cox tables up to 1000 x 1000),
-#: where it needs more it does not converge (senses no table satisfies, bounds at the values)
-#: and clarabel takes over
+#: the L2 Newton method stops when every relation holds to this relative accuracy; on J. Castro's
+#: tables it takes 2-12 iterations, 25 on toysarah (cells from 0.5 to 1e11, a few cells freed per
+#: step); where it needs more than L2_MAX_ITERATIONS (jjtabel3: 63, 1 054 sensitive cells of
+#: 3 025; senses no table satisfies) clarabel takes over
 L2_TOLERANCE = 1e-10
-L2_MAX_ITERATIONS = 30
+L2_MAX_ITERATIONS = 50
+#: the line search along a Newton step stops when the dual's slope has fallen to this share of its
+#: slope at the start, or after LINE_SEARCH_STEPS evaluations (_line_search)
+LINE_SEARCH_RTOL = 1e-6
+LINE_SEARCH_STEPS = 30
 #: the Newton system is factorised dense when it has at most DENSE_LIMIT relations and at least
 #: DENSE_SHARE of its entries are nonzero, else sparse (_factor)
 DENSE_LIMIT = 4000
@@ -436,15 +440,10 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     half_inverse = 0.5 / weights
     pi = np.zeros(A.shape[0])
 
-    def primal(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        t = At @ p
-        return np.clip(t * half_inverse, lower, upper), t
+    def primal(p: np.ndarray) -> np.ndarray:
+        return np.clip((At @ p) * half_inverse, lower, upper)
 
-    def dual(p: np.ndarray, z: np.ndarray, t: np.ndarray) -> float:
-        return float(p @ d + weights @ (z * z) - t @ z)
-
-    z, t = primal(pi)
-    value = dual(pi, z, t)
+    z = primal(pi)
     systems = _NewtonSystems()
     for iteration in range(L2_MAX_ITERATIONS):
         residual = d - A @ z
@@ -457,16 +456,42 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
         A_free = A[:, np.flatnonzero(free)]
         hessian = (A_free * half_inverse[free]) @ A_free.T
         step = systems.step(sp.csr_array(hessian), free, residual)
-        length = 1.0
-        while length > 1e-12:
-            trial = pi + length * step
-            z_new, t_new = primal(trial)
-            new_value = dual(trial, z_new, t_new)
-            if new_value >= value + 1e-4 * length * float(residual @ step):
-                break
-            length *= 0.5
-        pi, z, t, value = trial, z_new, t_new, new_value
+        pi, z = _line_search(lambda length: primal(pi + length * step), pi, step, float(residual @ step),
+                             lambda trial: float((d - A @ trial) @ step))
     return None, f"L2 dual Newton did not converge in {L2_MAX_ITERATIONS} iterations"
+
+
+def _line_search(primal_at: Callable[[float], np.ndarray], pi: np.ndarray, step: np.ndarray, slope: float,
+                 slope_of: Callable[[np.ndarray], float]) -> tuple[np.ndarray, np.ndarray]:
+    """The dual's maximum along pi + t step, t in (0, 1]: (the new pi, its z).
+
+    The dual is concave and piecewise quadratic, so its slope along the step, (d - A z) . step,
+    falls piecewise linearly from ``slope`` > 0; the full step is taken while the slope at it
+    is >= 0, else the slope's zero is found by the Illinois method (a few products, no
+    factorisation).  Slopes, not dual values: with cells of 1e11 and weights of 1e-11 (J.
+    Castro's toysarah) the dual's value is a difference of numbers near 1e20 whose rounding
+    stalled a backtracking search on function values."""
+    z = primal_at(1.0)
+    high_slope = slope_of(z)
+    if high_slope >= 0.0:
+        return pi + step, z
+    low, high, low_slope = 0.0, 1.0, slope
+    side = 0
+    for _ in range(LINE_SEARCH_STEPS):
+        t = high - high_slope * (high - low) / (high_slope - low_slope)
+        z = primal_at(t)
+        value = slope_of(z)
+        if abs(value) <= LINE_SEARCH_RTOL * slope:
+            break
+        if value > 0.0:
+            low, low_slope = t, value
+            high_slope *= 0.5 if side == 1 else 1.0
+            side = 1
+        else:
+            high, high_slope = t, value
+            low_slope *= 0.5 if side == -1 else 1.0
+            side = -1
+    return pi + t * step, z
 
 
 def _factor(hessian: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:
@@ -480,8 +505,7 @@ def _factor(hessian: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:
     """
     m = hessian.shape[0]
     diagonal = hessian.diagonal()
-    delta = 1e-10 * max(float(diagonal.max(initial=0.0)), 1e-300)
-    shift = delta + (diagonal <= 0) * 1.0
+    shift = _shift(diagonal)
     if m <= DENSE_LIMIT and hessian.nnz >= DENSE_SHARE * m * m:
         dense = hessian.toarray()
         dense[np.diag_indices(m)] += shift
@@ -499,6 +523,12 @@ def _factor(hessian: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:
         return lambda g: spla.cg(shifted, g, rtol=1e-12, maxiter=500, M=preconditioner)[0]
 
 
+def _shift(diagonal: np.ndarray) -> np.ndarray:
+    """The diagonal added to a Newton system whose diagonal is ``diagonal``: 1e-10 of its largest
+    entry, and 1 on a row without a free cell."""
+    return 1e-10 * max(float(diagonal.max(initial=0.0)), 1e-300) + (diagonal <= 0) * 1.0
+
+
 class _NewtonSystems:
     """The Newton systems of successive iterations, whose free cells change little near the end:
     a system whose free cells differ from the last factorised one's in at most REUSE_SHARE of
@@ -512,8 +542,7 @@ class _NewtonSystems:
     def step(self, hessian: sp.csr_array, free: np.ndarray, gradient: np.ndarray) -> np.ndarray:
         if self.solve is not None and np.count_nonzero(free != self.free) <= REUSE_SHARE * np.count_nonzero(free):
             m = hessian.shape[0]
-            shifted = hessian + sp.diags_array(1e-10 * max(float(hessian.diagonal().max(initial=0.0)), 1e-300)
-                                               + (hessian.diagonal() <= 0) * 1.0)
+            shifted = hessian + sp.diags_array(_shift(hessian.diagonal()))
             step, info = spla.cg(shifted, gradient, rtol=1e-8, maxiter=REUSE_ITERATIONS,
                                  M=spla.LinearOperator((m, m), matvec=self.solve))
             if info == 0 and np.all(np.isfinite(step)):
