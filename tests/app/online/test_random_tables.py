@@ -24,8 +24,9 @@ from tests.app.online.checker import both_sides, cell_names, full_original, prob
 from tests.app.online.synthetic import RULES
 
 #: the store's secret (a fresh store draws one): the local senses, and so the tables, are the same
-#: at every run
-SECRET = "5e" * 32
+#: at every run.  This one drew the stream on which a table was withheld (a cell exactly at the p %
+#: threshold flagged by a rounding, then left 1.4e-5 across its sense by the soft second stage)
+SECRET = "b0a779ed51542d3566416311b7f227e46398307e76d382f693ed0cd825b52aba"
 
 TABLES = 200
 
