@@ -81,7 +81,7 @@ RULE_NAMES = {
 
 #: a rule's margin below this share of the cell total (of the minimum frequency) is the rounding of
 #: its sums, not a breach: contributions 126, 20.8, 9.7, 2.9 leave 9.7 + 2.9 = 10 % of 126 exactly,
-#: safe under the 10 % rule, but in floating point 12.6 - 12.6 came to -3.6e-15 and flagged the cell
+#: safe under the 10 % rule, but the sums in floating point left it 3.6e-14 short and flagged the cell
 ROUNDING_RTOL = 1e-12
 
 #: how the levels of the rules that flag one cell combine: tau-argus's order, or the largest
@@ -240,7 +240,8 @@ def _concentration(stats: CellStatistics, rules: SafetyRules, holding: bool, gro
         x1 = stats.largest(1, weighted, holding)
         remainder = total - stats.largest_sum(2, weighted, holding)
         for ratio, bit in [(p / 100.0, bits[1]) for p in percents] + [(p / q, bits[2]) for p, q in pqs]:
-            group.flag(positive & (ratio * x1 - remainder > noise), bit, ratio * x1 - remainder)
+            level = ratio * x1 - remainder
+            group.flag(positive & (level > noise), bit, level)
 
 
 def _concentration_group(stats: CellStatistics, rules: SafetyRules, magnitude: np.ndarray) -> _Group:

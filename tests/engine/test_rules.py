@@ -253,10 +253,7 @@ def decimal_cells(draw):
         parts = [(remainder / split).quantize(Decimal("0.01")) for _ in range(split - 1)]
         rest = [part for part in [*parts, remainder - sum(parts)] if part > 0]
     contributions = [x1, x2, *sorted((min(part, x2) for part in rest), reverse=True)]
-    if sum(contributions[2:]) != remainder:       # a part above x2 was cut: remainder is what is left
-        remainder = sum(contributions[2:])
-    total = sum(contributions)
-    k = draw(st.sampled_from([int(100 * x1 / total) if total else 50, 50, 75, 90]))
+    k = draw(st.sampled_from([int(100 * x1 / sum(contributions)), 50, 75, 90]))
     return contributions, p, max(k, 1)
 
 

@@ -440,13 +440,14 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     half_inverse = 0.5 / weights
     pi = np.zeros(A.shape[0])
 
-    def primal(p: np.ndarray) -> np.ndarray:
-        return np.clip((At @ p) * half_inverse, lower, upper)
+    def point(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """z(p) and its residual d - A z(p), the dual's gradient."""
+        z = np.clip((At @ p) * half_inverse, lower, upper)
+        return z, d - A @ z
 
-    z = primal(pi)
+    z, residual = point(pi)
     systems = _NewtonSystems()
     for iteration in range(L2_MAX_ITERATIONS):
-        residual = d - A @ z
         worst = float(np.max(np.abs(residual) / row_scale, initial=0.0))
         if worst <= L2_TOLERANCE:
             return z, f"L2 dual Newton: {iteration} iterations, relative residual {worst:.1e}"
@@ -456,14 +457,15 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
         A_free = A[:, np.flatnonzero(free)]
         hessian = (A_free * half_inverse[free]) @ A_free.T
         step = systems.step(sp.csr_array(hessian), free, residual)
-        pi, z = _line_search(lambda length: primal(pi + length * step), pi, step, float(residual @ step),
-                             lambda trial: float((d - A @ trial) @ step))
+        length, z, residual = _line_search(lambda t: point(pi + t * step), step, float(residual @ step))
+        pi = pi + length * step
     return None, f"L2 dual Newton did not converge in {L2_MAX_ITERATIONS} iterations"
 
 
-def _line_search(primal_at: Callable[[float], np.ndarray], pi: np.ndarray, step: np.ndarray, slope: float,
-                 slope_of: Callable[[np.ndarray], float]) -> tuple[np.ndarray, np.ndarray]:
-    """The dual's maximum along pi + t step, t in (0, 1]: (the new pi, its z).
+def _line_search(point_at: Callable[[float], tuple[np.ndarray, np.ndarray]], step: np.ndarray,
+                 slope: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """The dual's maximum along pi + t step, t in (0, 1]: (t, z and residual there, as
+    ``point_at(t)`` gives them).
 
     The dual is concave and piecewise quadratic, so its slope along the step, (d - A z) . step,
     falls piecewise linearly from ``slope`` > 0; the full step is taken while the slope at it
@@ -471,16 +473,17 @@ def _line_search(primal_at: Callable[[float], np.ndarray], pi: np.ndarray, step:
     factorisation).  Slopes, not dual values: with cells of 1e11 and weights of 1e-11 (J.
     Castro's toysarah) the dual's value is a difference of numbers near 1e20 whose rounding
     stalled a backtracking search on function values."""
-    z = primal_at(1.0)
-    high_slope = slope_of(z)
+    t = 1.0
+    z, residual = point_at(t)
+    high_slope = float(residual @ step)
     if high_slope >= 0.0:
-        return pi + step, z
+        return t, z, residual
     low, high, low_slope = 0.0, 1.0, slope
     side = 0
     for _ in range(LINE_SEARCH_STEPS):
         t = high - high_slope * (high - low) / (high_slope - low_slope)
-        z = primal_at(t)
-        value = slope_of(z)
+        z, residual = point_at(t)
+        value = float(residual @ step)
         if abs(value) <= LINE_SEARCH_RTOL * slope:
             break
         if value > 0.0:
@@ -491,7 +494,7 @@ def _line_search(primal_at: Callable[[float], np.ndarray], pi: np.ndarray, step:
             high, high_slope = t, value
             low_slope *= 0.5 if side == -1 else 1.0
             side = -1
-    return pi + t * step, z
+    return t, z, residual
 
 
 def _factor(hessian: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:

@@ -7,8 +7,9 @@ penalty RELATION_PENALTY x max w on r (by default), and z+_i + p_i >= upl_i (up)
 z-_i + p_i >= lpl_i (down) with PROTECTION_PENALTY x max w on p.  Cells stay
 within their bounds and never cross to the other side of their sense (the
 columns are clipped to their bounds: the interior point method's tolerance
-once put an up cell 1.4e-5 below its value).  A table always comes back; when a slack is used the
-verifier says which relation or cell is off and the status is NOT_PROTECTED.
+once put an up cell 1.4e-5 below its value).  A table always comes back;
+when a slack is used the verifier says which relation or cell is off and the
+status is NOT_PROTECTED.
 """
 
 from __future__ import annotations

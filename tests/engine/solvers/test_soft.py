@@ -1,10 +1,14 @@
 """The soft-protection LP always returns a table and says what it had to relax (paper 000 §4)."""
 
+import dataclasses
+
+import numpy as np
 import pytest
 
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.result import Status
 from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.solvers import soft
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.soft import solve_soft_lp
 
@@ -43,12 +47,6 @@ def test_a_sensitive_cell_never_crosses_its_sense_by_the_solvers_bound_tolerance
     moving the other way has upper bound 0, so the table keeps every cell on its sense's side.
     Half the sensitive cells need next to no protection (a level of 3.6e-14 was the case), so
     they stay at their value."""
-    import dataclasses
-
-    import numpy as np
-
-    from ctadesk.engine.solvers import soft
-
     problem = tight_table(1)
     tiny = np.where(np.arange(problem.n_sensitive) % 2 == 0, 3.6e-14, problem.upper_protection)
     problem = problem.replace(lower_protection=np.minimum(problem.lower_protection, tiny), upper_protection=tiny)
