@@ -78,8 +78,12 @@ def main() -> None:
     for name in args.instances:
         problem = load(name)
         method, _ = choose_method(problem, Distance.L2, Senses.FIXED, float("inf"))
-        runs = [solve(problem, method, SolveOptions()) for _ in range(args.repeats)]
-        ours = statistics.median(run.timings["total"] for run in runs)
+        runs, seconds = [], []
+        for _ in range(args.repeats):
+            began = time.perf_counter()
+            runs.append(solve(problem, method, SolveOptions()))
+            seconds.append(time.perf_counter() - began)
+        ours = statistics.median(seconds)
         reference = [plain_clarabel(problem) for _ in range(args.repeats)]
         theirs = statistics.median(seconds for seconds, _, _ in reference)
         result = runs[-1]

@@ -21,6 +21,7 @@ from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
 from ctadesk.engine.solvers._finish import describe, finish
 from ctadesk.engine.solvers._highs import PROGRESS_INTERVAL
+from ctadesk.engine.solvers.l2_dual import l2_dual_bound
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, solve_lp
 
 #: clarabel's feasibility tolerance: tighter than its 1e-8 default so answers verify at rtol 1e-6
@@ -67,7 +68,7 @@ def deviation_box(problem: CTAProblem, senses: np.ndarray) -> tuple[np.ndarray, 
 def solve_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
              senses: np.ndarray | None = None) -> CTAResult:
     """Fixed-sense L2 CTA, model (5.8): min sum w_i z_i^2."""
-    return solve_conic(problem, options, senses, "l2", l2_model, squares, check_optimal=True)
+    return solve_conic(problem, options, senses, "l2", l2_model, squares, check_optimal=True, dual_bound=l2_dual_bound)
 
 
 def solve_soc(problem: CTAProblem, options: SolveOptions = SolveOptions(),
@@ -95,6 +96,11 @@ def squares(weights: np.ndarray, z: np.ndarray) -> float:
 def pseudo_huber(delta: float) -> Objective:
     """z -> sum w_i (sqrt(z_i^2 + delta^2) - delta), the objective of (5.17); sum w_i |z_i| at delta = 0 (5.18)."""
     return lambda weights, z: float(weights @ (np.sqrt(z * z + delta * delta) - delta))
+
+
+#: a lower bound on a model's optimum from multipliers of its relations:
+#: (weights, relations, rhs, lower, upper, pi) -> bound (solvers/l2_dual.py)
+DualBound = Callable[[np.ndarray, sp.sparray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], float]
 
 
 # A model builder takes (weights (k,), feasible-set rows A_f (csc, k columns), b_f, cones_f)
@@ -130,12 +136,15 @@ def cone_model(delta: float) -> _Builder:
 
 
 def solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray | None, method: str,
-                 builder: _Builder, objective_of: Objective, check_optimal: bool) -> CTAResult:
+                 builder: _Builder, objective_of: Objective, check_optimal: bool,
+                 dual_bound: DualBound | None = None) -> CTAResult:
     """Solve with the bounds far beyond the table left out (cone data of 1e9 stalls the interior
     point method); an answer that respects them is the optimum with them, one that does not is
     solved again with the bounds it crossed.  A solve that ends inaccurate or infeasible is checked
     by the fixed-sense LP with the same senses before anything is said, and with ``check_optimal``
-    so is an "optimal" table (_checked_distance).  ``objective_of``: the model's own objective."""
+    so is an "optimal" table (_checked_distance) -- unless ``dual_bound``, evaluated at clarabel's
+    multipliers of the relations, already proves it optimal within CHECK_RTOL.  ``objective_of``:
+    the model's own objective."""
     started = time.perf_counter()
     options = options.begun()
     senses, origin = fixed_senses(problem, senses)
@@ -148,7 +157,8 @@ def solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray |
     kept_lower, kept_upper = lower > -far, upper < far
     log = ""
     for _ in range(BOUND_ROUNDS):
-        z, status, info, round_log = _cone_solve(problem, options, lower, upper, kept_lower, kept_upper, builder)
+        z, pi, status, info, round_log = _cone_solve(problem, options, lower, upper, kept_lower, kept_upper,
+                                                     builder)
         log += round_log
         if z is None:
             break
@@ -167,10 +177,25 @@ def solve_conic(problem: CTAProblem, options: SolveOptions, senses: np.ndarray |
                     solve_seconds=solve_seconds, senses=senses,
                     model_objective=math.nan if objective is None else objective, log=log, info=info)
     if result.verified and status is Status.OPTIMAL and check_optimal and not options.cancelled():
+        if dual_bound is not None and _certified(problem, lower, upper, pi, dual_bound, result, options):
+            return result
         return _checked_distance(problem, options, senses, objective_of, result)
     if result.verified or status is Status.CANCELLED or options.cancelled():
         return result
-    return _checked_by_lp(problem, options, senses, method, result)
+    return _checked_by_lp(problem, options, senses, method, objective_of, result)
+
+
+def _certified(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray, pi: np.ndarray, dual_bound: DualBound,
+               result: CTAResult, options: SolveOptions) -> bool:
+    """Whether ``dual_bound`` at the multipliers ``pi`` proves ``result`` optimal within CHECK_RTOL
+    (said in the log either way)."""
+    bound = dual_bound(problem.weights, problem.relations, problem.deviation_rhs, lower, upper, pi)
+    objective = result.model_objective
+    gap = (objective - bound) / objective if objective > 0 else math.inf
+    if options.on_log is not None:
+        options.on_log(f"clarabel's multipliers bound the optimum from below within {gap:.1e} of this table"
+                       if math.isfinite(gap) else "clarabel's multipliers give no useful bound")
+    return gap <= CHECK_RTOL
 
 
 def _checked_distance(problem: CTAProblem, options: SolveOptions, senses: np.ndarray, objective_of: Objective,
@@ -187,13 +212,15 @@ def _checked_distance(problem: CTAProblem, options: SolveOptions, senses: np.nda
 
 
 def _checked_by_lp(problem: CTAProblem, options: SolveOptions, senses: np.ndarray, method: str,
-                   result: CTAResult) -> CTAResult:
+                   objective_of: Objective, result: CTAResult) -> CTAResult:
     """The fixed-sense L1 LP with the same senses, for a cone solve that gave no verified table:
-    its table (said to be the LP's) where it has one, its proof where it has none."""
+    its table (said to be the LP's, its model objective the cone model's own distance of it)
+    where it has one, its proof where it has none."""
     said = result.info.get("clarabel_status", result.status.value)
     checked = solve_lp(problem, dataclasses.replace(options, on_progress=None), senses=senses)
     if checked.verified:
         return checked.replace(method=method, status=Status.FEASIBLE, log=result.log + checked.log,
+                               model_objective=objective_of(problem.weights, checked.values - problem.values),
                                message=f"clarabel ended '{said}'; this is the fixed-sense L1 LP's table with "
                                        "the same senses; verified",
                                info={**result.info, **checked.info, "fallback": "lp"})
@@ -205,7 +232,8 @@ def _checked_by_lp(problem: CTAProblem, options: SolveOptions, senses: np.ndarra
 def _cone_solve(problem: CTAProblem, options: SolveOptions, lower: np.ndarray, upper: np.ndarray,
                 kept_lower: np.ndarray, kept_upper: np.ndarray, builder: _Builder):
     """One clarabel solve over the deviations z with the bounds marked kept; returns
-    (z or None, status, info, log)."""
+    (z or None, the multipliers pi of the relations (z = A^T pi / 2w where no bound holds) or None,
+    status, info, log)."""
     began = time.perf_counter()
     movable = np.flatnonzero(lower < upper)
     z = np.where(lower == upper, lower, 0.0)  # cells that may not move sit at their only value
@@ -245,9 +273,10 @@ def _cone_solve(problem: CTAProblem, options: SolveOptions, lower: np.ndarray, u
     info = {"clarabel_status": str(solution.status), "iterations": int(solution.iterations),
             "build_seconds": build_seconds}
     if status not in _WITH_TABLE:
-        return None, status, info, log
+        return None, None, status, info, log
     z[movable] = np.asarray(solution.x)[:k]
-    return z, status, info, log
+    # clarabel's Lagrangian is f(x) + y.(A x - b): its multipliers of the relations are -pi
+    return z, -np.asarray(solution.z)[:A_moving.shape[0]], status, info, log
 
 
 def _callback(options: SolveOptions, started: float) -> Callable[[object], bool]:

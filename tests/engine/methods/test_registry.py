@@ -4,9 +4,11 @@ model, label, parameters and reports; parameters checked and handed to the metho
 import inspect
 import subprocess
 import sys
+import time
 
 import pytest
 
+import ctadesk.engine.solvers.network as network
 from ctadesk.engine.errors import MethodError
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.methods import METHODS, method, solve
@@ -84,3 +86,19 @@ def test_a_length_parameter_is_restated_with_the_table():
     plain = solve(problem, "huber", SolveOptions(parameters={"delta": 5.0}))
     scaled = solve(big, "huber", SolveOptions(parameters={"delta": 5.0 * factor}))
     assert scaled.model_objective == pytest.approx(plain.model_objective * factor, rel=1e-5)
+
+
+def test_a_method_that_falls_back_reports_the_whole_time(monkeypatch):
+    """network-l2 that does not converge hands the QP to clarabel: its timings count the failed
+    attempt too, not only clarabel's seconds."""
+    def slow_failure(*args):
+        time.sleep(0.3)
+        return None, "did not converge"
+
+    monkeypatch.setattr(network, "least_squares_deviations", slow_failure)
+    _, problem = cox_table((6, 7), 0)
+    result = solve(problem, "network-l2")
+    assert result.verified and "did not converge" in result.info["network"]
+    assert result.timings["total"] >= 0.3 and result.timings["solve"] >= 0.3 - result.timings["build"]
+    assert result.timings["total"] == pytest.approx(
+        result.timings["build"] + result.timings["solve"] + result.timings["verify"])
