@@ -3,6 +3,7 @@ against clarabel given the same quadratic program.
 
     .venv/bin/python benchmarks/castro_l2.py                   # all nine, 3 repeats
     .venv/bin/python benchmarks/castro_l2.py --instances hier133a table3 --repeats 5
+    .venv/bin/python benchmarks/castro_l2.py --method l2         # one method on every instance
 
 Per instance: the method choose_method picks for (L2, fixed senses), its end-to-end seconds through
 solve() (build, solve, verify; median of --repeats) and objective; plain clarabel's seconds on the
@@ -71,13 +72,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--instances", nargs="*", default=list(NAMES), choices=NAMES)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--method", choices=list(METHODS), help="this method instead of choose_method's")
     args = parser.parse_args()
     known = best_known()
     print(f"{'instance':>9} {'cells':>6} {'method':>10} {'seconds':>8} {'objective':>14} {'clarabel s':>10} "
           f"{'clarabel obj':>14} {'ratio':>6} {'best known':>14}  status")
     for name in args.instances:
         problem = load(name)
-        method, _ = choose_method(problem, Distance.L2, Senses.FIXED, float("inf"))
+        method = args.method or choose_method(problem, Distance.L2, Senses.FIXED, float("inf"))[0]
         runs, seconds = [], []
         for _ in range(args.repeats):
             began = time.perf_counter()
