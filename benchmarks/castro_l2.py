@@ -79,11 +79,12 @@ def main() -> None:
           f"{'clarabel obj':>14} {'ratio':>6} {'best known':>14}  status")
     for name in args.instances:
         problem = load(name)
-        method = args.method or choose_method(problem, Distance.L2, Senses.FIXED, float("inf"))[0]
+        method, _, parameters = ((args.method, "", {}) if args.method
+                                 else choose_method(problem, Distance.L2, Senses.FIXED, float("inf")))
         runs, seconds = [], []
         for _ in range(args.repeats):
             began = time.perf_counter()
-            runs.append(solve(problem, method, SolveOptions()))
+            runs.append(solve(problem, method, SolveOptions(parameters=parameters)))
             seconds.append(time.perf_counter() - began)
         ours = statistics.median(seconds)
         reference = [plain_clarabel(problem) for _ in range(args.repeats)]

@@ -77,8 +77,8 @@ def run_exact(sizes: list[str], seed: int, seconds: float, factor: float) -> Non
     print(f"{'table':>12} {'method':>14} {'objective':>12} {'bound':>12} {'milp objective':>15} {'milp bound':>12}  verdict")
     for size in sizes:
         _, problem = cox_table(shape_of(size), seed)
-        name, _ = choose_method(problem, Distance.L1, Senses.OPTIMAL, seconds)
-        ours = solve(problem, name, SolveOptions(time_limit=seconds))
+        name, _, parameters = choose_method(problem, Distance.L1, Senses.OPTIMAL, seconds)
+        ours = solve(problem, name, SolveOptions(time_limit=seconds, parameters=parameters))
         plain = solve(problem, "milp", SolveOptions(time_limit=factor * seconds))
         verdict = "as good or better" if ours.objective <= plain.objective * (1 + 1e-9) else "WORSE"
         print(f"{size:>12} {name:>14} {ours.objective:>12.8g} {ours.bound or float('nan'):>12.8g} "
@@ -90,9 +90,10 @@ WHOLE_PROCESS = """
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.methods import choose_method, solve
 from ctadesk.engine.model import Distance, Senses
+from ctadesk.engine.result import SolveOptions
 problem = cox_table((1000, 1000), seed={seed})[1]
-name, reason = choose_method(problem, Distance.L1, Senses.FIXED)
-result = solve(problem, name)
+name, reason, parameters = choose_method(problem, Distance.L1, Senses.FIXED)
+result = solve(problem, name, SolveOptions(parameters=parameters))
 assert result.verified, result.message
 print(name, result.objective)
 """
@@ -113,12 +114,12 @@ def plain_highs(problem) -> float:
 
 def run_targets(seed: int, repeats: int) -> None:
     _, problem = cox_table((300, 350), seed)
-    name, reason = choose_method(problem, Distance.L1, Senses.FIXED)
+    name, reason, parameters = choose_method(problem, Distance.L1, Senses.FIXED)
     plain = statistics.median(plain_highs(problem) for _ in range(repeats))
     chosen = []
     for _ in range(repeats):
         began = time.perf_counter()
-        result = solve(problem, name)
+        result = solve(problem, name, SolveOptions(parameters=parameters))
         chosen.append(time.perf_counter() - began)
     ratio = statistics.median(chosen) / plain
     print(f"300x350 fixed-sense L1: {name} ({reason})")

@@ -115,10 +115,12 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         solved = widen(required, seed)
         widening = WideningReport.of(required, solved, seed)
     terms = request.terms()
-    method = request.method
+    method, parameters = request.method, dict(request.parameters)
     if method == AUTO:
         model = terms_problem(solved, terms).problem if terms else solved
-        method, reason = choose_method(model, Distance(request.distance), Senses(request.senses), request.time_limit)
+        method, reason, chosen = choose_method(model, Distance(request.distance), Senses(request.senses),
+                                               request.time_limit)
+        parameters = {**chosen, **parameters}
         note(f"algorithm: {METHODS[method].label} ('{method}'): {reason}")
     elif METHODS[method].model != Model(Distance(request.distance), Senses(request.senses)):
         model = METHODS[method].model
@@ -126,7 +128,7 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
              f"{model.senses.value} senses, not the {request.distance} distance with {request.senses} senses "
              "of the model settings")
     options = SolveOptions(time_limit=request.time_limit, gap=request.gap, threads=request.threads,
-                           on_log=on_log, on_progress=on_progress, stop=stop, parameters=dict(request.parameters))
+                           on_log=on_log, on_progress=on_progress, stop=stop, parameters=parameters)
 
     def run(problem: CTAProblem, price: bool = False) -> tuple[CTAResult, TermsReport | None]:
         if not terms:

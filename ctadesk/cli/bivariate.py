@@ -66,14 +66,15 @@ def run_bivariate(first: CTAProblem, second: CTAProblem, names: tuple[str, str],
     if args.widen:
         seed = new_seed() if args.seed is None else args.seed
         solved = BivariateProblem(widen(required.first, seed), widen(required.second, seed + 1), names)
-    method = args.method
+    method, parameters = args.method, dict(args.param)
     if method == AUTO:
-        method, reason = choose_method(solved.stacked, Distance(args.distance), Senses(args.senses_by),
-                                       args.time_limit)
+        method, reason, chosen = choose_method(solved.stacked, Distance(args.distance), Senses(args.senses_by),
+                                               args.time_limit)
+        parameters = {**chosen, **parameters}
         print(f"ctadesk: algorithm for the senses: '{method}': {reason}", file=sys.stderr)
     on_log = (lambda line: print(line, file=sys.stderr)) if args.log else None
     options = SolveOptions(time_limit=args.time_limit, gap=args.gap, threads=args.threads, on_log=on_log,
-                           parameters=dict(args.param))
+                           parameters=parameters)
     targets = BivariateTargets(variance=args.variance_target, covariance=args.covariance_target)
     result = solve_bivariate(solved, method, options, approach=args.approach, targets=targets,
                              shared_senses=args.shared_senses)

@@ -83,8 +83,8 @@ def full_table_senses(problem: CTAProblem, stored: np.ndarray,
     effective = given.effective_senses
     start = np.where(effective != SENSE_FREE, effective, SENSE_UP).astype(np.int8)
     fixed = given.with_senses(start)
-    check, _ = choose_method(fixed, Distance.L1, Senses.FIXED)
-    witness = solve(fixed, check, SolveOptions(time_limit=time_budget))
+    check = choose_method(fixed, Distance.L1, Senses.FIXED)
+    witness = solve(fixed, check.method, SolveOptions(time_limit=time_budget, parameters=check.parameters))
     remaining = max(time_budget - (time.perf_counter() - started), 0.0)
     if witness.verified:
         result = solve(given, TABLE_METHOD, SolveOptions(time_limit=remaining, start_senses=start))
@@ -94,8 +94,8 @@ def full_table_senses(problem: CTAProblem, stored: np.ndarray,
                 f"distance {result.objective:.6g} (the start's {witness.objective:.6g})")
         return start, np.asarray(witness.values, dtype=float), \
             f"new cells published above their value (distance {witness.objective:.6g})"
-    method, _ = choose_method(given, Distance.L1, Senses.OPTIMAL, remaining)
-    result = solve(given, method, SolveOptions(time_limit=remaining))
+    method, _, parameters = choose_method(given, Distance.L1, Senses.OPTIMAL, remaining)
+    result = solve(given, method, SolveOptions(time_limit=remaining, parameters=parameters))
     if not result.verified or result.senses is None:
         return None, None, f"{method} found no protected full table in {time_budget:g} s ({result.message})"
     return np.asarray(result.senses, dtype=np.int8), np.asarray(result.values, dtype=float), \

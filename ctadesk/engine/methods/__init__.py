@@ -5,13 +5,13 @@
 
 METHODS maps each name to its Method (methods/spec.py): label, model (distance and senses,
 ctadesk.engine.model), parameters with defaults and ranges, and what it reports.
-choose_method (methods/choose.py) names the method for a model and says why.
+choose_method (methods/choose.py) names the method for a model, says why and gives its parameters.
 """
 
 from __future__ import annotations
 
 from ctadesk.engine.errors import MethodError
-from ctadesk.engine.methods.choose import choose_method
+from ctadesk.engine.methods.choose import Choice, choose_method
 from ctadesk.engine.methods.registry import METHODS
 from ctadesk.engine.methods.spec import Method, Parameter, ParameterValue, Reports
 from ctadesk.engine.problem import CTAProblem
@@ -31,4 +31,4 @@ def solve(problem: CTAProblem, name: str = "milp", options: SolveOptions = Solve
     return method(name).solve(problem, options)
 
 
-__all__ = ["METHODS", "Method", "Parameter", "ParameterValue", "Reports", "choose_method", "method", "solve"]
+__all__ = ["METHODS", "Choice", "Method", "Parameter", "ParameterValue", "Reports", "choose_method", "method", "solve"]

@@ -6,7 +6,14 @@ the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, paper
 - fixed-sense L1 of a 2-D or 1H2D table: the network solver (max flow + sifting simplex).
   300x350: 0.12 s end to end against 1.2 s for the IPM LP and 2.1 s for HiGHS's defaults on the
   same LP (benchmarks/cta.py --targets); 1000x1000: 2.7 s for the whole process, the IPM alone
-  takes 17-26 s.  Other tables: the IPM with crossover.
+  takes 17-26 s.  Other tables (benchmarks/lp_choice.py, 25 tables): the dual simplex where few
+  cells are sensitive (under SIMPLEX_SHARE) in a table of at most SIMPLEX_CELLS cells -- J.
+  Castro's office tables, 5-13 % sensitive: table3 0.02 s against 0.12 s by the IPM, hier163a
+  0.15 against 0.38, hier133a 0.06 against 0.21 -- else the IPM with crossover: Cox-recipe tables
+  (a quarter of the cells sensitive, so many cells move and the simplex pivots long) 15x15x15
+  0.10 against 0.43, 7x7x7x7 0.18 against 2.8, 30x30x30 1.2 against 43; nine5d (10 733 cells)
+  1.9 against 4.9.  Exceptions measured: jjtabel3 (35 % sensitive) 0.10 by the IPM against 0.02,
+  and Cox tables up to 10x10x10 where the two differ by hundredths of a second.
 - fixed-sense L2: the dual Newton method where the relations are few enough to factorise its
   Newton system (one unknown per relation) quickly, else clarabel.  300x350: 0.3 s against
   2.3 s; 20x20x20 0.4 s against 1.1 s; 1000x1000 1 s against 140 s; J. Castro's hierarchical
@@ -23,12 +30,16 @@ the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, paper
 from __future__ import annotations
 
 import math
+import types
+from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
 from ctadesk.engine.errors import MethodError
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
+from ctadesk.engine.methods.spec import ParameterValue
 from ctadesk.engine.senses.portfolio import MIN_HEURISTIC_SECONDS
 from ctadesk.engine.solvers.network import SIMPLEX_ROWS, network_form
 
@@ -37,28 +48,41 @@ from ctadesk.engine.solvers.network import SIMPLEX_ROWS, network_form
 SMALL_MILP = 40
 #: fewer cells than this: fixed-sense L2 by clarabel
 NEWTON_CELLS = 1000
+#: fixed-sense L1 of a table that is not a network: the dual simplex below this share of sensitive
+#: cells in at most SIMPLEX_CELLS cells, else the IPM (module docstring)
+SIMPLEX_SHARE = 0.2
+SIMPLEX_CELLS = 10000
 #: above this many relations the Newton system's factorisation costs more than clarabel's whole
 #: solve (J. Castro's nine5d, 17 295 relations: 11 Newton steps, 10-13 s, clarabel 11 s)
 NEWTON_RELATIONS = 10000
 
 
+class Choice(NamedTuple):
+    """A method of the registry, the reason for it in a sentence for the log, and the parameters
+    it is to run with (the others at their defaults)."""
+
+    method: str
+    reason: str
+    parameters: Mapping[str, ParameterValue] = types.MappingProxyType({})
+
+
 def choose_method(problem: CTAProblem, distance: Distance, senses: Senses,
-                  time_limit: float = math.inf) -> tuple[str, str]:
-    """The registry name of the method for ``distance`` and ``senses`` on ``problem`` within
-    ``time_limit`` seconds, and the reason in a sentence for the log (module docstring).
-    MethodError when no method solves that model."""
+                  time_limit: float = math.inf) -> Choice:
+    """The method of the registry for ``distance`` and ``senses`` on ``problem`` within
+    ``time_limit`` seconds, why, and its parameters (module docstring).  MethodError when no
+    method solves that model."""
     free = int(np.count_nonzero(problem.effective_senses == SENSE_FREE))
     l1 = distance in (Distance.L1, Distance.SOC)
     if senses is Senses.SOFT:
         if distance is not Distance.L1:
             raise MethodError("soft protection is offered for the L1 distance only")
-        return "soft-lp", "soft protection: the fixed-sense L1 LP with priced relation and protection slack"
+        return Choice("soft-lp", "soft protection: the fixed-sense L1 LP with priced relation and protection slack")
     if senses is Senses.HEURISTIC:
         if not l1:
             raise MethodError("sense heuristics search for the L1 distance only; choose fixed senses for "
                               f"the {distance.value} distance")
-        return "learning", ("a sense heuristic: learning from LP relaxations and rounding, then the exact MILP "
-                            "over the senses it is unsure of (the best heuristic measured on 3-D tables)")
+        return Choice("learning", "a sense heuristic: learning from LP relaxations and rounding, then the exact "
+                                  "MILP over the senses it is unsure of (the best heuristic measured on 3-D tables)")
     if senses is Senses.OPTIMAL and free:
         if not l1:
             raise MethodError(f"optimal senses are offered for the L1 distance only; choose fixed senses for "
@@ -68,33 +92,38 @@ def choose_method(problem: CTAProblem, distance: Distance, senses: Senses,
     if distance is Distance.L1:
         return _fixed_l1(problem, fixed)
     if distance is Distance.SOC:
-        return "soc", f"{fixed}, L1 as a second-order cone program (clarabel), as asked"
+        return Choice("soc", f"{fixed}, L1 as a second-order cone program (clarabel), as asked")
     if distance is Distance.HUBER:
-        return "huber", f"{fixed}, pseudo-Huber distance as a cone program (clarabel)"
+        return Choice("huber", f"{fixed}, pseudo-Huber distance as a cone program (clarabel)")
     return _fixed_l2(problem, fixed)
 
 
-def _exact(free: int, time_limit: float) -> tuple[str, str]:
+def _exact(free: int, time_limit: float) -> Choice:
     if free <= SMALL_MILP:
-        return "milp", f"{free} free senses: the exact MILP proves its optimum quickly on its own"
+        return Choice("milp", f"{free} free senses: the exact MILP proves its optimum quickly on its own")
     if time_limit < MIN_HEURISTIC_SECONDS:
-        return "milp", f"{time_limit:g} s leave no time for a heuristic beside the exact MILP"
-    return "learning-milp", (f"{free} free senses: the exact MILP with the learning heuristic beside it, "
-                             "handing it better tables; the MILP's bound certifies the gap")
+        return Choice("milp", f"{time_limit:g} s leave no time for a heuristic beside the exact MILP")
+    return Choice("learning-milp", f"{free} free senses: the exact MILP with the learning heuristic beside it, "
+                                   "handing it better tables; the MILP's bound certifies the gap")
 
 
-def _fixed_l1(problem: CTAProblem, fixed: str) -> tuple[str, str]:
+def _fixed_l1(problem: CTAProblem, fixed: str) -> Choice:
     if problem.n_relations <= SIMPLEX_ROWS:
         form = network_form(problem)
         if form is not None and form.kept.size <= SIMPLEX_ROWS:
             dropped = problem.n_relations - form.kept.size
             implied = f", {dropped} implied relations dropped" if dropped else ""
-            return "network", (f"{fixed}, L1 on a table whose relations form a network ({form.n_nodes} nodes"
-                               f"{implied}): max flow, then a sifting simplex that prices every cell")
-    return "lp", f"{fixed}, L1 on a table whose relations are not a network: interior point method with crossover"
+            return Choice("network", f"{fixed}, L1 on a table whose relations form a network ({form.n_nodes} nodes"
+                                     f"{implied}): max flow, then a sifting simplex that prices every cell")
+    share = problem.sensitive.size / max(problem.n_cells, 1)
+    if share < SIMPLEX_SHARE and problem.n_cells <= SIMPLEX_CELLS:
+        return Choice("lp", f"{fixed}, L1 on a table whose relations are not a network, {share:.0%} of its "
+                            f"{problem.n_cells} cells sensitive: the dual simplex", {"simplex": True})
+    return Choice("lp", f"{fixed}, L1 on a table whose relations are not a network: interior point method with "
+                        "crossover")
 
 
-def _fixed_l2(problem: CTAProblem, fixed: str) -> tuple[str, str]:
+def _fixed_l2(problem: CTAProblem, fixed: str) -> Choice:
     if problem.n_cells < NEWTON_CELLS:
         why = f"a small table ({problem.n_cells} cells)"
     elif np.any(problem.weights <= 0):
@@ -102,9 +131,9 @@ def _fixed_l2(problem: CTAProblem, fixed: str) -> tuple[str, str]:
     elif problem.n_relations > NEWTON_RELATIONS:
         why = f"{problem.n_relations} relations"
     else:
-        return "network-l2", (f"{fixed}, L2 by a Newton method on its dual ({problem.n_relations} unknowns, "
-                              "one per relation; clarabel if it does not converge)")
-    return "l2", f"{fixed}, L2 as a quadratic program (clarabel): {why}"
+        return Choice("network-l2", f"{fixed}, L2 by a Newton method on its dual ({problem.n_relations} unknowns, "
+                                    "one per relation; clarabel if it does not converge)")
+    return Choice("l2", f"{fixed}, L2 as a quadratic program (clarabel): {why}")
 
 
-__all__ = ["NEWTON_CELLS", "SMALL_MILP", "choose_method"]
+__all__ = ["NEWTON_CELLS", "SIMPLEX_CELLS", "SIMPLEX_SHARE", "SMALL_MILP", "Choice", "choose_method"]

@@ -15,14 +15,36 @@ from ..solvers.conftest import thesis_problem
 
 def test_fixed_sense_l1_of_a_2d_table_is_a_network_problem():
     _, problem = cox_table((30, 40), seed=1)
-    name, reason = choose_method(problem, Distance.L1, Senses.FIXED)
-    assert name == "network" and "network" in reason
+    name, reason, parameters = choose_method(problem, Distance.L1, Senses.FIXED)
+    assert name == "network" and "network" in reason and not parameters
 
 
 def test_fixed_sense_l1_of_a_3d_table_is_the_interior_point_lp():
-    _, problem = cox_table((4, 5, 6), seed=1)
-    name, reason = choose_method(problem, Distance.L1, Senses.FIXED)
-    assert name == "lp" and "not a network" in reason
+    _, problem = cox_table((10, 11, 12), seed=1)
+    assert problem.sensitive.size >= 0.2 * problem.n_cells       # a Cox-recipe table: many cells move
+    name, reason, parameters = choose_method(problem, Distance.L1, Senses.FIXED)
+    assert name == "lp" and "not a network" in reason and "interior point" in reason and not parameters
+
+
+def few_sensitive(problem, share):
+    """``problem`` with only its first ``share`` of cells sensitive (an office table's proportion)."""
+    keep = int(share * problem.n_cells)
+    return problem.replace(sensitive=problem.sensitive[:keep], lower_protection=problem.lower_protection[:keep],
+                           upper_protection=problem.upper_protection[:keep], senses=None)
+
+
+def test_fixed_sense_l1_of_a_3d_table_with_few_sensitive_cells_is_the_dual_simplex():
+    _, problem = cox_table((6, 7, 8), seed=1)
+    problem = few_sensitive(problem, 0.1)
+    name, reason, parameters = choose_method(problem, Distance.L1, Senses.FIXED)
+    assert name == "lp" and parameters == {"simplex": True} and "dual simplex" in reason and "10%" in reason
+    senses = ordering_senses(problem)
+    chosen = solve(problem.with_senses(senses), name, SolveOptions(parameters=parameters))
+    ipm = solve(problem.with_senses(senses), "lp")
+    assert chosen.status is Status.OPTIMAL and chosen.verified
+    assert chosen.objective == pytest.approx(ipm.objective, rel=1e-9)
+    big = few_sensitive(cox_table((25, 25, 20), seed=1)[1], 0.1)
+    assert not choose_method(big, Distance.L1, Senses.FIXED).parameters
 
 
 def test_fixed_sense_l2_of_a_big_table_takes_the_dual_newton_method_unless_a_weight_is_zero():
@@ -30,9 +52,9 @@ def test_fixed_sense_l2_of_a_big_table_takes_the_dual_newton_method_unless_a_wei
     assert choose_method(problem, Distance.L2, Senses.FIXED)[0] == "network-l2"
     weights = problem.weights.copy()
     weights[0] = 0.0
-    name, reason = choose_method(problem.replace(weights=weights), Distance.L2, Senses.FIXED)
+    name, reason, _ = choose_method(problem.replace(weights=weights), Distance.L2, Senses.FIXED)
     assert name == "l2" and "weights are 0" in reason
-    name, reason = choose_method(cox_table((8, 9), seed=1)[1], Distance.L2, Senses.FIXED)
+    name, reason, _ = choose_method(cox_table((8, 9), seed=1)[1], Distance.L2, Senses.FIXED)
     assert name == "l2" and "small table" in reason
 
 
@@ -47,7 +69,7 @@ def test_optimal_senses_take_the_milp_when_small_and_the_portfolio_when_big():
 def test_optimal_senses_the_problem_fixes_are_the_fixed_sense_model_and_still_proven_optimal():
     _, problem = cox_table((12, 15), seed=2)
     problem = problem.replace(senses=ordering_senses(problem))
-    name, reason = choose_method(problem, Distance.L1, Senses.OPTIMAL)
+    name, reason, _ = choose_method(problem, Distance.L1, Senses.OPTIMAL)
     assert name == "network" and "fixes every sense" in reason
     result = solve(problem, name)
     assert result.status is Status.OPTIMAL and result.gap <= 1e-4
@@ -66,11 +88,11 @@ def test_a_model_no_method_solves_is_refused_naming_it(distance, senses):
 def test_every_choice_is_a_method_solving_that_model(distance, senses):
     problem = thesis_problem(senses=None)
     try:
-        name, reason = choose_method(problem, distance, senses, 30)
+        name, reason, parameters = choose_method(problem, distance, senses, 30)
     except MethodError:
         return
     model = METHODS[name].model
-    assert reason
+    assert reason and METHODS[name].validated(parameters) is not None
     assert model.distance is distance or {model.distance, distance} <= {Distance.L1, Distance.SOC}
     assert model.senses is senses or (senses is Senses.OPTIMAL and not np.any(problem.effective_senses == 0))
-    assert solve(problem, name, SolveOptions(time_limit=30)).verified
+    assert solve(problem, name, SolveOptions(time_limit=30, parameters=parameters)).verified

@@ -5,7 +5,7 @@ below 0 once sank the bound to -inf and an optimal LP was reported 'feasible'.""
 
 import numpy as np
 import scipy.optimize
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.problem import CTAProblem
@@ -62,9 +62,13 @@ def test_any_duals_give_a_bound_below_the_optimum(seed, scale, spread):
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10_000), st.sampled_from([1e-3, 1.0, 1e4, 1e8]), st.floats(1e-10, 1e-7))
+@example(seed=54, scale=1e-3, hair=9.864761544237538e-08)   # loses 10.2 hairs: the dual objective cancels
 def test_optimal_duals_a_hair_off_still_prove_the_optimum(seed, scale, hair):
+    """Duals off by a relative ``hair`` prove the optimum within a loss proportional to it (the
+    duals are scaled back until no reduced cost is negative, and the dual objective's terms may
+    be larger than the optimum they sum to)."""
     problem = fixed_sense_problem(seed, scale)
     best, duals = solved(problem)
     bound = bound_from(problem, duals * (1 + hair))   # reduced costs w -+ A^T y a hair below 0 where tight
     assert np.isfinite(bound) and bound <= best * (1 + 1e-9)
-    assert bound >= best * (1 - 1e-6)
+    assert bound >= best * (1 - 100 * hair)
