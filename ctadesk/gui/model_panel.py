@@ -1,5 +1,6 @@
 """The model selector: the model a statistician chooses (distance and senses, engine/model.py), the
-algorithm (automatic, or an expert's choice among ctadesk.engine.methods), weights, time limit,
+algorithm (automatic, or an expert's choice among ctadesk.engine.methods, with its parameters from
+the registry: gui/method_parameters.py), weights, time limit,
 gap, published precision, widening, and the Quality group: the mean and variance kept exactly over
 the inner cells and the quality terms of Cox (2005) (paper 002 §3; gui/quality_terms_panel.py)."""
 
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
                                QVBoxLayout, QWidget)
 
 from ctadesk.app.request import AUTO
+from ctadesk.gui.method_parameters import MethodParameters
 from ctadesk.gui.quality_terms_panel import QualityTermsPanel
 from ctadesk.io.project import Project
 
@@ -53,7 +55,8 @@ class ModelPanel(QWidget):
                               "above it about its size (thesis (5.17))")
         self.method = QComboBox(objectName="method")
         self.method.setToolTip("Automatic picks the algorithm for the model and the table and says why in the log; "
-                               "an expert may choose one here")
+                               "an expert may choose one here, and set its parameters below it")
+        self.parameters = MethodParameters()
         self.weights = QComboBox(objectName="weights")
         for key, label in WEIGHTS.items():
             self.weights.addItem(label, key)
@@ -95,6 +98,7 @@ class ModelPanel(QWidget):
         form.addRow("Huber δ", self.delta)
         form.addRow("Senses", self.senses)
         form.addRow("Algorithm", self.method)
+        form.addRow(self.parameters)
         form.addRow("Weights", self.weights)
         form.addRow("Time limit", self.time_limit)
         form.addRow("MILP gap", self.gap)
@@ -103,11 +107,21 @@ class ModelPanel(QWidget):
         form.addRow(self.widen)
         self.set_methods(methods)
         self._form = form
-        self.distance.currentIndexChanged.connect(self._distance_changed)
-        self._distance_changed()
+        self.distance.currentIndexChanged.connect(self._rows_changed)
+        self.method.currentIndexChanged.connect(self._method_changed)
+        self._method_changed()
 
-    def _distance_changed(self) -> None:
-        self._form.setRowVisible(self.delta, self.distance.currentData() == "huber")
+    def _method_changed(self) -> None:
+        method = self.method.currentData()
+        self.parameters.set_method(None if method == AUTO else method)
+        self._rows_changed()
+
+    def _rows_changed(self) -> None:
+        """The Huber delta is the model's while the algorithm is automatic; an expert's algorithm
+        shows its own parameters (the huber method's delta among them)."""
+        automatic = self.method.currentData() == AUTO
+        self._form.setRowVisible(self.delta, automatic and self.distance.currentData() == "huber")
+        self._form.setRowVisible(self.parameters, not self.parameters.is_empty())
 
     def set_methods(self, methods: list[str]) -> None:
         current = self.method.currentData()
@@ -129,7 +143,8 @@ class ModelPanel(QWidget):
 
     def remembered_options(self) -> dict[str, Any]:
         """The choices a new table starts with: distance, senses, method ('auto' or an expert's
-        choice), parameters (the Huber delta), weights, time_limit (inf: none), gap (a fraction),
+        choice), parameters (the Huber delta with the automatic algorithm; an expert's algorithm's
+        parameters that differ from their defaults), weights, time_limit (inf: none), gap (a fraction),
         preserve (['mean', 'variance'] or part), quality_price (price each quality term), widen
         (secret widening of the protection levels, engine/widening.py) and precision ("auto",
         "full" or a number of decimals, engine/precision.py).  Not the quality terms: they name
@@ -137,7 +152,10 @@ class ModelPanel(QWidget):
         limit = self.time_limit.value()
         preserve = [name for name, box in (("mean", self.preserve_mean), ("variance", self.preserve_variance))
                     if box.isChecked()]
-        parameters = {"delta": self.delta.value()} if self.distance.currentData() == "huber" else {}
+        if self.method.currentData() != AUTO:
+            parameters = self.parameters.values()
+        else:
+            parameters = {"delta": self.delta.value()} if self.distance.currentData() == "huber" else {}
         return {"distance": self.distance.currentData(), "senses": self.senses.currentData(),
                 "method": self.method.currentData(), "parameters": parameters, "weights": self.weights.currentData(),
                 "time_limit": limit if limit > 0 else math.inf, "gap": self.gap.value() / 100,
@@ -150,9 +168,11 @@ class ModelPanel(QWidget):
             position = combo.findData(options.get(key))
             if position >= 0:
                 combo.setCurrentIndex(position)
-        delta = (options.get("parameters") or {}).get("delta")
-        if delta is not None:
-            self.delta.setValue(float(delta))
+        parameters = dict(options.get("parameters") or {})
+        if self.method.currentData() != AUTO:
+            self.parameters.set_values(parameters)
+        elif parameters.get("delta") is not None:
+            self.delta.setValue(float(parameters["delta"]))
         if "time_limit" in options:
             limit = float(options["time_limit"])
             self.time_limit.setValue(limit if math.isfinite(limit) else 0.0)
