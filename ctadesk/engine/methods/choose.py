@@ -14,12 +14,14 @@ the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, paper
   0.10 against 0.43, 7x7x7x7 0.18 against 2.8, 30x30x30 1.2 against 43; nine5d (10 733 cells)
   1.9 against 4.9.  Exceptions measured: jjtabel3 (35 % sensitive) 0.10 by the IPM against 0.02,
   and Cox tables up to 10x10x10 where the two differ by hundredths of a second.
-- fixed-sense L2: the dual Newton method where the relations are few enough to factorise its
-  Newton system (one unknown per relation) quickly, else clarabel.  300x350: 0.3 s against
-  2.3 s; 20x20x20 0.4 s against 1.1 s; 1000x1000 1 s against 140 s; J. Castro's hierarchical
-  tables (benchmarks/castro_l2.py) hier133a 0.14 s against 0.9 s, hier163a 1.7 s against 3.8 s.  Below NEWTON_CELLS cells clarabel takes
-  well under a second and needs no fallback (on 40 cross-check instances of 4-368 cells the
-  Newton method did not converge on 9, where clarabel then solved them).
+- fixed-sense L2: the dual Newton method where the relations that define the table's totals
+  (network.defining_relations: one per total, so one Newton unknown per total) are few enough to
+  factorise its Newton system quickly, else clarabel.  300x350: 0.3 s against 2.3 s; 20x20x20
+  0.4 s against 1.1 s; 1000x1000 1 s against 140 s; J. Castro's nine office tables
+  (benchmarks/castro_l2.py) 0.01-0.07 s against clarabel's 0.03-3.9 s, nine5d (17 295 relations,
+  10 750 kept) 0.57 s against 6.6 s; only jjtabel3 is slower (0.07 s against 0.05).  Below
+  NEWTON_CELLS cells clarabel takes well under a second and needs no fallback (on 40 cross-check
+  instances of 4-368 cells the Newton method did not converge on 9, where clarabel then solved them).
 - optimal senses: the exact MILP alone on small problems (HiGHS proves 10x10 tables, 30
   binaries, optimal in about a second), else the portfolio with learning beside the MILP, the
   best at 60 s on 25x25 (19 806 against 19 840 for the plain MILP), 10x10x10 (41 982 against
@@ -41,7 +43,7 @@ from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.methods.spec import ParameterValue
 from ctadesk.engine.senses.portfolio import MIN_HEURISTIC_SECONDS
-from ctadesk.engine.solvers.network import SIMPLEX_ROWS, network_form
+from ctadesk.engine.solvers.network import SIMPLEX_ROWS, defining_relations, network_form
 
 #: at most this many free senses: the plain MILP (its proof comes quickly; a portfolio's second
 #: process would only cost its start)
@@ -52,8 +54,8 @@ NEWTON_CELLS = 1000
 #: cells in at most SIMPLEX_CELLS cells, else the IPM (module docstring)
 SIMPLEX_SHARE = 0.2
 SIMPLEX_CELLS = 10000
-#: above this many relations the Newton system's factorisation costs more than clarabel's whole
-#: solve (J. Castro's nine5d, 17 295 relations: 11 Newton steps, 10-13 s, clarabel 11 s)
+#: above this many defining relations the Newton system's factorisation costs more than clarabel's
+#: whole solve (with all 17 295 of J. Castro's nine5d: 12 Newton steps of 0.65 s, clarabel 6.9 s)
 NEWTON_RELATIONS = 10000
 
 
@@ -128,11 +130,11 @@ def _fixed_l2(problem: CTAProblem, fixed: str) -> Choice:
         why = f"a small table ({problem.n_cells} cells)"
     elif np.any(problem.weights <= 0):
         why = "some weights are 0"
-    elif problem.n_relations > NEWTON_RELATIONS:
-        why = f"{problem.n_relations} relations"
+    elif (unknowns := int(np.count_nonzero(defining_relations(problem.relations)))) > NEWTON_RELATIONS:
+        why = f"{unknowns} relations define its totals"
     else:
-        return Choice("network-l2", f"{fixed}, L2 by a Newton method on its dual ({problem.n_relations} unknowns, "
-                                    "one per relation; clarabel if it does not converge)")
+        return Choice("network-l2", f"{fixed}, L2 by a Newton method on its dual ({unknowns} unknowns, one per "
+                                    "relation defining a total; clarabel if it does not converge)")
     return Choice("l2", f"{fixed}, L2 as a quadratic program (clarabel): {why}")
 
 

@@ -33,13 +33,13 @@ def _gamma(k: int) -> float:
 
 def l2_dual_bound(weights: np.ndarray, relations: sp.sparray, rhs: np.ndarray, lower: np.ndarray,
                   upper: np.ndarray, pi: np.ndarray) -> float:
-    """A number not above min sum w z^2 s.t. relations z = rhs, lower <= z <= upper (weights > 0,
-    bounds may be infinite): g(pi) of the module docstring less its rounding allowance; -inf
-    where pi is not finite or z(pi) is not (a cell with an infinite bound its multiplier pushes
-    it towards: g(pi) is -inf there)."""
+    """A number not above min sum w z^2 s.t. relations z = rhs, lower <= z <= upper (bounds may be
+    infinite): g(pi) of the module docstring less its rounding allowance; -inf where a weight is
+    not positive (the bound is not worked out for cells that cost nothing), pi is not finite or
+    z(pi) is not (a cell with an infinite bound its multiplier pushes it towards: g(pi) is -inf)."""
     A = sp.csr_array(relations)
     pi = np.asarray(pi, dtype=float)
-    if not np.all(np.isfinite(pi)):
+    if not np.all(np.isfinite(pi)) or not np.all(weights > 0):
         return -np.inf
     abs_A = abs(A)
     v = A.T @ pi

@@ -84,9 +84,11 @@ def test_at_the_optimum_the_bound_meets_the_objective():
                          np.array([1.0])) < 5
 
 
-def test_infinite_multipliers_prove_nothing():
+def test_infinite_multipliers_or_a_weight_of_zero_prove_nothing():
     A = sp.csr_array(np.array([[1.0, 1.0]]))
     assert l2_dual_bound(np.ones(2), A, np.ones(1), np.zeros(2), np.ones(2), np.array([np.inf])) == -np.inf
+    with np.errstate(all="raise"):
+        assert l2_dual_bound(np.array([1.0, 0.0]), A, np.ones(1), np.zeros(2), np.ones(2), np.array([1.0])) == -np.inf
 
 
 def test_clarabel_optimum_is_certified_without_the_lp(thesis, monkeypatch):
