@@ -517,8 +517,9 @@ def _breakpoint_steps(rows: sp.csr_array, u: np.ndarray, lower: np.ndarray, uppe
     """Steps for the multipliers of relations none of whose cells is free: the dual is linear along
     them (slope ``residual``) up to the first cell that a move in the residual's direction frees,
     so the step goes just past that breakpoint.  The Newton system has no curvature there, and its
-    shifted solution (``default``, kept where no cell can be freed) is a step in arbitrary units:
-    J. Castro's table6 in table units kept a residual of 7.6e-7 on one relation for 50 steps."""
+    shifted solution (``default``, kept where no cell can be freed or one is on its kink) is a step
+    in arbitrary units: J. Castro's table6 in table units kept a residual of 7.6e-7 on one
+    relation for 50 steps."""
     direction = np.sign(residual)
     row_of = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
     cells = rows.indices
@@ -530,7 +531,8 @@ def _breakpoint_steps(rows: sp.csr_array, u: np.ndarray, lower: np.ndarray, uppe
     distance[falling] = (upper[cells][falling] - u[cells][falling]) / move[falling]
     nearest = np.full(rows.shape[0], np.inf)
     np.minimum.at(nearest, row_of, distance)
-    return np.where(np.isfinite(nearest), direction * nearest * (1 + 1e-6) + direction * 1e-300, default)
+    beyond = np.isfinite(nearest) & (nearest > 0)     # at 0 a cell sits on its kink: the Newton step frees it
+    return np.where(beyond, direction * nearest * (1 + 1e-6), default)
 
 
 def _line_search(point_at: Callable[[float], tuple[np.ndarray, np.ndarray]], step: np.ndarray,
