@@ -9,6 +9,7 @@ a hair inside a bound, so it is clipped to the bounds before verification.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
 from ctadesk.engine.solvers._finish import describe, finish
 from ctadesk.engine.solvers._highs import PROGRESS_INTERVAL
-from ctadesk.engine.solvers.l2_dual import l2_dual_bound
+from ctadesk.engine.solvers.l2_dual import huber_dual_bound, l2_dual_bound
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, solve_lp
 
 #: clarabel's feasibility tolerance: tighter than its 1e-8 default so answers verify at rtol 1e-6
@@ -81,7 +82,8 @@ def solve_huber(problem: CTAProblem, options: SolveOptions = SolveOptions(),
                 senses: np.ndarray | None = None, delta: float = HUBER_DELTA) -> CTAResult:
     """Fixed-sense pseudo-Huber CTA, model (5.17): min sum w_i (t_i - delta), t_i >= sqrt(z_i^2 + delta^2);
     ``delta`` (5.14) in table units: near L1 for changes well above it, near L2 below."""
-    return solve_conic(problem, options, senses, "huber", cone_model(delta), pseudo_huber(delta), check_optimal=True)
+    return solve_conic(problem, options, senses, "huber", cone_model(delta), pseudo_huber(delta), check_optimal=True,
+                       dual_bound=functools.partial(huber_dual_bound, delta=delta))
 
 
 #: a model's own distance of deviations z (n,) under weights w (n,)
