@@ -120,7 +120,8 @@ def _fixed_l1(problem: CTAProblem, fixed: str) -> Choice:
     share = problem.sensitive.size / max(problem.n_cells, 1)
     if share < SIMPLEX_SHARE and problem.n_cells <= SIMPLEX_CELLS:
         return Choice("lp", f"{fixed}, L1 on a table whose relations are not a network, {share:.0%} of its "
-                            f"{problem.n_cells} cells sensitive: the dual simplex", {"simplex": True})
+                            f"{problem.n_cells} cells sensitive: the dual simplex",
+                      types.MappingProxyType({"simplex": True}))
     return Choice("lp", f"{fixed}, L1 on a table whose relations are not a network: interior point method with "
                         "crossover")
 

@@ -22,7 +22,7 @@ from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
 from ctadesk.engine.solvers._finish import describe, finish
 from ctadesk.engine.solvers._highs import PROGRESS_INTERVAL
-from ctadesk.engine.solvers.l2_dual import huber_dual_bound, l2_dual_bound
+from ctadesk.engine.solvers.dual_bounds import huber_dual_bound, l2_dual_bound
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, solve_lp
 
 #: clarabel's feasibility tolerance: tighter than its 1e-8 default so answers verify at rtol 1e-6
@@ -101,7 +101,7 @@ def pseudo_huber(delta: float) -> Objective:
 
 
 #: a lower bound on a model's optimum from multipliers of its relations:
-#: (weights, relations, rhs, lower, upper, pi) -> bound (solvers/l2_dual.py)
+#: (weights, relations, rhs, lower, upper, pi) -> bound (solvers/dual_bounds.py)
 DualBound = Callable[[np.ndarray, sp.sparray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], float]
 
 

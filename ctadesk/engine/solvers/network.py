@@ -465,15 +465,15 @@ def defining_relations(relations: sp.csr_array) -> np.ndarray:
     total reduces to its inner cells one way); where they do not, least_squares_deviations adds
     the relations its answer breaks."""
     A = sp.csr_array(relations)
-    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
     negative = A.data < 0
-    totals = np.bincount(rows[negative], minlength=A.shape[0])
-    single = totals == 1
-    kept = ~single
+    row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))[negative]     # the row and cell of each -1
+    cell = A.indices[negative]
+    single = np.bincount(row, minlength=A.shape[0]) == 1
     total_of = np.full(A.shape[0], -1)
-    total_of[rows[negative][single[rows[negative]]]] = A.indices[negative][single[rows[negative]]]
+    total_of[row[single[row]]] = cell[single[row]]
     candidates = np.flatnonzero(single)
     _, first = np.unique(total_of[candidates], return_index=True)
+    kept = ~single
     kept[candidates[first]] = True
     return kept
 
@@ -523,12 +523,13 @@ def _breakpoint_steps(rows: sp.csr_array, u: np.ndarray, lower: np.ndarray, uppe
     direction = np.sign(residual)
     row_of = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
     cells = rows.indices
+    at, low, high = u[cells], lower[cells], upper[cells]
     move = rows.data * direction[row_of] * half_inverse[cells]       # du_j per unit step of the multiplier
-    rising = (move > 0) & (u[cells] <= lower[cells]) & (lower[cells] < upper[cells])
-    falling = (move < 0) & (u[cells] >= upper[cells]) & (lower[cells] < upper[cells])
+    rising = (move > 0) & (at <= low) & (low < high)
+    falling = (move < 0) & (at >= high) & (low < high)
     distance = np.full(cells.size, np.inf)
-    distance[rising] = (lower[cells][rising] - u[cells][rising]) / move[rising]
-    distance[falling] = (upper[cells][falling] - u[cells][falling]) / move[falling]
+    distance[rising] = (low[rising] - at[rising]) / move[rising]
+    distance[falling] = (high[falling] - at[falling]) / move[falling]
     nearest = np.full(rows.shape[0], np.inf)
     np.minimum.at(nearest, row_of, distance)
     beyond = np.isfinite(nearest) & (nearest > 0)     # at 0 a cell sits on its kink: the Newton step frees it
@@ -544,9 +545,10 @@ def _line_search(point_at: Callable[[float], tuple[np.ndarray, np.ndarray]], ste
     falls piecewise linearly from ``slope`` > 0.  Where it is still clearly positive at the full
     step (a direction along which the dual is flat, cells at their bounds) the step doubles until
     it is not; the full (or doubled) step is taken where the slope there is >= 0, else the
-    slope's zero is found by the Illinois method (a few products, no factorisation).  Slopes, not dual values: with cells of 1e11 and weights of 1e-11 (J.
-    Castro's toysarah) the dual's value is a difference of numbers near 1e20 whose rounding
-    stalled a backtracking search on function values."""
+    slope's zero is found by the Illinois method (a few products, no factorisation).  Slopes, not
+    dual values: with cells of 1e11 and weights of 1e-11 (J. Castro's toysarah) the dual's value
+    is a difference of numbers near 1e20 whose rounding stalled a backtracking search on function
+    values."""
     low, low_slope, high = 0.0, slope, 1.0
     z, residual = point_at(high)
     high_slope = float(residual @ step)

@@ -32,6 +32,13 @@ def _gamma(k: int) -> float:
     return ku / (1.0 - ku)
 
 
+def _column_error(A: sp.csr_array, pi: np.ndarray) -> np.ndarray:
+    """A bound on the rounding error of each entry of A^T pi (a dot product over the column's
+    entries, then a division by the weight)."""
+    k_column = int(np.diff(A.tocsc().indptr).max(initial=0))
+    return _gamma(k_column + 2) * (abs(A).T @ np.abs(pi))
+
+
 def l2_dual_bound(weights: np.ndarray, relations: sp.sparray, rhs: np.ndarray, lower: np.ndarray,
                   upper: np.ndarray, pi: np.ndarray) -> float:
     """A number not above min sum w z^2 s.t. relations z = rhs, lower <= z <= upper (bounds may be
@@ -42,7 +49,6 @@ def l2_dual_bound(weights: np.ndarray, relations: sp.sparray, rhs: np.ndarray, l
     pi = np.asarray(pi, dtype=float)
     if not np.all(np.isfinite(pi)) or not np.all(weights > 0):
         return -np.inf
-    abs_A = abs(A)
     v = A.T @ pi
     z = np.clip(v / (2.0 * weights), lower, upper)
     if not np.all(np.isfinite(z)):
@@ -51,18 +57,14 @@ def l2_dual_bound(weights: np.ndarray, relations: sp.sparray, rhs: np.ndarray, l
     squares = weights * z * z
     value = float(squares.sum()) + float(pi @ residual)
     abs_pi = np.abs(pi)
-    row_terms = abs_A @ np.abs(z) + np.abs(rhs)
-    column_terms = abs_A.T @ abs_pi
+    row_terms = abs(A) @ np.abs(z) + np.abs(rhs)
     k_row = int(np.diff(A.indptr).max(initial=0)) + 1
-    k_column = int(np.diff(A.tocsc().indptr).max(initial=0))
     n, m = weights.size, pi.size
     allowance = (_gamma(n + 3) * float(squares.sum())
                  + _gamma(m) * float(abs_pi @ np.abs(residual))
                  + _gamma(k_row) * float(abs_pi @ row_terms)
-                 + float(np.sum((_gamma(k_column + 2) * column_terms) ** 2 / (4.0 * weights))))
+                 + float(np.sum(_column_error(A, pi) ** 2 / (4.0 * weights))))
     return value - 1.01 * allowance
-
-
 
 
 def huber_dual_bound(weights: np.ndarray, relations: sp.sparray, rhs: np.ndarray, lower: np.ndarray,
@@ -80,8 +82,7 @@ def huber_dual_bound(weights: np.ndarray, relations: sp.sparray, rhs: np.ndarray
     if not np.all(np.isfinite(pi)) or not np.all(weights > 0) or delta <= 0:
         return -np.inf
     v = A.T @ pi
-    k_column = int(np.diff(A.tocsc().indptr).max(initial=0))
-    error = _gamma(k_column + 2) * (abs(A).T @ np.abs(pi))
+    error = _column_error(A, pi)
     z, free = _huber_minimiser(v, weights, lower, upper, delta)
     widest = np.maximum(np.abs(_huber_minimiser(v - error, weights, lower, upper, delta)[0]),
                         np.abs(_huber_minimiser(v + error, weights, lower, upper, delta)[0]))

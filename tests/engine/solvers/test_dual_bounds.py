@@ -1,4 +1,4 @@
-"""The weak-duality bounds of the L2 and pseudo-Huber models (solvers/l2_dual.py) against exact
+"""The weak-duality bounds of the L2 and pseudo-Huber models (solvers/dual_bounds.py) against exact
 checkers (rational, 80-digit decimal), and their use: an "optimal" clarabel table certified
 without a second solve."""
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import ctadesk.engine.solvers.conic as conic
 from ctadesk.engine.methods import solve
 from ctadesk.engine.result import SolveOptions, Status
-from ctadesk.engine.solvers.l2_dual import huber_dual_bound, l2_dual_bound
+from ctadesk.engine.solvers.dual_bounds import huber_dual_bound, l2_dual_bound
 
 
 def exact_dual(weights, A, rhs, lower, upper, pi) -> Fraction:
