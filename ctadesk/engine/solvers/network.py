@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -75,8 +77,8 @@ _FORMS_LOCK = threading.Lock()
 #: LSQR iterations allowed for the check that dropped relations are implied
 IMPLIED_ITERATIONS = 5000
 #: the L2 Newton method stops when every relation holds to this relative accuracy; on J. Castro's
-#: tables it takes 2-13 iterations, 29 on toysarah (cells from 0.5 to 1e11, a few cells freed per
-#: step) and 40 on jjtabel3 (1 054 sensitive cells of 3 025); where it needs more than
+#: tables it takes 2-11 iterations, 16 on toysarah (cells from 0.5 to 1e11, a few cells freed per
+#: step) and 20 on jjtabel3 (1 054 sensitive cells of 3 025); where it needs more than
 #: L2_MAX_ITERATIONS clarabel takes over
 L2_TOLERANCE = 1e-10
 L2_MAX_ITERATIONS = 50
@@ -505,10 +507,19 @@ def _dual_newton(A: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights:
         step = systems.step(sp.csr_array(hessian), free, residual)
         empty = (hessian.diagonal() <= 0) & (residual != 0)
         if empty.any():
-            step[empty] = _breakpoint_steps(A[np.flatnonzero(empty)], (At @ pi) * half_inverse, lower, upper,
+            # rows without a free cell are decoupled from the rest of the system: their jump past a
+            # breakpoint gets a line search of its own, so that a jump in other units does not cut
+            # the Newton step short (jjtabel3: 40 steps, 8 of them shorter than 1e-5, then 20)
+            jump = np.zeros_like(step)
+            jump[empty] = _breakpoint_steps(A[np.flatnonzero(empty)], (At @ pi) * half_inverse, lower, upper,
                                             half_inverse, residual[empty], step[empty])
-        length, z, residual = _line_search(lambda t: point(pi + t * step), step, float(residual @ step))
-        pi = pi + length * step
+            step[empty] = 0.0
+            length, z, residual = _line_search(lambda t: point(pi + t * jump), jump, float(residual @ jump))
+            pi = pi + length * jump
+        slope = float(residual @ step)
+        if slope > 0.0:
+            length, z, residual = _line_search(lambda t: point(pi + t * step), step, slope)
+            pi = pi + length * step
     return None, pi, f"L2 dual Newton did not converge in {L2_MAX_ITERATIONS} iterations"
 
 
@@ -618,29 +629,41 @@ class _NewtonSystems:
     a system whose free cells differ from the last factorised one's in at most REUSE_SHARE of
     them is solved by conjugate gradients preconditioned with that factorisation (exact on the
     unchanged part, so a few iterations), else factorised anew.  Conjugate gradients get at most
-    as many iterations as the last factorisation took solves' time: where factorising is cheap
-    (J. Castro's jjtabel3, 1650 relations: 3 ms) a failed run of 100 iterations cost more than
-    the factorisation it was to save."""
+    as many iterations as fit in the last factorisation's time, an iteration timed as one solve
+    with the factorisation until a run has been timed: where factorising is cheap (J. Castro's
+    jjtabel3, 1425 relations: 1.2 ms) an iteration (a solve, a product and scipy's bookkeeping:
+    50 us) costs 2.5 solves, and runs of 35 iterations took longer than the factorisations they
+    were to save."""
 
     def __init__(self) -> None:
         self.solve: Callable[[np.ndarray], np.ndarray] | None = None
         self.free: np.ndarray | None = None
-        self.iterations = 0
+        self.factor_seconds = 0.0
+        self.solve_seconds = math.inf
+        self.iteration_seconds: float | None = None     # a timed conjugate-gradient iteration
+
+    @property
+    def iterations(self) -> int:
+        iteration = self.iteration_seconds if self.iteration_seconds is not None else self.solve_seconds
+        return int(min(REUSE_ITERATIONS, self.factor_seconds / iteration))
 
     def step(self, hessian: sp.csr_array, free: np.ndarray, gradient: np.ndarray) -> np.ndarray:
         if self.iterations and np.count_nonzero(free != self.free) <= REUSE_SHARE * np.count_nonzero(free):
             m = hessian.shape[0]
             shifted = hessian + sp.diags_array(_shift(hessian.diagonal()))
+            count = itertools.count(1)
+            began = time.perf_counter()
             step, info = spla.cg(shifted, gradient, rtol=1e-8, maxiter=self.iterations,
-                                 M=spla.LinearOperator((m, m), matvec=self.solve))
+                                 M=spla.LinearOperator((m, m), matvec=self.solve), callback=lambda _: next(count))
+            self.iteration_seconds = (time.perf_counter() - began) / next(count)
             if info == 0 and np.all(np.isfinite(step)):
                 return step
         began = time.perf_counter()
         self.solve, self.free = _factor(hessian), free
         factorised = time.perf_counter()
         step = self.solve(gradient)
-        solved = time.perf_counter()
-        self.iterations = min(REUSE_ITERATIONS, int((factorised - began) / max(solved - factorised, 1e-9)))
+        self.factor_seconds = factorised - began
+        self.solve_seconds = max(time.perf_counter() - factorised, 1e-9)
         return step
 
 

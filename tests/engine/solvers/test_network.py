@@ -124,8 +124,8 @@ def best_known() -> dict[str, float]:
 
 
 #: Newton steps (all rounds) each instance takes, measured, with a fifth more as margin
-CASTRO_STEPS = {"table3": 8, "table6": 10, "hier133a": 3, "hier163a": 6, "hier133d": 3, "jjtabel3": 48,
-                "toysarah": 35, "nine5d": 16, "hie1327d": 4}
+CASTRO_STEPS = {"table3": 8, "table6": 10, "hier133a": 3, "hier163a": 5, "hier133d": 3, "jjtabel3": 24,
+                "toysarah": 20, "nine5d": 14, "hie1327d": 4}
 
 
 @pytest.mark.parametrize("units", ["user", "table"])
