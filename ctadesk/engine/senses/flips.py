@@ -64,10 +64,8 @@ def flip_descent(problem: CTAProblem, senses: np.ndarray, options: SolveOptions 
     local_optimum = False
     while improved and not options.budget.over():
         improved = False
-        local_optimum = True
         for k in rng.permutation(free):
             if options.budget.over():
-                local_optimum = False
                 break
             columns = np.array([problem.sensitive[k], n + problem.sensitive[k]], np.int32)
             senses[k] = -senses[k]
@@ -80,13 +78,15 @@ def flip_descent(problem: CTAProblem, senses: np.ndarray, options: SolveOptions 
             else:
                 senses[k] = -senses[k]
                 _set_bounds(h, up_bounds if senses[k] > 0 else down_bounds, columns)
+        else:
+            local_optimum = not improved    # a whole pass, and it kept no flip
     values = None
     if kept_solution is not None:
         values = np.clip(problem.values + kept_solution[:n] - kept_solution[n:], problem.lower, problem.upper)
     status = Status.CANCELLED if options.cancelled() else Status.FEASIBLE
     return finish(problem, METHOD, status, values, started=started, build_seconds=build_seconds,
                   solve_seconds=time.perf_counter() - started - build_seconds, senses=senses,
-                  info={"flips": kept, "evaluations": evaluations, "local_optimum": local_optimum and not improved})
+                  info={"flips": kept, "evaluations": evaluations, "local_optimum": local_optimum})
 
 
 def _set_bounds(h: highspy.Highs, bounds: tuple[np.ndarray, np.ndarray], columns: np.ndarray) -> None:
