@@ -83,7 +83,12 @@ def flip_descent(problem: CTAProblem, senses: np.ndarray, options: SolveOptions 
     values = None
     if kept_solution is not None:
         values = np.clip(problem.values + kept_solution[:n] - kept_solution[n:], problem.lower, problem.upper)
-    status = Status.CANCELLED if options.cancelled() else Status.FEASIBLE
+    if options.cancelled():
+        status = Status.CANCELLED
+    elif values is not None:
+        status = Status.FEASIBLE
+    else:   # the start's LP did not finish or its senses admit no table
+        status = Status.TIME_LIMIT if options.budget.over() else Status.NOT_FOUND
     return finish(problem, METHOD, status, values, started=started, build_seconds=build_seconds,
                   solve_seconds=time.perf_counter() - started - build_seconds, senses=senses,
                   info={"flips": kept, "evaluations": evaluations, "local_optimum": local_optimum})

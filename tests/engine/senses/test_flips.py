@@ -62,3 +62,10 @@ def test_a_stopped_descent_stops_at_once():
     result = flip_descent(problem, _start(problem, np.random.default_rng(1)), SolveOptions(stop=stop))
     assert result.status is Status.CANCELLED
     assert result.info["evaluations"] == 0
+
+
+def test_a_descent_whose_start_never_solves_claims_no_table():
+    _, problem = cox_table((5, 6), seed=3)
+    result = flip_descent(problem, _start(problem, np.random.default_rng(1)), SolveOptions(time_limit=1e-9))
+    assert result.values is None and not result.verified
+    assert result.status is Status.TIME_LIMIT
