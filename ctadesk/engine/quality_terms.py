@@ -494,7 +494,7 @@ def solve_with_terms(problem: CTAProblem, terms: Sequence[QualityTerm], solve_fn
                 prices.append((None, "no price: a correlation target is missed, so the distances compared are "
                                      "not those of tables keeping the terms"))
             else:
-                prices.append((result.objective - without.objective, ""))
+                prices.append((_difference(result.objective, without.objective), ""))
     outcomes = []
     for term, (term_price, note), taken in zip(terms, prices, reached):
         if result.values is None:
@@ -512,6 +512,16 @@ def solve_with_terms(problem: CTAProblem, terms: Sequence[QualityTerm], solve_fn
         status = Status.FEASIBLE if result.status is Status.OPTIMAL else result.status
         result = result.replace(status=status, message=f"{result.message}; {said}" if result.message else said)
     return result, report
+
+
+#: a price within this share of the distances is their rounding, not a cost
+PRICE_ROUNDING = 1e-12
+
+
+def _difference(with_term: float, without: float) -> float:
+    """with_term - without; 0 where it is only the rounding of two equal optima (-7.1e-15 on 20)."""
+    difference = with_term - without
+    return 0.0 if abs(difference) <= PRICE_ROUNDING * max(abs(with_term), abs(without)) else difference
 
 
 def _misses_target(problem: CTAProblem, terms: Sequence[QualityTerm], result: CTAResult) -> bool:

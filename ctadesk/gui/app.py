@@ -55,7 +55,8 @@ def about_text() -> str:
             "cells, controlled tabular adjustment moves them to safe values while every total still "
             "adds up, and an independent verifier checks every answer.</p>"
             "<p>Licence: EUPL-1.2.</p>"
-            f"<p>HiGHS {highspy.Highs().version()}, Clarabel {clarabel.__version__}, Qt {qVersion()}, "
+            f"<p>HiGHS {highspy.HIGHS_VERSION_MAJOR}.{highspy.HIGHS_VERSION_MINOR}.{highspy.HIGHS_VERSION_PATCH}, "
+            f"Clarabel {clarabel.__version__}, Qt {qVersion()}, "
             f"Python {platform.python_version()}</p>")
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from ctadesk.engine.audit.model import AttackerModel
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, pass_model
+from ctadesk.engine.solvers._highs_process import new_highs, running
 
 #: HiGHS's simplex_strategy for the primal simplex
 PRIMAL_SIMPLEX = 4
@@ -36,7 +37,7 @@ RUN_SECONDS = 600.0
 
 def _highs(model: AttackerModel, settings: dict[str, object]) -> highspy.Highs:
     """A quiet HiGHS holding the attacker's LP with a zero objective."""
-    highs = highspy.Highs()
+    highs = new_highs()
     for name, value in {"output_flag": False, "presolve": "off", **settings}.items():
         highs.setOptionValue(name, value)
     lp = LinearModel(np.zeros(model.n_columns), model.lower, model.upper, ColumnMatrix.from_csc(model.matrix),
@@ -103,7 +104,8 @@ class BatchLP:
 
 def _run(highs: highspy.Highs) -> None:
     highs.setOptionValue("time_limit", highs.getRunTime() + RUN_SECONDS)
-    highs.run()
+    with running(highs):
+        highs.run()
 
 
 def _values(highs: highspy.Highs) -> np.ndarray:

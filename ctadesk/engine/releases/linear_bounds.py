@@ -26,6 +26,7 @@ from ctadesk.engine.releases.marginals import basis_constraints, marginal_constr
 from ctadesk.engine.releases.release import Release
 from ctadesk.engine.releases.table import CountTable, Subtable
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, pass_model
+from ctadesk.engine.solvers._highs_process import new_highs, running
 
 #: HiGHS simplex_strategy: 4 primal (from the last basis, a changed objective leaves it primal
 #: feasible; benchmarks/releases.py measures it 3x faster than 1, the dual simplex)
@@ -63,7 +64,7 @@ class BoundsModel:
     def __init__(self, table: CountTable, release: Release, integer: bool = False) -> None:
         self.table = table
         self.integer = integer
-        self.highs = highspy.Highs()
+        self.highs = new_highs()
         for name, value in (("output_flag", False), ("presolve", "off" if not integer else "choose"),
                             ("simplex_strategy", SIMPLEX_STRATEGY), ("mip_rel_gap", 0.0)):
             self.highs.setOptionValue(name, value)
@@ -101,7 +102,8 @@ class BoundsModel:
         costs = [-float(side)] if len(columns) == 1 else [0.0, -float(side)]
         self.highs.changeColsCost(len(columns), np.array(columns, np.int32), np.array(costs))
         self._costed = cell
-        self.highs.run()
+        with running(self.highs):
+            self.highs.run()
         self.runs += 1
         status = self.highs.getModelStatus()
         if status == highspy.HighsModelStatus.kOptimal:

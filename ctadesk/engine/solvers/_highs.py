@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ctadesk.engine.budget import Budget
+from ctadesk.engine.solvers import _highs_process
 from ctadesk.engine.result import Progress, SolveOptions, Status, relative_gap
 
 #: seconds between two throttled progress reports
@@ -133,12 +134,10 @@ class HighsRun:
         self.options = options.begun()
         if quiet:
             self.options = self.options.within(self.options.budget, on_log=None, on_progress=None)
-        self.highs = highspy.Highs()
+        self.highs = _highs_process.new_highs()
         self.log_lines: list[str] = []
         self.highs.setOptionValue("output_flag", not quiet)
         self.highs.setOptionValue("log_to_console", False)
-        if self.options.threads is not None:
-            self.highs.setOptionValue("threads", int(self.options.threads))
         for name, value in (settings or {}).items():
             self.highs.setOptionValue(name, value)
         self.watch = _subscribe(self.highs, self.options, self.log_lines)
@@ -243,10 +242,20 @@ class RunWatch:
         """``h.run()``; a MIP in a thread that is left behind OVERRUN_GRACE after the deadline or a
         cancel.  Returns (finished, HiGHS's status)."""
         self.at = self.options.budget.deadline + DEADLINE_GRACE
+        threads = self.options.threads
         if not mip:
-            return True, h.run()
+            with _highs_process.running(h, threads):
+                return True, h.run()
         outcome: list[highspy.HighsStatus] = []
-        thread = threading.Thread(target=lambda: outcome.append(h.run()), name="highs-mip", daemon=True)
+
+        def run() -> None:
+            try:
+                outcome.append(h.run())
+            finally:
+                _highs_process.leave()
+
+        _highs_process.enter(h, threads)
+        thread = threading.Thread(target=run, name="highs-mip", daemon=True)
         thread.start()
         cancelled_at = math.inf
         while thread.is_alive():
@@ -319,7 +328,8 @@ def irreducible_conflict(h: highspy.Highs, budget: Budget) -> tuple[np.ndarray, 
     within ``budget`` (empty when HiGHS finds none in that time)."""
     h.setOptionValue("iis_strategy", int(highspy.IisStrategy.kIisStrategyFromLp))
     h.setOptionValue("time_limit", float(h.getRunTime()) + float(budget.remaining()))
-    status, iis = h.getIis()
+    with _highs_process.running(h):
+        status, iis = h.getIis()
     if status == highspy.HighsStatus.kError:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.asarray(iis.row_index_, np.int64), np.asarray(iis.col_index_, np.int64)
