@@ -26,7 +26,7 @@ import numpy as np
 from ctadesk.engine.audit.model import AttackerModel
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, pass_model
-from ctadesk.engine.solvers._highs_process import new_highs, running
+from ctadesk.engine.solvers._highs_process import new_highs
 
 #: HiGHS's simplex_strategy for the primal simplex
 PRIMAL_SIMPLEX = 4
@@ -104,8 +104,7 @@ class BatchLP:
 
 def _run(highs: highspy.Highs) -> None:
     highs.setOptionValue("time_limit", highs.getRunTime() + RUN_SECONDS)
-    with running(highs):
-        highs.run()
+    highs.run()
 
 
 def _values(highs: highspy.Highs) -> np.ndarray:

@@ -26,7 +26,7 @@ from ctadesk.engine.releases.marginals import basis_constraints, marginal_constr
 from ctadesk.engine.releases.release import Release
 from ctadesk.engine.releases.table import CountTable, Subtable
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, pass_model
-from ctadesk.engine.solvers._highs_process import new_highs, running
+from ctadesk.engine.solvers._highs_process import new_highs
 
 #: HiGHS simplex_strategy: 4 primal (from the last basis, a changed objective leaves it primal
 #: feasible; benchmarks/releases.py measures it 3x faster than 1, the dual simplex)
@@ -102,8 +102,7 @@ class BoundsModel:
         costs = [-float(side)] if len(columns) == 1 else [0.0, -float(side)]
         self.highs.changeColsCost(len(columns), np.array(columns, np.int32), np.array(costs))
         self._costed = cell
-        with running(self.highs):
-            self.highs.run()
+        self.highs.run()
         self.runs += 1
         status = self.highs.getModelStatus()
         if status == highspy.HighsModelStatus.kOptimal:

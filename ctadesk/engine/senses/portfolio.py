@@ -21,6 +21,7 @@ the plain MILP given the same time, apart from noise.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import subprocess
@@ -203,8 +204,8 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
     """HiGHS on ``model`` within the options' budget on one thread, taking the helper's tables as
     user solutions."""
     n = problem.n_cells
-    run = HighsRun(options, {"mip_rel_gap": float(options.gap),
-                             "threads": int(options.threads) if options.threads is not None else 1})
+    one_thread = options if options.threads is not None else dataclasses.replace(options, threads=1)
+    run = HighsRun(one_thread, {"mip_rel_gap": float(options.gap)})
     h = run.highs
     handed = [0]
     shift = [0.0]       # objective offset against HiGHS's user-solution comparison (see presolve_offset)

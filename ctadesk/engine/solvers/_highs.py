@@ -125,7 +125,8 @@ def pass_model(h: highspy.Highs, model: LinearModel) -> bool:
 
 class HighsRun:
     """One fresh ``Highs`` set up the ctadesk way (module docstring), for one run or a sequence of
-    runs on a growing model (sifting).  ``settings`` are extra HiGHS options; a ``quiet`` run
+    runs on a growing model (sifting).  ``settings`` are extra HiGHS options (threads come from
+    the options: the process's pool, _highs_process); a ``quiet`` run
     (an internal step: a bound, a sifting LP) neither logs nor reports progress.  ``highs`` is the
     object itself, for callers that add columns or subscribe callbacks of their own."""
 
@@ -138,6 +139,8 @@ class HighsRun:
         self.log_lines: list[str] = []
         self.highs.setOptionValue("output_flag", not quiet)
         self.highs.setOptionValue("log_to_console", False)
+        if settings and "threads" in settings:
+            raise ValueError("HighsRun takes its threads from SolveOptions.threads, not from settings")
         for name, value in (settings or {}).items():
             self.highs.setOptionValue(name, value)
         self.watch = _subscribe(self.highs, self.options, self.log_lines)
@@ -244,17 +247,14 @@ class RunWatch:
         self.at = self.options.budget.deadline + DEADLINE_GRACE
         threads = self.options.threads
         if not mip:
-            with _highs_process.running(h, threads):
-                return True, h.run()
+            _highs_process.use_threads(h, threads)
+            return True, h.run()
         outcome: list[highspy.HighsStatus] = []
 
         def run() -> None:
-            try:
-                outcome.append(h.run())
-            finally:
-                _highs_process.leave()
+            _highs_process.use_threads(h, threads)
+            outcome.append(h.run())
 
-        _highs_process.enter(h, threads)
         thread = threading.Thread(target=run, name="highs-mip", daemon=True)
         thread.start()
         cancelled_at = math.inf
@@ -328,8 +328,7 @@ def irreducible_conflict(h: highspy.Highs, budget: Budget) -> tuple[np.ndarray, 
     within ``budget`` (empty when HiGHS finds none in that time)."""
     h.setOptionValue("iis_strategy", int(highspy.IisStrategy.kIisStrategyFromLp))
     h.setOptionValue("time_limit", float(h.getRunTime()) + float(budget.remaining()))
-    with _highs_process.running(h):
-        status, iis = h.getIis()
+    status, iis = h.getIis()
     if status == highspy.HighsStatus.kError:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.asarray(iis.row_index_, np.int64), np.asarray(iis.col_index_, np.int64)

@@ -1,31 +1,29 @@
-"""What HiGHS keeps once per process: the banner of its first object and its pool of threads.
+"""What HiGHS keeps per process and per thread: the banner of its first object, its pools of threads.
 
 - HiGHS 1.16 prints a banner on standard output when the process's first ``Highs`` is built,
   before any option can silence it; ctadesk's standard output may be a table (``-o -``) or a
   console transcript, so ``new_highs`` builds that first object with file descriptor 1 silenced.
-- HiGHS runs every object on one pool of worker threads per process, sized by the run that starts
-  it; from 1.16 on a run whose ``threads`` option names another size fails ("Not Set") instead of
-  using the pool (the GUI asks for one thread fewer than the machine has, after a default run
-  sized the pool to all of them).  ``running`` resizes the pool only while no other run is inside
-  HiGHS; a run that meets a busy pool of another size uses it as it is.
+- HiGHS runs a ``Highs`` on the pool of worker threads of the thread that calls ``run`` (one
+  pool per calling thread, started by its first run); from 1.16 on, a run whose ``threads``
+  option names another size than that pool's fails ("Not Set") instead of using it (the GUI's
+  worker asks for one thread fewer than the machine has, after a default run started its pool
+  with all of them).  ``use_threads`` restarts the calling thread's pool at the size asked for;
+  it is free to, since that thread is not inside a run.
 """
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import sys
 import threading
-from collections.abc import Iterator
 
 import highspy
 
 _lock = threading.Lock()
 _built = False
-#: runs inside HiGHS now, and the pool size ctadesk asked for last (None: HiGHS's own default)
-_active = 0
-_size: int | None = None
+#: per calling thread: the size its pool was last started with (None: HiGHS's own default)
+_pool = threading.local()
 
 
 def new_highs() -> highspy.Highs:
@@ -48,30 +46,13 @@ def new_highs() -> highspy.Highs:
             os.close(null)
 
 
-def enter(h: highspy.Highs, threads: int | None) -> None:
-    """Before ``h.run()`` in a thread of its own: the pool sized for ``threads`` where it is free
-    to change (module docstring), and the run counted until that thread calls ``leave``."""
-    global _active, _size
-    with _lock:
-        if threads is not None and threads != _size and _active == 0:
-            highspy.Highs.resetGlobalScheduler(True)
-            _size = threads
-        h.setOptionValue("threads", int(threads) if threads is not None and threads == _size else 0)
-        _active += 1
-
-
-def leave() -> None:
-    """A run counted by ``enter`` has left HiGHS."""
-    global _active
-    with _lock:
-        _active -= 1
-
-
-@contextlib.contextmanager
-def running(h: highspy.Highs, threads: int | None = None) -> Iterator[None]:
-    """Around ``h.run()``: ``enter`` and ``leave``; ``threads`` None uses the pool as it is."""
-    enter(h, threads)
-    try:
-        yield
-    finally:
-        leave()
+def use_threads(h: highspy.Highs, threads: int | None) -> None:
+    """Before ``h.run()`` in the calling thread: ``threads`` None runs on its pool as it is;
+    another count restarts the pool at that size where it has another (module docstring)."""
+    if threads is None:
+        h.setOptionValue("threads", 0)
+        return
+    if getattr(_pool, "size", None) != threads:
+        highspy.Highs.resetGlobalScheduler(True)    # the calling thread's pool only
+        _pool.size = threads
+    h.setOptionValue("threads", int(threads))

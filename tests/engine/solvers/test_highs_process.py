@@ -1,16 +1,14 @@
-"""What HiGHS keeps once per process (engine/solvers/_highs_process.py): its banner stays off
-standard output, and runs asking for different numbers of threads all solve."""
+"""What HiGHS keeps per process and per thread (engine/solvers/_highs_process.py): its banner stays
+off standard output, and runs asking for different numbers of threads all solve."""
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
-
-import highspy
 
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.methods import solve
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.solvers import _highs_process
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -22,17 +20,23 @@ def test_runs_asking_for_other_thread_counts_one_after_another_all_solve():
         assert result.protected, (threads, result.message)
 
 
-def test_a_run_meeting_a_busy_pool_of_another_size_uses_it_as_it_is():
-    _, problem = cox_table((5, 6), seed=3)
-    solve(problem, "lp", SolveOptions(threads=1))      # the pool now has one thread
-    busy = highspy.Highs()
-    _highs_process.enter(busy, 1)                      # as a MIP still running in its thread
-    try:
-        result = solve(problem, "lp", SolveOptions(threads=2))
-    finally:
-        _highs_process.leave()
-    assert result.protected, result.message
-    assert solve(problem, "lp", SolveOptions(threads=2)).protected   # free again: resized
+def test_threads_solving_side_by_side_with_other_thread_counts_all_solve():
+    """Each calling thread has a pool of its own: restarting one never disturbs a run in another."""
+    _, problem = cox_table((12, 14), seed=3)
+    results: dict[int, list] = {1: [], 2: []}
+
+    def solve_four_times(threads: int) -> None:
+        for _ in range(4):
+            results[threads].append(solve(problem, "lp", SolveOptions(threads=threads)))
+
+    workers = [threading.Thread(target=solve_four_times, args=(threads,)) for threads in results]
+    for worker in workers:
+        worker.start()
+    in_main = [solve(problem, "lp", SolveOptions(threads=threads)) for threads in (2, 1, 2)]
+    for worker in workers:
+        worker.join()
+    for result in [*results[1], *results[2], *in_main]:
+        assert result.protected, result.message
 
 
 def test_the_command_line_prints_no_solver_banner():
