@@ -78,3 +78,21 @@ def test_the_running_milp_takes_a_better_table_as_its_incumbent():
     assert objective <= good.objective + 1e-6
     assert bound <= objective
 
+
+
+def test_the_progress_reports_are_in_the_distance_the_result_reports():
+    """The MILP's objective is shifted inside HiGHS (presolve_offset); its incumbents are tables'
+    distances, so none lies below the result's bound, and no bound reported lies above its table."""
+    _, problem = cox_table((12, 12), seed=5)
+    reports = []
+    result = solve_milp_portfolio(problem, SolveOptions(time_limit=4, on_progress=reports.append))
+    assert result.verified and result.bound is not None
+    incumbents = [r.objective for r in reports if np.isfinite(r.objective)]
+    bounds = [r.bound for r in reports if np.isfinite(r.bound)]
+    assert incumbents and bounds
+    tolerance = 1e-6 * result.objective
+    assert min(incumbents) >= result.bound - tolerance
+    assert max(bounds) <= result.objective + tolerance
+    for r in reports:
+        if np.isfinite(r.objective) and np.isfinite(r.bound):
+            assert r.gap == pytest.approx(max(0.0, (r.objective - r.bound) / abs(r.objective)), abs=1e-9)
