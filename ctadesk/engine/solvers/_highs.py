@@ -126,7 +126,7 @@ def pass_model(h: highspy.Highs, model: LinearModel) -> bool:
 class HighsRun:
     """One fresh ``Highs`` set up the ctadesk way (module docstring), for one run or a sequence of
     runs on a growing model (sifting).  ``settings`` are extra HiGHS options (threads come from
-    the options: the process's pool, _highs_process); a ``quiet`` run
+    the options: the calling thread's pool, _highs_process); a ``quiet`` run
     (an internal step: a bound, a sifting LP) neither logs nor reports progress.  ``highs`` is the
     object itself, for callers that add columns or subscribe callbacks of their own."""
 

@@ -40,10 +40,19 @@ def new_highs() -> highspy.Highs:
             os.dup2(null, 1)
             return highspy.Highs()
         finally:
-            ctypes.CDLL(None).fflush(None)   # the banner may still sit in C's buffer
+            _flush_c_stdout()
             os.dup2(saved, 1)
             os.close(saved)
             os.close(null)
+
+
+def _flush_c_stdout() -> None:
+    """The banner may still sit in C's buffer; where the C library cannot be loaded by name
+    (Windows), there is nothing to flush through it."""
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, TypeError, AttributeError):
+        pass
 
 
 def use_threads(h: highspy.Highs, threads: int | None) -> None:

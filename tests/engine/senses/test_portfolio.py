@@ -79,7 +79,6 @@ def test_the_running_milp_takes_a_better_table_as_its_incumbent():
     assert bound <= objective
 
 
-
 def test_the_progress_reports_are_in_the_distance_the_result_reports():
     """The MILP's objective is shifted inside HiGHS (presolve_offset); its incumbents are tables'
     distances, so none lies below the result's bound, and no bound reported lies above its table."""
