@@ -91,8 +91,8 @@ class GroupQuality:
     total_absolute_change: float  # sum |x - a|, the L1 distance
     l2_distance: float            # sqrt(sum (x - a)^2)
     weighted_distance: float      # sum w |x - a| with the table's cell weights (the CTA objective, paper 000 (2a))
-    largest_absolute_change: float
-    largest_absolute_change_cell: int  # -1 when nothing changed
+    largest_absolute_change: float  # max |x - a|, like the distances above (a move within CHANGE_RTOL too)
+    largest_absolute_change_cell: int  # -1 when nothing changed (by CHANGE_RTOL)
     total_relative_change: float  # sum |x - a| / |a| over cells with a != 0, in %
     largest_relative_change: float  # in %, over cells with a != 0
     largest_relative_change_cell: int  # -1 when nothing changed
@@ -163,7 +163,7 @@ def group_quality(name: str, original: np.ndarray, adjusted: np.ndarray, cells: 
         cells_changed=int(changed.sum()), zero_cells_moved=int((changed & ~nonzero).sum()),
         total_absolute_change=float(np.abs(change).sum()), l2_distance=float(np.sqrt(change @ change)),
         weighted_distance=float(w @ np.abs(change)),
-        largest_absolute_change=float(abs(change[largest_absolute])) if largest_absolute >= 0 else 0.0,
+        largest_absolute_change=float(np.abs(change).max()) if t else 0.0,
         largest_absolute_change_cell=int(cells[largest_absolute]) if largest_absolute >= 0 else -1,
         total_relative_change=float(relative.sum()),
         largest_relative_change=float(relative[largest]) if largest >= 0 else 0.0,

@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -162,6 +162,8 @@ def test_distances_and_largest_absolute_change_by_hand():
 @given(original=arrays(float, 12, elements=MAGNITUDES),
        moves=arrays(float, 12, elements=st.floats(-1e3, 1e3)),
        weights=arrays(float, 12, elements=st.floats(0, 10)))
+@example(original=np.array([61036.0] + [0.0] * 11), moves=np.array([2.0 ** -14] + [0.0] * 11),   # a CI run's:
+         weights=np.zeros(12))      # a move within CHANGE_RTOL is no changed cell, but still the largest change
 def test_univariate_distances_equal_numpy(original, moves, weights):
     problem = CTAProblem(values=original, relations=np.zeros((0, 12)), weights=weights)
     adjusted = original + moves
