@@ -10,13 +10,16 @@ that every HiGHS callback needs, and measured on 10x10x10 at 15 s a Python
 loop beside the MILP left it at 50352 instead of 43064.)  Every heuristic
 table better than the MILP's incumbent is handed to the running MILP through
 HiGHS's user-solution callback (``cbMipUserSolution``), so the search prunes
-with it.  Between its rounds the second process takes the best table known
-(its own or the MILP's) down to a one-flip local optimum (senses/flips.py),
-the two kinds of work sharing its time evenly: neither the MILP's incumbents
-nor the heuristics' tables are one-flip optimal (10x10x10 at 60 s: 42 014
-without the descents, 41 554 with them).  The answer is the better table of
-the two with the MILP's proven bound and the certified gap: never worse than
-the plain MILP given the same time, apart from noise.
+with it (HiGHS 1.15 compared a user solution's objective with the presolved
+model's, offset by about the LP bound, and took none unless the objective was
+shifted; 1.16 compares like with like).  Between its rounds the second
+process takes the best table known (its own or the MILP's) down to a one-flip
+local optimum (senses/flips.py), the two kinds of work sharing its time
+evenly: neither the MILP's incumbents nor the heuristics' tables are one-flip
+optimal (10x10x10 at 60 s: 42 014 without the descents, 41 554 with them).
+The answer is the better table of the two with the MILP's proven bound and
+the certified gap: never worse than the plain MILP given the same time, apart
+from noise.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import numpy as np
 from multiprocessing.connection import Connection
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
-from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status, relative_gap
+from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.senses.bcd import solve_bcd
 from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.senses.flips import flip_descent
@@ -205,10 +208,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
     user solutions."""
     n = problem.n_cells
     handed = [0]
-    shift = [0.0]       # objective offset against HiGHS's user-solution comparison (see presolve_offset)
     one_thread = options if options.threads is not None else dataclasses.replace(options, threads=1)
-    if options.on_progress is not None:
-        one_thread = dataclasses.replace(one_thread, on_progress=_unshifted(options.on_progress, shift))
     run = HighsRun(one_thread, {"mip_rel_gap": float(options.gap)})
     h = run.highs
 
@@ -216,7 +216,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
         y = np.asarray(event.data_out.mip_solution)[2 * n:]
         senses = problem.effective_senses.copy()
         senses[free] = np.where(y > 0.5, SENSE_UP, SENSE_DOWN)
-        helper.send((float(event.data_out.objective_function_value) + shift[0], senses.astype(np.int8)))
+        helper.send((float(event.data_out.objective_function_value), senses.astype(np.int8)))
 
     def user_solution(event) -> None:
         helper.receive()
@@ -224,7 +224,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
             return
         helper.fresh = False
         objective, values, senses = helper.best
-        if objective < float(event.data_out.mip_primal_bound) + shift[0] - 1e-9 * max(1.0, objective):
+        if objective < float(event.data_out.mip_primal_bound) - 1e-9 * max(1.0, objective):
             event.data_in.setSolution(milp_columns(problem, values, senses, free))
             handed[0] += 1
 
@@ -233,14 +233,6 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
         h.cbMipUserSolution.subscribe(user_solution)
     if not run.pass_model(model):
         return Status.ERROR, None, math.nan, None, run.log, 0.0, "model rejected", 0
-    if helper is not None:
-        shift[0] = presolve_offset(model)
-        h.changeObjectiveOffset(-shift[0])
-        h.setOptionValue("mip_abs_gap", float(options.gap) * max(shift[0], 0.0))
-        note = f"objective values in the HiGHS log below are shifted by {-shift[0]:.10g} (see presolve_offset)\n"
-        run.log_lines.append(note)
-        if options.on_log is not None:
-            options.on_log(note.rstrip())
     began = time.perf_counter()
     finished, _ = run.run(mip=True)
     seconds = time.perf_counter() - began
@@ -260,37 +252,9 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
     if options.cancelled():
         status = Status.CANCELLED
     values = None if z is None else np.clip(problem.values + z[:n] - z[n:2 * n], problem.lower, problem.upper)
-    objective = objective + shift[0] if values is not None else math.nan
-    return (status, values, objective, bound + shift[0], run.log, seconds, described, handed[0])
-
-
-def _unshifted(on_progress: Callable[[Progress], None], shift: list[float]) -> Callable[[Progress], None]:
-    """``on_progress`` with the MILP's incumbent and bound in table terms: the run's objective is
-    shifted by presolve_offset, and a plot of the shifted values (648 against a table of 12 060 on
-    cox_20x20) would not be the distance the result reports."""
-    def report(progress: Progress) -> None:
-        objective, bound = progress.objective + shift[0], progress.bound + shift[0]
-        gap = progress.gap if math.isnan(progress.gap) else relative_gap(objective, bound)
-        on_progress(dataclasses.replace(progress, objective=objective, bound=bound, gap=gap))
-    return report
-
-
-def presolve_offset(model) -> float:
-    """The objective offset HiGHS's MIP presolve moves out of ``model``.
-
-    HiGHS 1.15 compares a user solution's objective in the original space with
-    its incumbent's in the presolved one (HighsMipSolverData::queryExternalSolution
-    passes the original objective to addIncumbent), so a user solution is only
-    taken when it beats the incumbent by more than this offset, which on Cox
-    tables is about the LP bound: never.  Giving the model the offset minus this
-    value makes the two comparable.
-    """
-    run = HighsRun(SolveOptions(), quiet=True)
-    run.pass_model(model)
-    h = run.highs
-    h.presolve()
-    return float(h.getPresolvedLp().offset_) if h.getModelPresolveStatus() == highspy.HighsPresolveStatus.kReduced \
-        else 0.0
+    if values is None:
+        objective = math.nan
+    return (status, values, objective, bound, run.log, seconds, described, handed[0])
 
 
 def _worker(read_fd: int, write_fd: int) -> None:
