@@ -151,10 +151,18 @@ def _senses_origin(result: CTAResult) -> str:
     return f"from the {origin}" if origin and origin not in ("given", "problem") else "used"
 
 
+#: result.info entries that are weighted L1 distances (a portfolio's two tables, a heuristic's start,
+#: the solver's own bound): restated with the objective
+DISTANCE_INFO = ("milp_objective", "heuristic_objective", "start_objective", "solver_bound")
+
+
 def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: int, weight: float) -> CTAResult:
     """``result`` (found for ``problem`` in units of ``unit`` and ``weight``, see units.in_units) in
     the user's units, verified there."""
     cost = unit * weight
+    info = {key: value * cost if key in DISTANCE_INFO and isinstance(value, float) else value
+            for key, value in result.info.items()}
+    result = result.replace(info=info)
     if result.values is None:
         return result.replace(objective=math.nan, bound=None if result.bound is None else result.bound * cost)
     values = np.asarray(result.values, dtype=float) * unit

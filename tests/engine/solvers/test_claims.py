@@ -179,3 +179,20 @@ def test_a_cell_the_relations_force_one_way_keeps_its_other_sense_at_zero_big_m(
                          fixed=[False, False, True])
     result = solve(problem, "milp")
     assert result.status is Status.OPTIMAL and result.objective == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("method", ["learning", "learning-milp"])
+def test_the_distances_in_a_results_info_are_in_table_units(method):
+    """A heuristic's start and a portfolio's two tables are distances of the user's table, like the
+    objective (they were left in the solve's internal units: 37.9 beside a table of 19 404.8)."""
+    _, problem = cox_table((12, 12), seed=5)
+    assert table_unit(problem) != 1.0
+    result = solve(problem, method, SolveOptions(time_limit=3))
+    assert result.verified
+    slack = 1e-9 * result.objective
+    if method == "learning":
+        assert result.info["start_objective"] >= result.objective - slack      # never worse than its start
+    else:
+        tables = [result.info["milp_objective"], result.info["heuristic_objective"]]
+        assert min(t for t in tables if np.isfinite(t)) == pytest.approx(result.objective, rel=1e-9)
+    assert result.info.get("solver_bound") is None or result.info["solver_bound"] <= result.objective + slack
