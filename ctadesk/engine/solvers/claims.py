@@ -56,14 +56,29 @@ def in_table_units(model: Model, method: Method, lengths: Collection[str] = ()) 
         scaled = in_units(problem, unit, weight)
         power = 2 if model.quadratic else 1
         scaled_options = _scaled_options(options, unit, power, weight, lengths)
+        note = units_note(unit, power, weight)
+        if note and options.on_log is not None:
+            options.on_log(note)
         # first, within its share: kept for the problem, so the method's own claims find it too
         certified = lower_bound(scaled, options.budget.child(fraction=BOUND_SHARE))
         result = honest(scaled, model, method(scaled, scaled_options), options, certified)
+        if note and result.log:
+            result = result.replace(log=f"{note}\n{result.log}")
         return to_table_units(problem, result, unit, power, weight)
 
     run.__name__ = getattr(method, "__name__", "run")
     run.__doc__ = method.__doc__
     return run
+
+
+def units_note(unit: float, power: int, weight: float) -> str:
+    """The solver log's line on its units ("" when they are the table's): without it, a MILP log
+    saying 23.53 beside a table at distance 12 047.6 (cox_20x20, units of 512) reads as wrong."""
+    scale = unit ** power * weight
+    if scale == 1.0:
+        return ""
+    return (f"the solver works with cells in units of {unit:g} and weights in units of {weight:g}: the "
+            f"objective values in its log are the table's distances divided by {scale:g}")
 
 
 def _scaled_options(options: SolveOptions, unit: float, power: int, weight: float,

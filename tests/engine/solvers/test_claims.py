@@ -196,3 +196,19 @@ def test_the_distances_in_a_results_info_are_in_table_units(method):
         tables = [result.info["milp_objective"], result.info["heuristic_objective"]]
         assert min(t for t in tables if np.isfinite(t)) == pytest.approx(result.objective, rel=1e-9)
     assert result.info.get("solver_bound") is None or result.info["solver_bound"] <= result.objective + slack
+
+
+def test_the_solver_log_says_its_units_where_they_are_not_the_tables():
+    _, problem = cox_table((12, 12), seed=5)
+    lines = []
+    result = solve(problem, "milp", SolveOptions(time_limit=5, on_log=lines.append))
+    scale = table_unit(problem)
+    note = f"the objective values in its log are the table's distances divided by {scale:g}"
+    assert note in lines[0] and note in result.log.splitlines()[0]
+    unit = problem.replace(values=problem.values / scale, lower=problem.lower / scale, upper=problem.upper / scale,
+                           upper_protection=problem.upper_protection / scale,
+                           lower_protection=problem.lower_protection / scale)
+    assert table_unit(unit) == 1.0
+    lines = []
+    solve(unit, "milp", SolveOptions(time_limit=5, on_log=lines.append))
+    assert not any("divided by" in line for line in lines)
