@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from ctadesk.engine.problem import SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
 from ctadesk.engine.senses.feasible_start import starting_senses
-from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
+from ctadesk.engine.solvers._highs import solve_model
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import milp_model
@@ -116,14 +116,7 @@ def grouped_milp(problem: CTAProblem, groups: np.ndarray, options: SolveOptions,
     ties = sp.csc_array((np.concatenate([np.ones(k), -np.ones(k)]),
                          (np.concatenate([np.arange(k), np.arange(k)]), np.concatenate([first, second]))),
                         shape=(k, model.matrix.n_cols))
-    matrix = sp.csc_array((model.matrix.value, model.matrix.index, model.matrix.start),
-                          shape=(model.matrix.n_rows, model.matrix.n_cols))
-    matrix = sp.csc_array(sp.vstack([matrix, ties], format="csc"))
-    matrix.sort_indices()
-    tied = LinearModel(model.cost, model.col_lower, model.col_upper,
-                       ColumnMatrix.from_csc(matrix),
-                       np.concatenate([model.row_lower, np.zeros(k)]),
-                       np.concatenate([model.row_upper, np.zeros(k)]), model.integer_columns)
+    tied = model.with_rows(ties, np.zeros(k), np.zeros(k))
     start = None
     if start_senses is not None and free.size:
         start = (2 * n + np.arange(free.size), (np.asarray(start_senses)[free] == SENSE_UP).astype(float))

@@ -17,6 +17,10 @@ process takes the best table known (its own or the MILP's) down to a one-flip
 local optimum (senses/flips.py), the two kinds of work sharing its time
 evenly: neither the MILP's incumbents nor the heuristics' tables are one-flip
 optimal (10x10x10 at 60 s: 42 014 without the descents, 41 554 with them).
+A heuristic round from a start it has had before repeats itself (learning is
+deterministic: on 10x10x10 the last 20 s of the helper's minute went to such
+repeats); once every start has had its round, the helper searches instead with
+the MILP near the best table (solve_milp's radius: local branching).
 The answer is the better table of the two with the MILP's proven bound and
 the certified gap: never worse than the plain MILP given the same time, apart
 from noise.
@@ -56,6 +60,9 @@ ROUND_SECONDS = 5.0
 #: seconds a single-flip descent (senses/flips.py) runs before the helper looks at the MILP's newest
 #: incumbent again; an unfinished descent goes on from where it stopped
 DESCENT_SECONDS = 10.0
+#: how many free senses a search near the best table may change (milp.within_radius): once every
+#: start has had its heuristic round, the helper's time goes to such searches
+RADIUS = 10
 #: below this time limit the heuristic process (about 0.6 s to start) is not worth it
 MIN_HEURISTIC_SECONDS = 2.0
 #: seconds the heuristic process gets to stop before it is terminated
@@ -279,31 +286,41 @@ def _worker(read_fd: int, write_fd: int) -> None:
     best = math.inf
     own = None          # the senses of the best table this process found
     descended: set[bytes] = set()   # sense vectors already descended from (flips.flip_descent)
-    round_seconds = ROUND_SECONDS
-    spent = {True: 0.0, False: 0.0}     # seconds in descents and in heuristic rounds: shared evenly
+    started_from: set[bytes] = set()    # starts of heuristic rounds (a round from the same start repeats itself)
+    round_seconds = nearby_seconds = ROUND_SECONDS
+    spent = {True: 0.0, False: 0.0}     # seconds in descents and in the rest: shared evenly
     while not halt.is_set() and (left := ends - time.time()) > 0:
         # descents take the best table known; heuristic rounds start from the MILP's newest incumbent
         top = milp[1] if milp[1] is not None and milp[0] < best else own
         descent = top is not None and top.tobytes() not in descended and spent[True] <= spent[False]
+        start = next((s for s in (milp[1], own) if s is not None and s.tobytes() not in started_from), None)
+        kind = "descent" if descent else "nearby" if start is None and own is not None else "round"
         began = time.perf_counter()
-        if descent:
+        if kind == "descent":
             descended.add(top.tobytes())
             result = flip_descent(problem, top, SolveOptions(time_limit=min(DESCENT_SECONDS, left), gap=gap,
                                                              threads=1, stop=halt))
             if result.info.get("local_optimum"):
                 descended.add(np.asarray(result.senses, np.int8).tobytes())
+        elif kind == "nearby":      # a round would repeat itself: the MILP near the best table
+            result = solve_milp(problem, SolveOptions(time_limit=min(nearby_seconds, left), gap=gap, threads=1,
+                                                      stop=halt, start_senses=own),
+                                certify=False, starts=starting_senses, radius=RADIUS)
         else:
             limit = min(round_seconds, left)
+            if start is not None:
+                started_from.add(start.tobytes())
             result = heuristic(problem, SolveOptions(time_limit=limit, gap=gap, threads=1, stop=halt,
-                                                     start_senses=milp[1] if milp[1] is not None else own))
+                                                     start_senses=start if start is not None else own))
         spent[descent] += time.perf_counter() - began
-        if result.verified and result.objective < min(best, milp[0]) - 1e-9 * abs(result.objective):
+        improved = result.verified and result.objective < min(best, milp[0]) - 1e-9 * abs(result.objective)
+        if improved:
             best, own = result.objective, np.asarray(result.senses, np.int8)
             outgoing.send((result.objective, result.values, result.senses))
-            if not descent:
-                round_seconds = ROUND_SECONDS
-        elif not descent:
-            round_seconds *= 2
-            if result.timings.get("total", limit) < 0.05 * limit:
+        if kind == "nearby":
+            nearby_seconds = ROUND_SECONDS if improved else 2 * nearby_seconds
+        elif kind == "round":
+            round_seconds = ROUND_SECONDS if improved else 2 * round_seconds
+            if not improved and result.timings.get("total", limit) < 0.05 * limit:
                 halt.wait(0.05 * limit)     # nothing new and quick: do not spin
     outgoing.close()

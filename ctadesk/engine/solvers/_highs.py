@@ -104,6 +104,16 @@ class LinearModel:
     def is_mip(self) -> bool:
         return self.integer_columns.size > 0
 
+    def with_rows(self, rows: sp.sparray, lower: np.ndarray, upper: np.ndarray) -> LinearModel:
+        """This model with the rows ``lower <= rows x <= upper`` appended."""
+        matrix = sp.csc_array((self.matrix.value, self.matrix.index, self.matrix.start),
+                              shape=(self.matrix.n_rows, self.matrix.n_cols))
+        matrix = sp.csc_array(sp.vstack([matrix, sp.csc_array(rows)], format="csc"))
+        matrix.sort_indices()
+        return dataclasses.replace(self, matrix=ColumnMatrix.from_csc(matrix),
+                                   row_lower=np.concatenate([self.row_lower, lower]),
+                                   row_upper=np.concatenate([self.row_upper, upper]))
+
 
 def pass_model(h: highspy.Highs, model: LinearModel) -> bool:
     """``model`` into ``h`` in one flat ``passModel`` call; False when HiGHS rejects it.

@@ -16,13 +16,11 @@ D_r is found by enumerating the 2^k sense vectors, for relations with k <= MAX_F
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import scipy.sparse as sp
 
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
-from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel
+from ctadesk.engine.solvers._highs import LinearModel
 
 #: relations with more free sensitive cells than this get no cut (2^k sense vectors each)
 MAX_FREE = 14
@@ -125,13 +123,6 @@ def with_imbalance_cuts(problem: CTAProblem, model: LinearModel) -> LinearModel:
     rows, bound = imbalance_cuts(problem, model)
     if not bound.size:
         return model
-    matrix = sp.csc_array((model.matrix.value, model.matrix.index, model.matrix.start),
-                          shape=(model.matrix.n_rows, model.matrix.n_cols))
-    matrix = sp.csc_array(sp.vstack([matrix, rows], format="csc"))
-    matrix.sort_indices()
-    columns = ColumnMatrix.from_csc(matrix)
-    return dataclasses.replace(model, matrix=columns, row_lower=np.concatenate([model.row_lower, bound]),
-                               row_upper=np.concatenate([model.row_upper, np.full(bound.size, np.inf)]))
-
+    return model.with_rows(rows, bound, np.full(bound.size, np.inf))
 
 __all__ = ["MAX_FREE", "imbalance_bounds", "imbalance_cuts", "with_imbalance_cuts"]

@@ -160,7 +160,8 @@ def milp_model(problem: CTAProblem, options: SolveOptions, starts: SenseStarts =
 
 
 def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts: bool = False,
-               certify: bool = True, starts: SenseStarts = no_starts, fewest_changes: bool = False) -> CTAResult:
+               certify: bool = True, starts: SenseStarts = no_starts, fewest_changes: bool = False,
+               radius: int | None = None) -> CTAResult:
     """Exact weighted-L1 CTA (paper 000, model (2)) with HiGHS.
 
     Honours the options' budget (branch and cut takes MILP_SHARE of it), gap (relative MIP
@@ -170,6 +171,8 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
     solvers/lower_bound.py's bound where it is higher than HiGHS's (the heuristics that solve
     many small MILPs turn it off).  starts: sense vectors for the big-M's reference table (big_m).
     fewest_changes: the polishing LP looks for the table of its cost that changes fewest cells.
+    radius: only the sense vectors that differ from start_senses in at most this many free cells
+    (within_radius): a search near a good table, whose bound is not a bound of the problem.
     """
     started = time.perf_counter()
     options = options.begun()
@@ -183,10 +186,17 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
         start = (2 * n + np.arange(free.size), (start_senses == SENSE_UP).astype(float))
     build_seconds = time.perf_counter() - started
     solved = with_imbalance_cuts(problem, model) if cuts else model
+    if radius is not None and start is not None:
+        solved = within_radius(solved, *start, radius)
     outcome = solve_model(solved, options.within(options.budget.child(fraction=MILP_SHARE)),
                           {"mip_rel_gap": float(options.gap), **cost_tolerances(model.cost)}, start=start)
     info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m.origin}
     bound, gap = outcome.bound, outcome.gap
+    if radius is not None:      # what HiGHS proves holds near the start only
+        bound = gap = None
+        outcome = dataclasses.replace(outcome, status=Status.FEASIBLE if outcome.values is not None else
+                                      outcome.status if outcome.status in (Status.TIME_LIMIT, Status.CANCELLED)
+                                      else Status.NOT_FOUND)
     values = milp_senses = None
     if outcome.values is not None:
         values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:2 * n],
@@ -207,6 +217,17 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
         result = polish(problem, options, result, outcome.status, started, milp_senses, fewest_changes)
     result = certified_big_m(problem, free, m, result, options)
     return with_lower_bound(problem, result, options) if certify else result
+
+
+def within_radius(model: LinearModel, columns: np.ndarray, start: np.ndarray, radius: int) -> LinearModel:
+    """``model`` restricted to the binaries ``columns`` within Hamming distance ``radius`` of
+    ``start`` (0/1): sum over start 0 of y + sum over start 1 of (1 - y) <= radius, the local
+    branching constraint of Fischetti & Lodi (2003).  Measured on the 10x10x10 Cox table from the
+    default's 60-s table (42 035): radius 10 for 20 s found 41 951, radius 20 41 968, radius 40
+    nothing better."""
+    coefficients = np.where(start > 0.5, -1.0, 1.0)
+    row = sp.csr_array((coefficients, (np.zeros(columns.size, np.int64), columns)), shape=(1, model.matrix.n_cols))
+    return model.with_rows(row, np.array([-np.inf]), np.array([radius - float(start.sum())]))
 
 
 def refuted(problem: CTAProblem, reference: CTAResult, options: SolveOptions, certify: bool) -> CTAResult:

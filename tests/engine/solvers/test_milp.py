@@ -158,3 +158,23 @@ def test_a_cancel_inside_a_long_cut_round_returns_at_once():
     result = solve_milp(problem, SolveOptions(stop=stop))
     assert time.perf_counter() - began < 8.0 + 2.0
     assert result.status is Status.CANCELLED
+
+
+@pytest.mark.parametrize("radius", [0, 1, 3])
+def test_a_search_near_a_table_changes_at_most_radius_senses_and_claims_no_bound(radius):
+    """solve_milp(radius=k) from start senses: a table whose free senses differ from the start's in
+    at most k cells, no worse than the start's, with no bound and no "optimal" (both would be of
+    the neighbourhood, not of the problem)."""
+    _, problem = cox_table((8, 8), seed=3)
+    start = ordering_senses(problem)
+    start_table = solve_lp(problem, senses=start)
+    assert start_table.verified
+    result = solve_milp(problem, SolveOptions(time_limit=20, start_senses=start), certify=False,
+                        starts=starting_senses, radius=radius)
+    assert result.verified and result.status is Status.FEASIBLE
+    assert result.bound is None and result.gap is None
+    free = problem.effective_senses == 0
+    assert np.count_nonzero(np.asarray(result.senses)[free] != start[free]) <= radius
+    assert result.objective <= start_table.objective * (1 + 1e-9)
+    if radius == 0:
+        assert result.objective == pytest.approx(start_table.objective, rel=1e-9)
