@@ -265,8 +265,10 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
 
 
 def _worker(read_fd: int, write_fd: int) -> None:
-    """The helper process: heuristic rounds until the parent closes its end or the time is up,
-    each from the MILP's newest incumbent (or the best table so far); every better table is sent back."""
+    """The helper process until the parent closes its end or the time is up: one-flip descents of
+    the best table known, heuristic rounds from starts not yet used (the MILP's newest incumbent,
+    the best table so far), and once those are used, MILP searches near the best table; every
+    better table is sent back."""
     incoming = Connection(read_fd, writable=False)
     outgoing = Connection(write_fd, readable=False)
     problem, gap, ends, heuristic = incoming.recv()

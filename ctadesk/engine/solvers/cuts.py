@@ -125,4 +125,5 @@ def with_imbalance_cuts(problem: CTAProblem, model: LinearModel) -> LinearModel:
         return model
     return model.with_rows(rows, bound, np.full(bound.size, np.inf))
 
+
 __all__ = ["MAX_FREE", "imbalance_bounds", "imbalance_cuts", "with_imbalance_cuts"]

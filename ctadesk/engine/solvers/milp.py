@@ -194,9 +194,10 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
     bound, gap = outcome.bound, outcome.gap
     if radius is not None:      # what HiGHS proves holds near the start only
         bound = gap = None
-        outcome = dataclasses.replace(outcome, status=Status.FEASIBLE if outcome.values is not None else
-                                      outcome.status if outcome.status in (Status.TIME_LIMIT, Status.CANCELLED)
-                                      else Status.NOT_FOUND)
+        if outcome.values is not None:
+            outcome.status = Status.FEASIBLE
+        elif outcome.status not in (Status.TIME_LIMIT, Status.CANCELLED):
+            outcome.status = Status.NOT_FOUND
     values = milp_senses = None
     if outcome.values is not None:
         values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:2 * n],
