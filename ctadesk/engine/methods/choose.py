@@ -18,8 +18,8 @@ the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, paper
   (network.defining_relations: one per total, so one Newton unknown per total) are few enough to
   factorise its Newton system quickly, else clarabel.  300x350: 0.3 s against 2.3 s; 20x20x20
   0.4 s against 1.1 s; 1000x1000 1 s against 140 s; J. Castro's nine office tables
-  (benchmarks/castro_l2.py) 0.01-0.07 s against clarabel's 0.03-3.9 s, nine5d (17 295 relations,
-  10 750 kept) 0.57 s against 6.6 s; only jjtabel3 is slower (0.07 s against 0.05).  Below
+  (benchmarks/castro_l2.py) 0.01-0.08 s against clarabel's 0.05-6.3 s, nine5d (17 295 relations,
+  10 750 kept) 0.45 s against 9.5 s, jjtabel3 0.02 s against 0.07 s.  Below
   NEWTON_CELLS cells clarabel takes well under a second and needs no fallback (on 40 cross-check
   instances of 4-368 cells the Newton method did not converge on 9, where clarabel then solved them).
 - optimal senses: the exact MILP alone on small problems (HiGHS proves 10x10 tables, 30

@@ -27,12 +27,15 @@ out, which proves the optimum over all cells.  On a 1000 x 1000 table this is
 libhighs.so.1 and cannot be loaded in one process with highspy.)  L2: the dual
 of min sum w z^2, A z = d, l_z <= z <= u_z has one variable per relation; it is
 maximised by a semismooth Newton method whose Hessian is the weighted
-Laplacian A D A^T of the cells off their bounds.
+Laplacian A D A^T of the cells off their bounds, factorised by QDLDL on the
+pattern of all cells (hierarchical 1-D and 2-D tables), else by SuperLU or a
+dense Cholesky.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import itertools
 import math
@@ -43,6 +46,7 @@ from collections.abc import Callable
 
 import highspy
 import numpy as np
+import qdldl
 import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
@@ -92,11 +96,18 @@ LINE_SEARCH_STEPS = 30
 #: DENSE_SHARE of its entries are nonzero, else sparse (_factor)
 DENSE_LIMIT = 4000
 DENSE_SHARE = 0.05
+#: Newton systems whose relations meet at most this many others on average (through a shared
+#: cell) are factorised by QDLDL on a fixed pattern, others by _factor (_Pattern)
+SPARSE_DEGREE = 12
 #: a Newton system whose free cells differ from the last factorised one's in at most this share
 #: is solved by conjugate gradients preconditioned with that factorisation, in at most
 #: REUSE_ITERATIONS iterations and no longer than a new factorisation takes (_NewtonSystems)
 REUSE_SHARE = 0.05
 REUSE_ITERATIONS = 100
+#: ... and only where they may take more iterations than cells changed, or at least this many:
+#: where a factorisation costs a few solves (jjtabel3, toysarah) runs capped at 1-7 iterations
+#: failed 31 times out of 33
+REUSE_MIN_ITERATIONS = 10
 
 
 @dataclasses.dataclass(frozen=True)
@@ -494,7 +505,7 @@ def _dual_newton(A: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights:
         return z, d - A @ z
 
     z, residual = point(pi)
-    systems = _NewtonSystems()
+    systems = _NewtonSystems(A, At, half_inverse, lower < upper)
     for iteration in range(L2_MAX_ITERATIONS):
         worst = float(np.max(np.abs(residual) / row_scale, initial=0.0))
         if worst <= L2_TOLERANCE:
@@ -502,10 +513,8 @@ def _dual_newton(A: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights:
         if options.budget.over():
             return None, pi, "cancelled" if options.cancelled() else "time limit reached"
         free = (z > lower) & (z < upper)
-        A_free = A[:, np.flatnonzero(free)]
-        hessian = (A_free * half_inverse[free]) @ A_free.T
-        step = systems.step(sp.csr_array(hessian), free, residual)
-        empty = (hessian.diagonal() <= 0) & (residual != 0)
+        diagonal, step = systems.step(free, residual)
+        empty = (diagonal <= 0) & (residual != 0)
         if empty.any():
             # rows without a free cell are decoupled from the rest of the system: their jump past a
             # breakpoint gets a line search of its own, so that a jump in other units does not cut
@@ -624,18 +633,82 @@ def _shift(diagonal: np.ndarray) -> np.ndarray:
     return 1e-10 * max(float(diagonal.max(initial=0.0)), 1e-300) + (diagonal <= 0) * 1.0
 
 
+class _Pattern:
+    """The sparsity pattern of A D A^T with every movable cell free, for QDLDL's LDL^T: a free set
+    only zeroes entries of D, so the pattern, and QDLDL's ordering (approximate minimum degree)
+    and symbolic factorisation of it, serve every iteration; an iteration is one sparse product
+    for the entries (``spread`` maps D to them) and a numeric factorisation.  Where relations
+    meet few others (hierarchical 1-D and 2-D tables: J. Castro's, 1.5-9.8 on average) that is
+    faster than scipy's SuperLU, which orders and analyses each system anew: jjtabel3 (1 425
+    relations) 0.3 ms against 1.4 ms, nine5d (9 318) 16 ms against 47 ms, a 1H2D table of
+    67 411 relations 0.55 s against 84 s; in 3-D tables (15-43) QDLDL, which has no supernodes,
+    is the slower (30x30x30: 1.1 s against 0.7 s)."""
+
+    def __init__(self, spread: sp.csr_array, indices: np.ndarray, indptr: np.ndarray, diagonal: np.ndarray) -> None:
+        self.spread = spread            # pattern entries x cells: A_ik A_jk / (2 w_k) at (entry (i, j), cell k)
+        self.indices = indices          # the upper triangle's CSC structure
+        self.indptr = indptr
+        self.diagonal = diagonal        # the positions of the diagonal entries
+        self.solver: qdldl.Solver | None = None
+
+    @classmethod
+    def of(cls, A: sp.csr_array, half_inverse: np.ndarray, movable: np.ndarray) -> _Pattern | None:
+        """The pattern of A's Newton systems, None where a relation meets more than SPARSE_DEGREE
+        others on average (_factor then)."""
+        m = A.shape[0]
+        cells = np.flatnonzero(movable)
+        per_cell = np.bincount(A.indices, minlength=A.shape[1])[cells]
+        if per_cell @ (per_cell - 1) > SPARSE_DEGREE * m:      # each cell links each pair of its relations
+            return None
+        columns = sp.csc_array(A[:, cells])
+        columns.sort_indices()
+        column_of = np.repeat(np.arange(cells.size), np.diff(columns.indptr))
+        partners = columns.indptr[column_of + 1] - np.arange(columns.nnz)     # entries from here to the column's end
+        first = np.repeat(np.arange(columns.nnz), partners)
+        second = first + np.arange(first.size) - np.repeat(np.cumsum(partners) - partners, partners)
+        row, col = columns.indices[first], columns.indices[second]          # row <= col: indices sorted
+        keys = np.concatenate([col.astype(np.int64) * m + row, np.arange(m, dtype=np.int64) * (m + 1)])
+        unique, where = np.unique(keys, return_inverse=True)
+        cell = cells[column_of[first]]
+        spread = sp.csr_array((columns.data[first] * columns.data[second] * half_inverse[cell],
+                               (where[:first.size], cell)), shape=(unique.size, A.shape[1]))
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(unique // m, minlength=m))])
+        return cls(spread, (unique % m).astype(np.int32), indptr.astype(np.int32), where[first.size:])
+
+    def entries(self, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the shifted system's upper-triangle entries for ``free``, its unshifted diagonal)."""
+        data = self.spread @ free.astype(float)
+        diagonal = data[self.diagonal].copy()
+        data[self.diagonal] += _shift(diagonal)
+        return data, diagonal
+
+    def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """A solver of the system with these entries; it replaces the previous one's factors."""
+        m = self.indptr.size - 1
+        system = sp.csc_matrix((data, self.indices, self.indptr), shape=(m, m))
+        if self.solver is None:
+            self.solver = qdldl.Solver(system, upper=True)
+        else:
+            self.solver.update(system, upper=True)
+        return self.solver.solve
+
+
 class _NewtonSystems:
     """The Newton systems of successive iterations, whose free cells change little near the end:
     a system whose free cells differ from the last factorised one's in at most REUSE_SHARE of
     them is solved by conjugate gradients preconditioned with that factorisation (exact on the
-    unchanged part, so a few iterations), else factorised anew.  Conjugate gradients get at most
-    as many iterations as fit in the last factorisation's time, an iteration timed as one solve
-    with the factorisation until a run has been timed: where factorising is cheap (J. Castro's
-    jjtabel3, 1425 relations: 1.2 ms) an iteration (a solve, a product and scipy's bookkeeping:
-    50 us) costs 2.5 solves, and runs of 35 iterations took longer than the factorisations they
-    were to save."""
+    unchanged part, so a few iterations), else factorised anew (_Pattern's LDL^T, or _factor
+    where the pattern is dense).  Conjugate gradients get at most as many iterations as fit in
+    the last factorisation's time, an iteration timed as one solve with the factorisation until
+    a run has been timed: where factorising is cheap an iteration (a solve, two products and
+    scipy's bookkeeping) costs several solves, and on jjtabel3 runs of 35 iterations took
+    longer than the factorisations they were to save."""
 
-    def __init__(self) -> None:
+    def __init__(self, A: sp.csr_array, At: sp.csr_array, half_inverse: np.ndarray, movable: np.ndarray) -> None:
+        self.A = A
+        self.At = At
+        self.half_inverse = half_inverse
+        self.pattern = _Pattern.of(A, half_inverse, movable)
         self.solve: Callable[[np.ndarray], np.ndarray] | None = None
         self.free: np.ndarray | None = None
         self.factor_seconds = 0.0
@@ -647,24 +720,36 @@ class _NewtonSystems:
         iteration = self.iteration_seconds if self.iteration_seconds is not None else self.solve_seconds
         return int(min(REUSE_ITERATIONS, self.factor_seconds / iteration))
 
-    def step(self, hessian: sp.csr_array, free: np.ndarray, gradient: np.ndarray) -> np.ndarray:
-        if self.iterations and np.count_nonzero(free != self.free) <= REUSE_SHARE * np.count_nonzero(free):
-            m = hessian.shape[0]
-            shifted = hessian + sp.diags_array(_shift(hessian.diagonal()))
+    def step(self, free: np.ndarray, gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the system's diagonal, its shifted solution for ``gradient``)."""
+        m = self.A.shape[0]
+        if self.pattern is not None:
+            data, diagonal = self.pattern.entries(free)
+            shift, scale = _shift(diagonal), self.half_inverse * free
+            shifted = spla.LinearOperator((m, m), matvec=lambda x: self.A @ (scale * (self.At @ x)) + shift * x)
+            factorise = functools.partial(self.pattern.factor, data)
+        else:
+            A_free = self.A[:, np.flatnonzero(free)]
+            hessian = sp.csr_array((A_free * self.half_inverse[free]) @ A_free.T)
+            diagonal = hessian.diagonal()
+            shifted = hessian + sp.diags_array(_shift(diagonal))
+            factorise = functools.partial(_factor, hessian)
+        changed = np.count_nonzero(free != self.free)
+        if self.iterations > min(changed, REUSE_MIN_ITERATIONS) and changed <= REUSE_SHARE * np.count_nonzero(free):
             count = itertools.count(1)
             began = time.perf_counter()
             step, info = spla.cg(shifted, gradient, rtol=1e-8, maxiter=self.iterations,
                                  M=spla.LinearOperator((m, m), matvec=self.solve), callback=lambda _: next(count))
             self.iteration_seconds = (time.perf_counter() - began) / next(count)
             if info == 0 and np.all(np.isfinite(step)):
-                return step
+                return diagonal, step
         began = time.perf_counter()
-        self.solve, self.free = _factor(hessian), free
+        self.solve, self.free = factorise(), free
         factorised = time.perf_counter()
         step = self.solve(gradient)
         self.factor_seconds = factorised - began
         self.solve_seconds = max(time.perf_counter() - factorised, 1e-9)
-        return step
+        return diagonal, step
 
 
 def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),

@@ -191,3 +191,34 @@ def test_l2_newton_agrees_with_clarabel_on_linked_tables(seed, a, b, c, magnitud
     assert reference.verified and ours.verified and "network" not in ours.info   # the Newton method's own table
     # both tables are verified, so only a higher objective would be wrong (clarabel's stops within its gap)
     assert ours.model_objective <= reference.model_objective * (1 + 1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 60), st.floats(0.0, 1.0))
+def test_newton_systems_on_a_fixed_pattern_equal_the_explicit_system(seed, m, n, share_free):
+    """_Pattern's entries for a free set, factorised by QDLDL, solve the same shifted system
+    A D A^T + shift as one built from the free cells' columns: a free set only zeroes entries of
+    the pattern built with every movable cell free."""
+    import scipy.sparse as sp
+
+    from ctadesk.engine.solvers.network import _Pattern, _shift
+
+    rng = np.random.default_rng(seed)
+    A = sp.random_array((m, n), density=min(1.0, 2.5 / m), rng=rng, data_sampler=lambda size: rng.choice([-1.0, 1.0], size))
+    A = sp.csr_array(A)
+    half_inverse = 10.0 ** rng.uniform(-3, 3, n)
+    movable = rng.random(n) < 0.9
+    free = movable & (rng.random(n) < share_free)
+    pattern = _Pattern.of(A, half_inverse, movable)
+    if pattern is None:                                         # too dense for the pattern path
+        assert (np.bincount(A.indices, minlength=n)[movable] ** 2).sum() > 12 * m
+        return
+    data, diagonal = pattern.entries(free)
+    explicit = (A[:, np.flatnonzero(free)] * half_inverse[free]) @ A[:, np.flatnonzero(free)].T
+    explicit = np.asarray(sp.csr_array(explicit).todense()).reshape(m, m)
+    np.testing.assert_allclose(diagonal, np.diag(explicit), rtol=1e-12, atol=0)
+    shifted = explicit + np.diag(_shift(diagonal))
+    gradient = rng.normal(size=m)
+    np.testing.assert_allclose(shifted @ pattern.factor(data)(gradient), gradient, rtol=0,
+                               atol=1e-6 * np.abs(shifted).max() * np.abs(np.linalg.solve(shifted, gradient)).max()
+                               + 1e-9)
