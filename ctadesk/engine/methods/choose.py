@@ -16,7 +16,9 @@ the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, paper
   and Cox tables up to 10x10x10 where the two differ by hundredths of a second.
 - fixed-sense L2: the dual Newton method where the relations that define the table's totals
   (network.defining_relations: one per total, so one Newton unknown per total) are few enough to
-  factorise its Newton system quickly, else clarabel.  300x350: 0.3 s against 2.3 s; 20x20x20
+  factorise its Newton system quickly (NEWTON_RELATIONS, or NEWTON_SPARSE_RELATIONS where each
+  meets few others, as in hierarchical 2-D tables: 205 221 cells, 25 221 relations 0.27 s against
+  3.2 s), else clarabel.  300x350: 0.3 s against 2.3 s; 20x20x20
   0.4 s against 1.1 s; 1000x1000 1 s against 140 s; J. Castro's nine office tables
   (benchmarks/castro_l2.py) 0.01-0.08 s against clarabel's 0.05-6.3 s, nine5d (17 295 relations,
   10 750 kept) 0.45 s against 9.5 s, jjtabel3 0.02 s against 0.07 s.  Below
@@ -43,7 +45,8 @@ from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.methods.spec import ParameterValue
 from ctadesk.engine.senses.portfolio import MIN_HEURISTIC_SECONDS
-from ctadesk.engine.solvers.network import SIMPLEX_ROWS, defining_relations, network_form
+from ctadesk.engine.solvers.network import (SIMPLEX_ROWS, SPARSE_DEGREE, defining_relations, network_form,
+                                            relation_degree)
 
 #: at most this many free senses: the plain MILP (its proof comes quickly; a portfolio's second
 #: process would only cost its start)
@@ -55,8 +58,13 @@ NEWTON_CELLS = 1000
 SIMPLEX_SHARE = 0.2
 SIMPLEX_CELLS = 10000
 #: above this many defining relations the Newton system's factorisation costs more than clarabel's
-#: whole solve (with all 17 295 of J. Castro's nine5d: 12 Newton steps of 0.65 s, clarabel 6.9 s)
+#: whole solve (with all 17 295 of J. Castro's nine5d and SuperLU: 12 Newton steps of 0.65 s,
+#: clarabel 6.9 s) ...
 NEWTON_RELATIONS = 10000
+#: ... or this many where the relations meet few others (network.SPARSE_DEGREE) and QDLDL factorises
+#: the system on a fixed pattern: benchmarks/scale.py's 1H2D table, 487 411 cells and 67 411
+#: defining relations, 8.0 s against clarabel's 58.4 s
+NEWTON_SPARSE_RELATIONS = 100_000
 
 
 class Choice(NamedTuple):
@@ -131,7 +139,9 @@ def _fixed_l2(problem: CTAProblem, fixed: str) -> Choice:
         why = f"a small table ({problem.n_cells} cells)"
     elif np.any(problem.weights <= 0):
         why = "some weights are 0"
-    elif (unknowns := int(np.count_nonzero(defining_relations(problem.relations)))) > NEWTON_RELATIONS:
+    elif (unknowns := int(np.count_nonzero(kept := defining_relations(problem.relations)))) > (
+            NEWTON_SPARSE_RELATIONS if relation_degree(problem.relations[kept]) <= SPARSE_DEGREE
+            else NEWTON_RELATIONS):
         why = f"{unknowns} relations define its totals"
     else:
         return Choice("network-l2", f"{fixed}, L2 by a Newton method on its dual ({unknowns} unknowns, one per "

@@ -97,8 +97,9 @@ LINE_SEARCH_STEPS = 30
 DENSE_LIMIT = 4000
 DENSE_SHARE = 0.05
 #: Newton systems whose relations meet at most this many others on average (through a shared
-#: cell) are factorised by QDLDL on a fixed pattern, others by _factor (_Pattern)
-SPARSE_DEGREE = 12
+#: cell, relation_degree) are factorised by QDLDL on a fixed pattern, others by _factor (_Pattern):
+#: hierarchical 1-D and 2-D tables 1.5-16 (J. Castro's 1.5-9.8), 3-D tables from 20x20x20 on 29-43
+SPARSE_DEGREE = 20
 #: a Newton system whose free cells differ from the last factorised one's in at most this share
 #: is solved by conjugate gradients preconditioned with that factorisation, in at most
 #: REUSE_ITERATIONS iterations and no longer than a new factorisation takes (_NewtonSystems)
@@ -491,6 +492,15 @@ def defining_relations(relations: sp.csr_array) -> np.ndarray:
     return kept
 
 
+def relation_degree(relations: sp.csr_array, cells: np.ndarray | None = None) -> float:
+    """How many other relations a relation meets through shared cells (of ``cells``, default all),
+    on average, counted with repeats: the density of the L2 Newton system's pattern (_Pattern)."""
+    A = sp.csr_array(relations)
+    per_cell = np.bincount(A.indices, minlength=A.shape[1])
+    per_cell = per_cell if cells is None else per_cell[cells]
+    return float(per_cell @ (per_cell - 1)) / max(A.shape[0], 1)
+
+
 def _dual_newton(A: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray, lower: np.ndarray,
                  upper: np.ndarray, pi: np.ndarray, options: SolveOptions
                  ) -> tuple[np.ndarray | None, np.ndarray, str]:
@@ -638,11 +648,11 @@ class _Pattern:
     only zeroes entries of D, so the pattern, and QDLDL's ordering (approximate minimum degree)
     and symbolic factorisation of it, serve every iteration; an iteration is one sparse product
     for the entries (``spread`` maps D to them) and a numeric factorisation.  Where relations
-    meet few others (hierarchical 1-D and 2-D tables: J. Castro's, 1.5-9.8 on average) that is
-    faster than scipy's SuperLU, which orders and analyses each system anew: jjtabel3 (1 425
-    relations) 0.3 ms against 1.4 ms, nine5d (9 318) 16 ms against 47 ms, a 1H2D table of
-    67 411 relations 0.55 s against 84 s; in 3-D tables (15-43) QDLDL, which has no supernodes,
-    is the slower (30x30x30: 1.1 s against 0.7 s)."""
+    meet few others (hierarchical 1-D and 2-D tables) that is faster than scipy's SuperLU, which
+    orders and analyses each system anew: jjtabel3 (1 425 relations) 0.3 ms against 1.4 ms,
+    nine5d (9 318) 16 ms against 47 ms, 1H2D tables of 25 221 and 67 411 relations 28 ms against
+    137 ms and 0.55 s against 84 s; in big 3-D tables QDLDL, which has no supernodes, is the
+    slower (30x30x30: 1.1 s against 0.7 s; 20x20x20 about even)."""
 
     def __init__(self, spread: sp.csr_array, indices: np.ndarray, indptr: np.ndarray, diagonal: np.ndarray) -> None:
         self.spread = spread            # pattern entries x cells: A_ik A_jk / (2 w_k) at (entry (i, j), cell k)
@@ -657,8 +667,7 @@ class _Pattern:
         others on average (_factor then)."""
         m = A.shape[0]
         cells = np.flatnonzero(movable)
-        per_cell = np.bincount(A.indices, minlength=A.shape[1])[cells]
-        if per_cell @ (per_cell - 1) > SPARSE_DEGREE * m:      # each cell links each pair of its relations
+        if relation_degree(A, cells) > SPARSE_DEGREE:
             return None
         columns = sp.csc_array(A[:, cells])
         columns.sort_indices()

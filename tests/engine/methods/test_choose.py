@@ -6,9 +6,13 @@ import pytest
 from ctadesk.engine.errors import MethodError
 from ctadesk.engine.generate import cox_table
 from ctadesk.engine.methods import METHODS, choose_method, solve
+from ctadesk.engine.methods.choose import NEWTON_RELATIONS
 from ctadesk.engine.model import Distance, Senses
+from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.solvers.network import defining_relations
+from ctadesk.engine.structure import Dimension, TableStructure
 
 from ..solvers.conftest import thesis_problem
 
@@ -96,3 +100,22 @@ def test_every_choice_is_a_method_solving_that_model(distance, senses):
     assert model.distance is distance or {model.distance, distance} <= {Distance.L1, Distance.SOC}
     assert model.senses is senses or (senses is Senses.OPTIMAL and not np.any(problem.effective_senses == 0))
     assert solve(problem, name, SolveOptions(time_limit=30, parameters=parameters)).verified
+
+
+def test_fixed_sense_l2_of_many_relations_takes_the_newton_method_only_where_they_meet_few_others():
+    """Over NEWTON_RELATIONS defining relations: a 1H2D table (each relation meets 16 others on
+    average) still goes to the Newton method, whose QDLDL factorisation stays sparse; a 3-D table
+    (each relation meets 121) goes to clarabel."""
+    levels = [level for _ in range(60) for level in [1] + [2] * 4 + [3] * 12]
+    structure = TableStructure((Dimension.from_levels("H", levels, [f"h{i}" for i in range(len(levels))]),
+                                Dimension.flat("C", [str(j) for j in range(200)])))
+    values = structure.aggregate(np.ones(structure.shape))
+    sensitive = np.flatnonzero(structure.inner_mask())[:50]
+    hierarchical = CTAProblem(values, structure.relations(), lower=0.0, upper=2 * values, sensitive=sensitive,
+                              lower_protection=0.5 * values[sensitive], upper_protection=0.5 * values[sensitive])
+    assert np.count_nonzero(defining_relations(hierarchical.relations)) > NEWTON_RELATIONS
+    assert choose_method(hierarchical, Distance.L2, Senses.FIXED)[0] == "network-l2"
+    _, cube = cox_table((60, 60, 60), seed=1)
+    assert np.count_nonzero(defining_relations(cube.relations)) > NEWTON_RELATIONS
+    name, reason, _ = choose_method(cube, Distance.L2, Senses.FIXED)
+    assert name == "l2" and "relations define its totals" in reason
