@@ -25,6 +25,12 @@ class Distance(str, enum.Enum):
     HUBER = "huber"
     SOC = "soc"
 
+    @property
+    def objective_name(self) -> str:
+        """What the model's objective measures, as a result's figures name it."""
+        return {Distance.L2: "weighted sum of squares", Distance.HUBER: "pseudo-Huber distance"}.get(
+            self, "weighted absolute change")
+
 
 class Senses(str, enum.Enum):
     """How the senses of the sensitive cells are decided."""

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QTabWidget, QVBoxLayout, QWidget
 
 from ctadesk.app.files import project_quality
+from ctadesk.engine.methods.figures import figures
 from ctadesk.engine.quality import QualityReport
 from ctadesk.engine.result import CTAResult
 from ctadesk.gui.audit_panel import AuditPanel
@@ -155,8 +156,7 @@ class ResultsPanel(QTabWidget):
         """Fill every tab from result and the quality terms' report ``terms`` (TermsReport.as_dict(),
         None: the run had none); the heatmap shows the table editor's slice (layout)."""
         lines = [f"<b>{method_label(result.method)}</b>: {result.message or result.status.value.replace('_', ' ')}",
-                 f"objective {_number(result.objective)}, bound {_number(result.bound)}, "
-                 f"gap {_number(None if result.gap is None else 100 * result.gap, 3)} %",
+                 figures(result, _number),
                  "time " + ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())]
         if result.verification is not None:
             lines.append(("✔ " if result.verification.ok else "✘ ") + result.verification.summary())

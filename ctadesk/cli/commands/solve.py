@@ -15,6 +15,7 @@ from ctadesk.cli.bivariate import add_bivariate_arguments, solve_two_variables
 from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_release_arguments,
                                  add_solve_arguments, quality_terms, request_from, run_protection, write_workbooks)
 from ctadesk.engine.errors import CTAError
+from ctadesk.engine.methods.figures import figures
 from ctadesk.engine.result import CTAResult
 
 
@@ -137,10 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sol and result.values is not None:
         write_sol(args.sol, protection.required, result.values)
     write_workbooks(args, project.structure, protection, _release_settings(args))
-    bound = "" if result.bound is None else f", bound {result.bound:.6g}"
-    if result.gap is not None:
-        bound += f" (gap {100 * result.gap:.3g} %)"
-    print(f"{result.method}: {result.status.value}, objective {result.objective:.6g}{bound}, "
+    print(f"{result.method}: {result.status.value}, {figures(result)}, "
           f"{'verified' if result.verified else 'NOT verified'}, {cells_changed(protection)} cells changed, "
           f"{protection.seconds:.2f} s")
     if not result.protected:
