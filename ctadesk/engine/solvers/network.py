@@ -98,7 +98,7 @@ DENSE_LIMIT = 4000
 DENSE_SHARE = 0.05
 #: Newton systems whose relations meet at most this many others on average (through a shared
 #: cell, relation_degree) are factorised by QDLDL on a fixed pattern, others by _factor (_Pattern):
-#: hierarchical 1-D and 2-D tables 1.5-16 (J. Castro's 1.5-9.8), 3-D tables from 20x20x20 on 29-43
+#: hierarchical 1-D and 2-D tables 1.5-16 (J. Castro's 1.5-9.8), 3-D tables from 20x20x20 on 29-121
 SPARSE_DEGREE = 20
 #: a Newton system whose free cells differ from the last factorised one's in at most this share
 #: is solved by conjugate gradients preconditioned with that factorisation, in at most
@@ -707,7 +707,7 @@ class _NewtonSystems:
     a system whose free cells differ from the last factorised one's in at most REUSE_SHARE of
     them is solved by conjugate gradients preconditioned with that factorisation (exact on the
     unchanged part, so a few iterations), else factorised anew (_Pattern's LDL^T, or _factor
-    where the pattern is dense).  Conjugate gradients get at most as many iterations as fit in
+    where the relations meet many others).  Conjugate gradients get at most as many iterations as fit in
     the last factorisation's time, an iteration timed as one solve with the factorisation until
     a run has been timed: where factorising is cheap an iteration (a solve, two products and
     scipy's bookkeeping) costs several solves, and on jjtabel3 runs of 35 iterations took
@@ -736,10 +736,9 @@ class _NewtonSystems:
             data, diagonal = self.pattern.entries(free)
             shift, scale = _shift(diagonal), self.half_inverse * free
             shifted = spla.LinearOperator((m, m), matvec=lambda x: self.A @ (scale * (self.At @ x)) + shift * x)
-            factorise = functools.partial(self.pattern.factor, data)
+            factorise = functools.partial(self._pattern_factor, data, free)
         else:
-            A_free = self.A[:, np.flatnonzero(free)]
-            hessian = sp.csr_array((A_free * self.half_inverse[free]) @ A_free.T)
+            hessian = self._hessian(free)
             diagonal = hessian.diagonal()
             shifted = hessian + sp.diags_array(_shift(diagonal))
             factorise = functools.partial(_factor, hessian)
@@ -759,6 +758,19 @@ class _NewtonSystems:
         self.factor_seconds = factorised - began
         self.solve_seconds = max(time.perf_counter() - factorised, 1e-9)
         return diagonal, step
+
+    def _hessian(self, free: np.ndarray) -> sp.csr_array:
+        A_free = self.A[:, np.flatnonzero(free)]
+        return sp.csr_array((A_free * self.half_inverse[free]) @ A_free.T)
+
+    def _pattern_factor(self, data: np.ndarray, free: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """_Pattern's factorisation; _factor's where QDLDL meets a pivot too small for its LDL^T
+        without pivoting (it raises), the pattern starting afresh at the next factorisation."""
+        try:
+            return self.pattern.factor(data)
+        except RuntimeError:
+            self.pattern.solver = None
+            return _factor(self._hessian(free))
 
 
 def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),

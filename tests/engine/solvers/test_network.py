@@ -222,3 +222,22 @@ def test_newton_systems_on_a_fixed_pattern_equal_the_explicit_system(seed, m, n,
     np.testing.assert_allclose(shifted @ pattern.factor(data)(gradient), gradient, rtol=0,
                                atol=1e-6 * np.abs(shifted).max() * np.abs(np.linalg.solve(shifted, gradient)).max()
                                + 1e-9)
+
+
+def test_a_failed_ldl_factorisation_falls_back_to_the_general_one(monkeypatch):
+    """QDLDL factorises without pivoting and raises on a pivot too small: the Newton system is then
+    factorised by _factor, and the table is the same."""
+    import ctadesk.engine.solvers.network as network
+
+    problem = hierarchical_table(3)
+    problem = problem.with_senses(ordering_senses(problem))
+    expected = solve_network_l2(problem)
+
+    class Failing:
+        def __init__(self, *args, **kwargs):
+            raise RuntimeError("Input matrix is not quasi-definite")
+
+    monkeypatch.setattr(network.qdldl, "Solver", Failing)
+    result = solve_network_l2(problem)
+    assert result.verified and "network" not in result.info
+    assert result.model_objective == pytest.approx(expected.model_objective, rel=1e-9)
