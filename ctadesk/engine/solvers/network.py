@@ -684,12 +684,13 @@ class _Pattern:
         indptr = np.concatenate([[0], np.cumsum(np.bincount(unique // m, minlength=m))])
         return cls(spread, (unique % m).astype(np.int32), indptr.astype(np.int32), where[first.size:])
 
-    def entries(self, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(the shifted system's upper-triangle entries for ``free``, its unshifted diagonal)."""
+    def entries(self, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(the shifted system's upper-triangle entries for ``free``, its unshifted diagonal, the shift)."""
         data = self.spread @ free.astype(float)
         diagonal = data[self.diagonal].copy()
-        data[self.diagonal] += _shift(diagonal)
-        return data, diagonal
+        shift = _shift(diagonal)
+        data[self.diagonal] += shift
+        return data, diagonal, shift
 
     def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
         """A solver of the system with these entries; it replaces the previous one's factors."""
@@ -733,8 +734,8 @@ class _NewtonSystems:
         """(the system's diagonal, its shifted solution for ``gradient``)."""
         m = self.A.shape[0]
         if self.pattern is not None:
-            data, diagonal = self.pattern.entries(free)
-            shift, scale = _shift(diagonal), self.half_inverse * free
+            data, diagonal, shift = self.pattern.entries(free)
+            scale = self.half_inverse * free
             shifted = spla.LinearOperator((m, m), matvec=lambda x: self.A @ (scale * (self.At @ x)) + shift * x)
             factorise = functools.partial(self._pattern_factor, data, free)
         else:

@@ -213,7 +213,7 @@ def test_newton_systems_on_a_fixed_pattern_equal_the_explicit_system(seed, m, n,
     if pattern is None:                                         # too dense for the pattern path
         assert (np.bincount(A.indices, minlength=n)[movable] ** 2).sum() > 12 * m
         return
-    data, diagonal = pattern.entries(free)
+    data, diagonal, _ = pattern.entries(free)
     explicit = (A[:, np.flatnonzero(free)] * half_inverse[free]) @ A[:, np.flatnonzero(free)].T
     explicit = np.asarray(sp.csr_array(explicit).todense()).reshape(m, m)
     np.testing.assert_allclose(diagonal, np.diag(explicit), rtol=1e-12, atol=0)
