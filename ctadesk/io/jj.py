@@ -5,9 +5,13 @@ then one line per cell ``i value cost status lb ub lpl upl spl``, the number
 of relations, and one line per relation ``rhs k : c1 (coef1) c2 (coef2) ...``.
 Coefficients may be written ``(-1)`` or ``( -1 )``; duplicate cells in a
 relation are merged by adding their coefficients; status ``z`` fixes a cell.
-Bounds of magnitude 1e20 or more mean "no bound" (tau-argus writes +-1e20) and
-are read as +-inf and written as +-1e20.  Counts and indices are whole numbers
-the file can hold; every other number is finite.
+Bounds of magnitude 1e20 or more mean "no bound" (tau-argus writes +-1e20), and so
+do bounds written ``inf``/``-inf``/``Infinity`` (a lower bound -inf, an upper bound
++inf); both are read as +-inf and written as +-1e20.  Counts and indices are whole
+numbers the file can hold; every other number is finite.  The values must satisfy
+the relations (ctadesk.io.additivity; a relation is named by its line) unless the
+caller reads a file it knows is not additive.  A file that is not text (an .xlsx
+renamed .jj) is refused as such (ctadesk.io.text).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import scipy.sparse as sp
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import NO_BOUND, CTAProblem
+from ctadesk.io.additivity import require_additive
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.numbers import finite_values, not_a_number
 from ctadesk.io.text import read_lines
@@ -94,6 +99,26 @@ def _bounds(lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return np.where(lower <= -NO_BOUND, -np.inf, lower), np.where(upper >= NO_BOUND, np.inf, upper)
 
 
+def _bound(text: str, path: str, line: int, what: str, no_bound: float) -> float:
+    """A bound: a finite number, or ``no_bound`` (-inf for a lower bound, +inf for an upper one)
+    written as inf, Infinity or 1e20 and beyond; NaN and the infinity of the other side are refused."""
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if number == no_bound:
+        return number
+    if number == -no_bound:
+        raise JJFormatError(f"{what} '{text}' leaves the cell no value (no bound is written "
+                            f"{'-' if no_bound < 0 else ''}inf or {'-' if no_bound < 0 else ''}1e20)", file=path, row=line)
+    return _number(text, path, line, what)
+
+
+def _bound_columns(lower: np.ndarray, upper: np.ndarray) -> bool:
+    """Are the bound columns read in one pass usable: finite, or infinite on their own side?"""
+    return bool(np.all(np.isfinite(lower) | (lower == -np.inf)) and np.all(np.isfinite(upper) | (upper == np.inf)))
+
+
 def _read_cells(lines: list[tuple[int, str]], n: int, path: str):
     """The n cell lines as arrays; a fast vectorised path, and a line-by-line one for messages."""
     try:
@@ -105,8 +130,9 @@ def _read_cells(lines: list[tuple[int, str]], n: int, path: str):
         status = np.char.lower(table["status"])
         numbers = [table[name] for name in ("value", "cost", "lower", "upper", "lpl", "upl", "spl")]
         in_order = np.array_equal(index, np.arange(n))
+        finite = [numbers[k] for k in (0, 1, 4, 5, 6)]
         if ((in_order or np.array_equal(np.sort(index), np.arange(n))) and np.all(np.isin(status, STATUSES))
-                and all(np.all(np.isfinite(column)) for column in numbers)):
+                and all(np.all(np.isfinite(column)) for column in finite) and _bound_columns(numbers[2], numbers[3])):
             order = slice(None) if in_order else np.argsort(index)
             values, costs, lower, upper, lpl, upl, spl = (column[order] for column in numbers)
             return (values, costs, status[order], *_bounds(lower, upper), lpl, upl, spl)
@@ -128,16 +154,19 @@ def _read_cells(lines: list[tuple[int, str]], n: int, path: str):
         if status not in STATUSES:
             raise JJFormatError(f"cell {i} has status '{fields[3]}' (expected s, u, m or z)", file=path, row=number)
         statuses[i] = status
-        values[i], costs[i], lower[i], upper[i], lpl[i], upl[i] = (
+        values[i], costs[i], lpl[i], upl[i] = (
             _number(fields[k], path, number, name) for k, name in
-            ((1, "value"), (2, "cost"), (4, "lower bound"), (5, "upper bound"),
-             (6, "lower protection level"), (7, "upper protection level")))
+            ((1, "value"), (2, "cost"), (6, "lower protection level"), (7, "upper protection level")))
+        lower[i] = _bound(fields[4], path, number, "lower bound", -np.inf)
+        upper[i] = _bound(fields[5], path, number, "upper bound", np.inf)
         spl[i] = _number(fields[8], path, number, "sliding protection level") if len(fields) > 8 else 0.0
     return (values, costs, statuses, *_bounds(lower, upper), lpl, upl, spl)
 
 
-def read_jj(path: str | os.PathLike) -> JJInstance:
-    """Read a JJ file into a validated CTAProblem (costs become the weights)."""
+def read_jj(path: str | os.PathLike, *, additive: bool = True) -> JJInstance:
+    """Read a JJ file into a validated CTAProblem (costs become the weights).  With additive
+    (the default) values that break a relation are refused (NonAdditiveError naming the
+    relation, its line and the amount); additive=False reads such a file as it is."""
     path = str(path)
     lines = [(k, text) for k, line in enumerate(read_lines(path), start=1) if (text := line.strip())]
     if len(lines) < 2:
@@ -174,8 +203,10 @@ def read_jj(path: str | os.PathLike) -> JJInstance:
     cols: list[np.ndarray] = []
     data: list[np.ndarray] = []
     rhs = np.zeros(m)
+    relation_lines = np.zeros(m, np.int64)
     for r in range(m):
         number, text = next_line()
+        relation_lines[r] = number
         head, colon, body = text.partition(":")
         if not colon:
             raise JJFormatError(f"relation {r} lacks the ':' after 'rhs k'", file=path, row=number)
@@ -202,6 +233,9 @@ def read_jj(path: str | os.PathLike) -> JJInstance:
          (np.concatenate(rows) if rows else np.zeros(0, np.int64), np.concatenate(cols) if cols else np.zeros(0, np.int64))),
         shape=(m, n))  # duplicate (row, cell) pairs are summed here
 
+    if additive:
+        require_additive(relations, values, lambda r: f"relation {r} (line {relation_lines[r]})", rhs=rhs,
+                         file=path, advice="a JJ file's values must satisfy its relations")
     sensitive = np.flatnonzero(statuses == "u")
     try:
         problem = CTAProblem(

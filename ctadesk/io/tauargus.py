@@ -38,6 +38,7 @@ from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension, TableStructure
 from ctadesk.engine.tabulated import CellStatistics
+from ctadesk.io.additivity import RTOL, NonAdditiveRelation, non_additive
 from ctadesk.io.cells import CellLocator
 from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError
@@ -149,15 +150,6 @@ def read_cdl(path: str | Path) -> dict[str, str]:
     return labels
 
 
-@dataclasses.dataclass(frozen=True)
-class NonAdditiveRelation:
-    """A relation the file's values break: total minus the sum of its parts."""
-
-    relation: int
-    label: str
-    difference: float
-
-
 @dataclasses.dataclass(frozen=True, eq=False)
 class TauArgusTable:
     """A table read from a .tab file (all arrays per cell, C order of structure).
@@ -185,14 +177,10 @@ class TauArgusTable:
     def values(self) -> np.ndarray:
         return self.statistics.values
 
-    def non_additive(self, rtol: float = 1e-9) -> list[NonAdditiveRelation]:
-        """Relations whose total differs from the sum of its parts, largest difference first."""
-        residual = self.structure.relations() @ self.values
-        scale = rtol * np.maximum(1.0, np.abs(self.values).max(initial=0))
-        broken = np.flatnonzero(np.abs(residual) > scale)
-        broken = broken[np.argsort(-np.abs(residual[broken]), kind="stable")]
-        return [NonAdditiveRelation(int(r), self.structure.relation_label(int(r)), float(-residual[r]))
-                for r in broken]
+    def non_additive(self, rtol: float = RTOL) -> list[NonAdditiveRelation]:
+        """Relations whose total differs from the sum of its parts, largest difference first
+        (ctadesk.io.additivity.non_additive)."""
+        return non_additive(self.structure.relations(), self.values, self.structure.relation_label, rtol=rtol)
 
     def make_additive(self) -> tuple[TauArgusTable, np.ndarray]:
         """The table with every total and subtotal recomputed from the inner cells,

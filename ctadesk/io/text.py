@@ -4,7 +4,10 @@ Every text reader of ctadesk.io decodes through ``decode_text``: an encoding the
 caller names wins; otherwise a byte-order mark decides (UTF-8 or UTF-16), then
 UTF-8 is tried, and where it fails cp1252 (Windows' Western encoding, a superset
 of latin-1's printable characters), and latin-1 for the few bytes cp1252 leaves
-undefined, so any file of bytes reads as text.
+undefined, so any file of bytes reads as text.  A file that is plainly not text --
+a zip archive (an .xlsx, .docx or .ods renamed), a legacy Office file (.xls) -- is
+refused by ``read_text`` in one line naming it, before its bytes are taken for
+numbers ("'PK...' is not a number").
 """
 
 from __future__ import annotations
@@ -17,6 +20,16 @@ from pathlib import Path
 from ctadesk.io.errors import FileFormatError
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+#: how binary files a text reader may be handed start, and what they are
+_BINARY = ((b"PK\x03\x04", "a zip archive (an Excel workbook .xlsx, or another Office file), not a text file"),
+           (b"PK\x05\x06", "an empty zip archive, not a text file"),
+           (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "a legacy Office file (.xls) or an encrypted workbook, not a "
+                                                "text file"))
+
+
+def binary_kind(raw: bytes) -> str | None:
+    """What a file starting with raw is when it is plainly not text (see _BINARY), else None."""
+    return next((what for signature, what in _BINARY if raw.startswith(signature)), None)
 
 
 def decode_text(raw: bytes, encoding: str | None = None, *, file: str | Path | None = None) -> str:
@@ -57,6 +70,9 @@ def read_text(path: str | Path, encoding: str | None = None, max_bytes: int | No
         raise FileFormatError("file not found", file=path) from None
     except OSError as error:
         raise FileFormatError(f"cannot be read ({error.strerror or error})", file=path) from None
+    what = binary_kind(raw[:8])
+    if what is not None:
+        raise FileFormatError(f"this file is {what}; a workbook is read by its own name (.xlsx)", file=path)
     return decode_text(raw, encoding, file=path)
 
 

@@ -66,7 +66,9 @@ def test_jj_counts_and_indices_must_be_whole_numbers_the_file_can_hold(tmp_path,
     ("0 5 1 s", "0 1e400 1 s", r"line 3: value '1e400' is out of range"),
     ("0 5 1 s", "0 nan 1 s", r"line 3: value 'nan' is not a number"),
     ("0 5 1 s 0 100", "0 5 inf s 0 100", r"line 3: cost 'inf' is not a number"),
-    ("0 5 1 s 0 100", "0 5 1 s -inf 100", r"line 3: lower bound '-inf' is not a number"),
+    ("0 5 1 s 0 100", "0 5 1 s inf 100", r"line 3: lower bound 'inf' leaves the cell no value"),
+    ("0 5 1 s 0 100", "0 5 1 s 0 -Infinity", r"line 3: upper bound '-Infinity' leaves the cell no value"),
+    ("0 5 1 s 0 100", "0 5 1 s nan 100", r"line 3: lower bound 'nan' is not a number"),
     ("0 5 1 s 0 100 0 0 0", "0 5 1 s 0 100 0 0 nan", r"line 3: sliding protection level 'nan' is not"),
     ("0 3 :", "nan 3 :", r"line 7: right-hand side 'nan' is not a number"),
     ("(-1)", "(-1e400)", r"line 7: coefficient '-1e400' is out of range"),
@@ -87,6 +89,21 @@ def test_jj_bounds_of_1e20_or_more_are_no_bounds(tmp_path):
     problem = read_jj(write(tmp_path, "t.jj", text)).problem
     assert problem.lower.tolist() == [-np.inf, 0, -np.inf]
     assert problem.upper.tolist() == [np.inf, 100, np.inf]
+
+
+@pytest.mark.parametrize("lower, upper", [("-inf", "inf"), ("-Infinity", "+Infinity"), ("-INF", "1e20"),
+                                          ("-1e20", "Inf")])
+@pytest.mark.parametrize("line_by_line", [False, True])
+def test_jj_bounds_written_inf_are_no_bounds_like_1e20(tmp_path, lower, upper, line_by_line):
+    # issue 29: '-inf'/'inf' were refused ("'inf' is not a number") although +-1e20 means no bound
+    text = JJ.replace("0 5 1 s 0 100", f"0 5 1 s {lower} {upper}")
+    if line_by_line:  # a line without its sliding level: the file is read line by line
+        text = text.replace("2 3 1 s 0 100 0 0 0", "2 3 1 s 0 100 0 0")
+    problem = read_jj(write(tmp_path, "t.jj", text)).problem
+    reference = read_jj(write(tmp_path, "r.jj", JJ.replace("0 5 1 s 0 100", "0 5 1 s -1e20 1e20"))).problem
+    np.testing.assert_array_equal(problem.lower, reference.lower)
+    np.testing.assert_array_equal(problem.upper, reference.upper)
+    assert problem.lower[0] == -np.inf and problem.upper[0] == np.inf
 
 
 def test_jj_writer_writes_infinite_bounds_as_1e20_like_tau_argus(tmp_path):
@@ -265,3 +282,36 @@ def test_a_stata_file_whose_text_is_not_utf_8_reads(tmp_path):  # was UnicodeDec
     raw = (tmp_path / "s.dta").read_bytes()
     write(tmp_path, "s.dta", raw.replace(b"%10.0g", b"\xe510.0g", 1))  # a display format in cp1252
     assert read_statfile_columns(tmp_path / "s.dta").columns["t"].tolist() == [1.0, 2.5]
+
+
+# ------------------------------------------------------------------ values that break the relations
+def test_a_jj_whose_values_break_a_relation_is_refused_naming_the_relation_line_and_amount(tmp_path):
+    # issue 29: a table whose totals do not add up was protected as if they did
+    path = write(tmp_path, "t.jj", JJ.replace("0 5 1 s", "0 7 1 s"))
+    with pytest.raises(FileFormatError, match=r"t.jj: 1 relation\(s\) do not add up: relation 0 \(line 7\) is "
+                                              r"off by \+2"):
+        read_jj(path)
+    assert read_jj(path, additive=False).problem.values[0] == 7  # read as it is when the caller says so
+
+
+# ------------------------------------------------------------------ files that are not text
+def test_a_workbook_renamed_for_a_text_reader_is_refused_in_one_line_naming_it(tmp_path):
+    # issue 29: an .xlsx renamed .jj was refused as "line 1: the first line must be 0, found 'PK...'"
+    import openpyxl
+
+    workbook = tmp_path / "real.xlsx"
+    openpyxl.Workbook().save(workbook)
+    readers = {"t.jj": read_jj, "t.sol": read_sol, "t.csv": read_long_csv, "w.csv": read_wide_csv,
+               "t.rda": read_rda, "t.hrc": lambda p: read_hrc(p, "x"), "t.cdl": read_cdl,
+               "t.txt": lambda p: read_weights(p, 3)}
+    for name, reader in readers.items():
+        path = tmp_path / name
+        shutil.copyfile(workbook, path)
+        with pytest.raises(FileFormatError) as caught:
+            reader(path)
+        message = str(caught.value)
+        assert message.startswith(f"{name}: this file is a zip archive (an Excel workbook") and "\n" not in message
+        assert "PK" not in message
+    legacy = write(tmp_path, "old.jj", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(200))
+    with pytest.raises(FileFormatError, match=r"old.jj: this file is a legacy Office file \(.xls\)"):
+        read_jj(legacy)
