@@ -201,7 +201,8 @@ def _xlsx_rows(path: Path, sheet: str | None) -> tuple[str | None, list[tuple]]:
     except FileFormatError:
         raise
     except DAMAGED as error:
-        raise FileFormatError(f"the workbook is damaged and cannot be read ({error})", file=path,
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise FileFormatError(f"the workbook is damaged and cannot be read ({first})", file=path,
                               sheet=title) from None
 
 

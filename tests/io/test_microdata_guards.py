@@ -195,3 +195,28 @@ def test_damaged_statistical_files_are_one_line(tmp_path, capsys, frame, suffix)
         (pyreadstat.write_sav if suffix == ".sav" else pyreadstat.write_dta)(frame, str(path))
         path.write_bytes(path.read_bytes()[:300])
     refused(capsys, path, "cannot be read")
+
+
+LAUGHS = (b'<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+          b'<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>')
+
+
+@pytest.mark.parametrize("part", [SHEET, "xl/workbook.xml", "xl/styles.xml", "[Content_Types].xml",
+                                  "xl/_rels/workbook.xml.rels"])
+def test_a_billion_laughs_workbook_is_one_line_naming_the_file_and_part_for_every_reader(tmp_path, part):
+    # issue 29: openpyxl with defusedxml raised a three-line "could not read ... invalid XML" message
+    from ctadesk.io.excel import import_table
+    from ctadesk.io.microdata import microdata_columns
+
+    source = workbook(tmp_path / "m.xlsx")
+    with zipfile.ZipFile(source) as archive:
+        xml = archive.read(part)
+    head, _, rest = xml.partition(b"?>")
+    bomb = replace_part(source, tmp_path / "bomb.xlsx", part,
+                        lambda stream: stream.write(head + b"?>" + LAUGHS + rest if rest else LAUGHS + xml))
+    for reader in (lambda p: read_microdata(p, SPEC), microdata_columns, import_table):
+        with pytest.raises(FileFormatError) as caught:
+            reader(bomb)
+        message = str(caught.value)
+        assert message.startswith("bomb.xlsx") and "\n" not in message, message
+        assert f"its part '{part}' declares a document type or XML entities" in message

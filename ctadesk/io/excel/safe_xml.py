@@ -51,6 +51,30 @@ def feed_part(parser: expat.XMLParserType, archive: zipfile.ZipFile, part: str,
     parser.Parse(b"", True)
 
 
+class _RootReached(Exception):
+    """The prolog of a part has been read (its first element starts)."""
+
+
+def _root_reached(*_) -> None:
+    raise _RootReached
+
+
+def check_prolog(archive: zipfile.ZipFile, part: str, limit: int = 1 << 16) -> None:
+    """UnsafeXML when the prolog of `part` (what precedes its root element, where a document type
+    and its entities are declared) declares any; at most `limit` bytes are read.  Parse errors
+    are left to the part's reader."""
+    parser = safe_parser()
+    parser.StartElementHandler = _root_reached
+    with archive.open(part) as stream:
+        head = stream.read(limit)
+    try:
+        parser.Parse(head, False)
+    except UnsafeXML:
+        raise
+    except Exception:  # the root element started, or a damage the part's reader reports  # noqa: BLE001
+        pass
+
+
 def local(name: str) -> str:
     """A tag or attribute name without its namespace prefix ('x:c' -> 'c')."""
     return name.rpartition(":")[2]

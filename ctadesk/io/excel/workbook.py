@@ -30,7 +30,7 @@ from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.cell_values import DamagedCell, coordinate
 from ctadesk.io.excel.formulas import compute_formulas
 from ctadesk.io.excel.package import WorkbookFile, read_workbook_file
-from ctadesk.io.excel.safe_xml import UnsafeXML
+from ctadesk.io.excel.safe_xml import UnsafeXML, check_prolog
 from ctadesk.io.excel.sheet_part import SheetPart, TooManyCells, read_sheet_part
 from ctadesk.io.numbers import Kind, read_cell
 
@@ -93,6 +93,24 @@ def check_workbook_archive(path: Path) -> None:
             raise FileFormatError(f"'{part.filename}' unpacks to {part.file_size / 2**20:.0f} MB from "
                                   f"{part.compress_size / 2**10:.0f} KB, more than {BOMB_RATIO} times: "
                                   "a zip bomb, not a workbook", file=path)
+    _check_prologs(path, [part.filename for part in parts if part.filename.lower().endswith((".xml", ".rels"))])
+
+
+def _check_prologs(path: Path, names: list[str]) -> None:
+    """Refuse, in one line naming the part, a workbook an XML part of which declares a document
+    type or entities (the billion-laughs expansion needs them; openpyxl would raise a
+    many-line error from defusedxml)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for name in names:
+                try:
+                    check_prolog(archive, name)
+                except UnsafeXML:
+                    raise FileFormatError(f"the workbook is damaged and cannot be read: its part '{name}' declares "
+                                          "a document type or XML entities (an entity expansion, 'billion laughs'), "
+                                          "which no workbook does", file=path) from None
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError) as error:
+        raise FileFormatError(f"the workbook is damaged and cannot be read ({error})", file=path) from None
 
 
 @dataclasses.dataclass(frozen=True)
