@@ -183,10 +183,21 @@ def _adjusted(project: Project) -> np.ndarray:
 def _released(project: Project) -> np.ndarray:
     """The adjusted values, when they are a protected table that may be released."""
     adjusted = _adjusted(project)
-    if not project.result.protected:
+    result = project.result
+    if not result.protected:
         raise CTAError("The result is not a protected table, so it cannot be released; "
                        "the internal workbook can still be written.")
+    if "precision_note" in result.info and "decimals" not in result.info:
+        raise CTAError(f"The protected table is not at the precision it would be published at "
+                       f"({result.info['precision_note']}), so it cannot be released: choose another precision "
+                       "and protect again; the internal workbook can still be written.")
     return adjusted
+
+
+def published_decimals_of(project: Project) -> int | None:
+    """The decimals the project's result was put at (None: unrounded)."""
+    decimals = None if project.result is None else project.result.info.get("decimals")
+    return None if decimals is None else int(decimals)
 
 
 def export_excel(path: str | Path, project: Project, internal: bool, audit: AuditResult | None = None) -> ExportOutcome:
@@ -210,7 +221,7 @@ def export_excel(path: str | Path, project: Project, internal: bool, audit: Audi
         return export_workbook(path, source.tables, source.scatter(adjusted), per_table, internal=internal,
                                report=report)
     return export_table_workbook(path, project.structure, project.values, adjusted, sensitive,
-                                 internal=internal, report=report)
+                                 internal=internal, report=report, decimals=published_decimals_of(project))
 
 
 def _split_options(options: Mapping[str, object]) -> tuple[dict[str, object], dict[str, object]]:

@@ -19,19 +19,27 @@ import time
 from collections.abc import Callable
 
 from ctadesk.app.request import AUTO, ProtectionRequest
+from ctadesk.engine.budget import Budget
+from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.methods import METHODS, choose_method
 from ctadesk.engine.model import Distance, Model, Senses
-from ctadesk.engine.precision import published_decimals, published_or_why
-from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.precision import MAX_DECIMALS, grid_safe, published_decimals, published_or_why
+from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.quality import QualityReport, quality_report
 from ctadesk.engine.quality_terms import (TermsReport, hard_relations, published_with_terms, solve_with_terms,
                                          terms_problem)
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions
 from ctadesk.engine.solvers import cells_changed as count_changed
+from ctadesk.engine.solvers.conic import HUBER_DELTA
 from ctadesk.engine.weights import inverse_weights, unit_weights
 from ctadesk.engine.widening import WideningReport, new_seed, widen
 
 Solve = Callable[[CTAProblem, str, SolveOptions], CTAResult]
+
+#: how many cells an error names
+NAMED_CELLS = 5
+#: the share of a job's time kept for putting its table at the published precision
+PUBLISH_SHARE = 0.15
 
 
 def engine_solve(problem: CTAProblem, method: str, options: SolveOptions) -> CTAResult:
@@ -87,6 +95,24 @@ def weighted(problem: CTAProblem, choice: str) -> CTAProblem:
     return problem
 
 
+def unprotectable(problem: CTAProblem) -> None:
+    """Refuse a table with a sensitive cell that nothing protects: no protection level on either
+    side, or none on the side its sense is fixed to (a sensitive cell at its original value would
+    then be reported protected).  The error names the first cells."""
+    senses = problem.effective_senses
+    lower, upper = problem.lower_protection, problem.upper_protection
+    bare = ((lower <= 0) & (upper <= 0)) | ((senses == SENSE_UP) & (upper <= 0)) | ((senses == SENSE_DOWN) & (lower <= 0))
+    if not bare.any():
+        return
+    cells = problem.sensitive[bare]
+    named = ", ".join(problem.describe_cell(int(cell)) for cell in cells[:NAMED_CELLS])
+    more = f" and {cells.size - NAMED_CELLS} more" if cells.size > NAMED_CELLS else ""
+    raise ProblemError(f"{cells.size} sensitive cell{'s' * (cells.size != 1)} with no protection level on the side "
+                       f"{'they' if cells.size != 1 else 'it'} must move to: {named}{more}; give "
+                       f"{'them' if cells.size != 1 else 'it'} lower and upper protection levels (or apply the "
+                       "safety rules, which set them)")
+
+
 def protect(problem: CTAProblem, request: ProtectionRequest, *,
             on_log: Callable[[str], None] | None = None,
             on_progress: Callable[[Progress], None] | None = None,
@@ -95,11 +121,14 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
     """Run ``request`` on ``problem`` (the table as the user holds it, levels as required).
 
     on_log/on_progress are called from the solving thread; setting ``stop`` ends the run with
-    the best table found so far.  ``solve`` is the method runner (the engine's registry).  With
-    quality terms that take more than one solve (correlation rounds, prices) the time limit holds
-    for each solve.
+    the best table found so far.  ``solve`` is the method runner (the engine's registry).
+
+    One budget (engine/budget.py) is started here, once, from ``request.time_limit``: every solve
+    of the run -- the method, the widening cost, the quality terms' rounds and prices, the table at
+    the published precision -- runs within a child of it, so the time limit is the whole run's.
     """
     started = time.perf_counter()
+    budget = Budget.start(request.time_limit, stop)
     notes: list[str] = []
 
     def note(line: str) -> None:
@@ -107,6 +136,7 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         if on_log is not None:
             on_log(line)
 
+    unprotectable(problem)
     required = weighted(problem, request.weights)
     solved, widening = required, None
     if request.widen:
@@ -114,12 +144,14 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         request = request.replace(seed=seed)
         solved = widen(required, seed)
         widening = WideningReport.of(required, solved, seed)
+    if request.precision != "full":
+        solved = grid_safe(solved, _asked_decimals(required, request))
     terms = request.terms()
     method, parameters = request.method, dict(request.parameters)
     if method == AUTO:
         model = terms_problem(solved, terms).problem if terms else solved
         method, reason, chosen = choose_method(model, Distance(request.distance), Senses(request.senses),
-                                               request.time_limit)
+                                               budget.remaining())
         parameters = {**chosen, **parameters}
         note(f"algorithm: {METHODS[method].label} ('{method}'): {reason}")
     elif METHODS[method].model != Model(Distance(request.distance), Senses(request.senses)):
@@ -128,23 +160,28 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
              f"{model.senses.value} senses, not the {request.distance} distance with {request.senses} senses "
              "of the model settings")
     options = SolveOptions(time_limit=request.time_limit, gap=request.gap, threads=request.threads,
-                           on_log=on_log, on_progress=on_progress, stop=stop, parameters=parameters)
+                           on_log=on_log, on_progress=on_progress, stop=stop, parameters=parameters, budget=budget)
+    rounding = request.precision != "full"
+    extra_solve = widening is not None and request.widen_cost
 
-    def run(problem: CTAProblem, price: bool = False) -> tuple[CTAResult, TermsReport | None]:
+    def run(problem: CTAProblem, share: float, price: bool = False) -> tuple[CTAResult, TermsReport | None]:
+        within = options.within(budget.child(fraction=share))
         if not terms:
-            return solve(problem, method, options), None
-        return solve_with_terms(problem, terms, lambda p, o: solve(p, method, o), options, price=price)
+            return solve(problem, method, within), None
+        return solve_with_terms(problem, terms, lambda p, o: solve(p, method, o), within, price=price)
 
-    result, report = run(solved, request.quality_price)
-    if widening is not None and request.widen_cost and result.values is not None:
+    result, report = run(solved, _share(rounding, extra_solve), request.quality_price)
+    if extra_solve and result.values is not None and widening is not None:
         unwidened, _ = run(solved.replace(lower_protection=required.lower_protection,
-                                          upper_protection=required.upper_protection))
+                                          upper_protection=required.upper_protection), _share(rounding, False))
         if unwidened.values is not None:
             widening = widening.with_objectives(unwidened.objective, result.objective)
     if widening is not None:
         note(widening.summary())
     solved = hard_relations(solved, terms)
-    result, decimals = _published(solved, result, request, options, note, report)
+    distance = METHODS[result.method].model.distance if result.method in METHODS else Distance(request.distance)
+    delta = float(parameters.get("delta", HUBER_DELTA))  # type: ignore[arg-type]
+    result, decimals = _published(solved, result, request, options.within(budget), note, report, distance, delta)
     quality = None if result.values is None else quality_report(required, result.values)
     if report is not None and result.values is not None:
         report = report.evaluated(required, result.values)
@@ -156,23 +193,48 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
                       time.perf_counter() - started, report)
 
 
+def _asked_decimals(problem: CTAProblem, request: ProtectionRequest) -> int:
+    """The decimals the request publishes ``problem`` at: the data's own for 'auto'."""
+    return published_decimals(problem.values) if request.precision == "auto" else int(request.precision)
+
+
+def _share(rounding: bool, another_solve: bool) -> float:
+    """The share of the job's time left that a solve may take: all of it when nothing follows,
+    less where the published precision (PUBLISH_SHARE) or another solve of the same size waits."""
+    share = 1.0 - PUBLISH_SHARE if rounding else 1.0
+    return share / 2 if another_solve else share
+
+
 def _published(problem: CTAProblem, result: CTAResult, request: ProtectionRequest, options: SolveOptions,
-               note: Callable[[str], None], report: TermsReport | None = None) -> tuple[CTAResult, int | None]:
-    """``result`` at the request's precision (engine/precision.py) and the decimals reached;
-    a table that cannot be put there stays as solved, and the note says why.  With quality terms
-    (``report``, for ``result``) a table at that precision must keep every term that held
-    (quality_terms.published_with_terms)."""
+               note: Callable[[str], None], report: TermsReport | None = None,
+               distance: Distance = Distance.L1, delta: float = HUBER_DELTA) -> tuple[CTAResult, int | None]:
+    """``result`` at the request's precision (engine/precision.py), under the ``distance`` of the
+    model that solved it, and the decimals reached; with quality terms (``report``, for ``result``)
+    a table at that precision must keep every term that held (quality_terms.published_with_terms).
+
+    With precision 'auto' a table that cannot be put at the data's decimals is tried at each finer
+    precision up to MAX_DECIMALS, and the note says which was published and why; a table that
+    cannot be put at any (or at the number of decimals asked for) stays as solved, marked
+    unpublishable (Protection.precision_met is false), and the note says why."""
     if request.precision == "full" or not result.verified:
         return result, None
-    decimals = published_decimals(problem.values) if request.precision == "auto" else int(request.precision)
-    if report is None:
-        rounded, why = published_or_why(problem, result, decimals, options)
-    else:
-        rounded, why = published_with_terms(problem, result, decimals, report, options)
-    if rounded is not None:
-        note(why)
-        return rounded, decimals
-    message = f"not rounded to {decimals} decimals: {why}"
+    asked = _asked_decimals(problem, request)
+    tried = range(asked, MAX_DECIMALS + 1) if request.precision == "auto" else (asked,)
+    reasons: list[str] = []
+    for decimals in tried:
+        if report is None:
+            rounded, why = published_or_why(problem, result, decimals, options, distance, delta)
+        else:
+            rounded, why = published_with_terms(problem, result, decimals, report, options, distance, delta)
+        if rounded is not None:
+            if reasons:
+                note(f"published at {decimals} decimals, finer than the data's {asked}: {reasons[0]}")
+            note(why)
+            return rounded, decimals
+        reasons.append(f"not rounded to {decimals} decimals: {why}")
+        if options.budget is not None and options.budget.over():
+            break
+    message = "; ".join(reasons)
     note(message)
     return result.replace(message=f"{result.message}; {message}" if result.message else message,
                           info={**result.info, "precision_note": message}), None

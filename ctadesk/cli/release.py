@@ -161,7 +161,10 @@ def write_workbooks(args: argparse.Namespace, structure: TableStructure, protect
         if not internal and not result.protected:
             print(f"ctadesk: error: {path} not written: the result is not a protected table", file=sys.stderr)
             continue
+        if not internal and not protection.precision_met:
+            raise CTAError(f"{path} not written: {result.info.get('precision_note', 'no table at the precision')}; "
+                           "publish at another precision (--precision N, or --precision full for no rounding)")
         outcome = export_table_workbook(path, structure, problem.values, result.values, problem.sensitive,
-                                        internal=internal, report=report)
+                                        internal=internal, report=report, decimals=protection.decimals)
         for line in outcome.lines():
             print(line, file=sys.stderr)

@@ -45,11 +45,13 @@ from scipy.optimize import brentq
 
 from ctadesk.engine.auxiliary import Extended, LinearTerm, with_terms
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.precision import published_or_why
+from ctadesk.engine.model import Distance
+from ctadesk.engine.precision import model_objective, published_or_why
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.quality import inner_cells, preserve
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.solvers._finish import finish, senses_of
+from ctadesk.engine.solvers.conic import HUBER_DELTA
 from ctadesk.engine.structure import TableStructure
 
 #: the measures a term keeps: the mean change m(y), the variance term L(y), Corr(a, x)
@@ -610,13 +612,16 @@ def rounded_near(problem: CTAProblem, result: CTAResult, decimals: int,
 
 
 def published_with_terms(problem: CTAProblem, result: CTAResult, decimals: int, report: TermsReport,
-                         options: SolveOptions = SolveOptions()) -> tuple[CTAResult | None, str]:
+                         options: SolveOptions = SolveOptions(), distance: Distance = Distance.L1,
+                         delta: float = HUBER_DELTA) -> tuple[CTAResult | None, str]:
     """``result`` at 10^-decimals keeping the quality terms of ``report`` (which are for
-    ``result``): of the table precision.at_precision finds from the original values and the one
+    ``result``): of the table precision.at_precision finds for the ``distance`` model (from the
+    original values for L1, a controlled rounding of the model's table otherwise) and the one
     nearest the solved table (rounded_near), those on which every term that held still holds, the
-    one of least distance + sum weight |t| over the weighted terms; (None, why) when neither."""
+    one of least model objective + sum weight |t| over the weighted terms; (None, why) when neither."""
     candidates, reasons = [], []
-    for how, (found, why) in (("found again from the original", published_or_why(problem, result, decimals, options)),
+    at_grid = published_or_why(problem, result, decimals, options, distance, delta)
+    for how, (found, why) in (("found again from the original", at_grid),
                               ("nearest the solved one", rounded_near(problem, result, decimals, options))):
         if found is None:
             reasons.append(why)
@@ -628,7 +633,7 @@ def published_with_terms(problem: CTAProblem, result: CTAResult, decimals: int, 
             reasons.append(f"the table at that precision {how} breaks the quality term {'; '.join(broken)}")
             continue
         priced = sum(o.term.weight * abs(o.value) for o in after.outcomes if o.term.mode == "weighted")
-        candidates.append((found.objective + priced, found))
+        candidates.append((model_objective(problem, found.values, distance, delta) + priced, found))
     if not candidates:
         return None, "; ".join(dict.fromkeys(reasons))
     best = min(candidates, key=lambda candidate: candidate[0])[1]

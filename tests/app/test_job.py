@@ -11,11 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pathlib import Path
+
 from ctadesk.app import ProtectionRequest, RequestError, cells_changed, protect, weighted
-from ctadesk.engine.problem import CTAProblem
+from ctadesk.app.job import PUBLISH_SHARE
+from ctadesk.engine.errors import ProblemError
+from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.structure import Dimension, TableStructure
 from tests.crosscheck.checker import check_table
 from tests.crosscheck.instances import build, specs
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
 
 
 def _table() -> CTAProblem:
@@ -106,8 +112,14 @@ def test_what_the_job_calls_protected_the_checker_finds_protected(spec, method, 
     if instance.problem is None:
         return
     problem = instance.problem
-    protection = protect(problem, ProtectionRequest(method=method, widen=widen, seed=3, precision=precision,
-                                                    time_limit=20))
+    request = ProtectionRequest(method=method, widen=widen, seed=3, precision=precision, time_limit=20)
+    senses, lower, upper = problem.effective_senses, problem.lower_protection, problem.upper_protection
+    bare = (lower <= 0) & (upper <= 0) | (senses == SENSE_UP) & (upper <= 0) | (senses == SENSE_DOWN) & (lower <= 0)
+    if bare.any():
+        with pytest.raises(ProblemError, match="no protection level"):
+            protect(problem, request)
+        return
+    protection = protect(problem, request)
     result = protection.result
     if not result.protected:
         return
@@ -124,3 +136,48 @@ def test_what_the_job_calls_protected_the_checker_finds_protected(spec, method, 
 def test_an_algorithm_chosen_by_hand_that_solves_another_model_is_named_in_the_log(distance, senses, method, said):
     protection = protect(_table(), ProtectionRequest(distance=distance, senses=senses, method=method, widen=False))
     assert any(f"algorithm '{method}' chosen by hand" in line for line in protection.notes) == said
+
+
+def test_a_fixed_sense_l2_table_is_published_as_the_l2_table_on_the_grid():
+    """Issue 29: thesis_10x15 with L2 published the L1 optimum (37 cells changed, cells up to 14
+    units from the L2 table); now every cell is within one unit of the unrounded L2 table."""
+    from ctadesk.io.jj import read_jj
+
+    problem = read_jj(SAMPLES / "thesis_10x15.jj").problem
+    request = ProtectionRequest(distance="l2", senses="fixed", widen=False)
+    published = protect(problem, request)
+    unrounded = protect(problem, request.replace(precision="full"))
+    assert published.decimals == 0 and published.result.protected
+    assert np.max(np.abs(published.result.values - unrounded.result.values)) < 1.0
+    assert published.result.info["precision_from"] == "a controlled rounding of the l2 table"
+    # its figures are the model's: the sum of squares of the published table, within 1 % of the optimum's
+    assert published.result.model_objective == pytest.approx(
+        float(problem.weights @ (published.result.values - problem.values) ** 2))
+    assert published.result.model_objective <= 1.01 * unrounded.result.model_objective
+
+
+def test_every_solve_of_a_job_runs_within_the_one_budget_started_with_it():
+    """Issue 29: each solve of a job (the method, the widening cost, the rounding) restarted the
+    time limit; now each gets a budget whose deadline is at most the job's."""
+    deadlines = []
+
+    def solve(problem, method, options):
+        from ctadesk.engine.methods import solve as engine
+
+        deadlines.append(options.budget.deadline)
+        return engine(problem, method, options)
+
+    import time as clock
+
+    began = clock.perf_counter()
+    protection = protect(_table(), ProtectionRequest(method="lp", widen_cost=True, seed=2, time_limit=30), solve=solve)
+    assert len(deadlines) == 2 and protection.widening.extra_objective is not None
+    assert all(deadline <= began + 30 for deadline in deadlines)
+    # the method leaves a share for the widening cost's solve and the rounding
+    assert deadlines[0] <= began + 30 * (1 - PUBLISH_SHARE) / 2 + 1
+
+
+def test_a_sensitive_cell_without_protection_levels_is_refused_naming_it():
+    problem = _table().replace(lower_protection=[5.0, 0.0], upper_protection=[5.0, 0.0])
+    with pytest.raises(ProblemError, match=r"1 sensitive cell with no protection level.*cell 10"):
+        protect(problem, ProtectionRequest(method="lp"))

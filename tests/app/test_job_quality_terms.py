@@ -120,7 +120,11 @@ def test_the_report_holds_for_the_published_table_and_rounding_keeps_every_bound
         if term.mode == "bounded":  # a constraint of the solve, so it holds on the published table too
             assert abs(value) <= term.bound * (1 + 1e-6) + 1e-9 * np.abs(a).max()
             assert outcome.met is True
-    if protection.decimals is not None:
+    if protection.decimals == 0:
         np.testing.assert_array_equal(x, np.round(x))
+    elif protection.decimals is not None:    # a finer grid than the data's, and said
+        scale = 10.0 ** protection.decimals
+        np.testing.assert_array_equal(x, np.round(x * scale) / scale)
+        assert any(line.startswith(f"published at {protection.decimals} decimals, finer") for line in protection.notes)
     else:
         assert any(line.startswith("not rounded") for line in protection.notes)

@@ -73,7 +73,7 @@ def test_rules_then_protect_then_release(tmp_path):
     path = tmp_path / "m.csv"
     path.write_text(MICRODATA, encoding="utf-8")
     s = Session(files.read_microdata_file(path, ["Region", "Size"], "Turnover"))
-    result = s.apply_rules(SafetyRules(min_frequency=3))
+    result = s.apply_rules(SafetyRules(min_frequency=3, frequency_safety_range=10))
     assert np.count_nonzero(result.flags) == int(s.project.sensitive.sum()) > 0
     assert s.project.rules["min_frequency"] == 3
     s.undo()

@@ -5,7 +5,7 @@ import pytest
 
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.generate import cox_table
-from ctadesk.engine.precision import at_precision, published_decimals
+from ctadesk.engine.precision import at_precision, grid_safe, published_decimals
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.methods import solve
@@ -100,3 +100,37 @@ def test_optimal_only_where_the_bound_proves_the_published_table(seed):
     assert published.gap == pytest.approx(max(gap, 0.0), abs=1e-12)
     looser = at_precision(problem, exact.replace(bound=exact.bound * 0.5), 0, options)
     assert looser.status is Status.FEASIBLE
+
+
+def test_a_turnover_table_of_hundreds_of_millions_is_put_at_two_decimals():
+    """Issue 29: the business microdata's weighted turnover (cells to 3e8, 2 decimals) found no
+    table at 2 decimals ("Infeasible"): the integer program in grid units had k up to 3e10, past
+    HiGHS's tolerances.  In steps from the rounded table it is found."""
+    _, problem = cox_table((6, 7), seed=3)
+    inner = np.round(problem.values * 3e6 + np.arange(problem.n_cells) * 0.37, 2)
+    structure, _ = cox_table((6, 7), seed=3)
+    values = np.round(structure.aggregate(inner.reshape(structure.shape)), 2)
+    table = problem.replace(values=values, lower=np.zeros_like(values), upper=np.full_like(values, np.inf),
+                            lower_protection=values[problem.sensitive] * 0.1,
+                            upper_protection=values[problem.sensitive] * 0.13 + 0.005)
+    assert values.max() > 1e8
+    result = solve(table, "milp", SolveOptions(time_limit=20))
+    published = at_precision(table, result, 2)
+    assert published.verified, published.message
+    on_grid_and_protected(table, published.values, 2)
+
+
+def test_an_l2_table_is_published_as_a_controlled_rounding_of_itself():
+    from ctadesk.engine.model import Distance
+
+    _, problem = cox_table((9, 8), seed=4)
+    problem = grid_safe(problem.replace(values=np.round(problem.values), lower=np.floor(problem.lower),
+                                        upper=np.ceil(problem.upper)), 0)
+    result = solve(problem, "l2", SolveOptions(time_limit=20))
+    as_l1 = at_precision(problem, result, 0)
+    as_l2 = at_precision(problem, result, 0, distance=Distance.L2)
+    on_grid_and_protected(problem, as_l2.values, 0)
+    assert np.max(np.abs(as_l2.values - result.values)) < 1.0
+    assert as_l2.model_objective == pytest.approx(float(problem.weights @ (as_l2.values - problem.values) ** 2))
+    # the L1 rounding found again from the original is another table, farther from the L2 optimum
+    assert np.sum((as_l1.values - result.values) ** 2) > np.sum((as_l2.values - result.values) ** 2)

@@ -75,6 +75,7 @@ def result_json(result: CTAResult, seconds: float, quality: dict | None = None) 
         "bound": number(result.bound),
         "gap": number(result.gap),
         "values": None if result.values is None else result.values.tolist(),
+        "decimals": result.info.get("decimals"),
         "senses": None if result.senses is None else ["up" if s > 0 else "down" for s in result.senses],
         "seconds": seconds,
         "timings": {k: float(v) for k, v in result.timings.items()},

@@ -89,11 +89,14 @@ def grid_sheets(structure: TableStructure) -> list[GridSheet] | None:
 
 def export_table_workbook(target: str | Path, structure: TableStructure, original: np.ndarray,
                           adjusted: np.ndarray, sensitive: np.ndarray, *, internal: bool = False,
-                          report: ExportReport | None = None) -> ExportOutcome:
+                          report: ExportReport | None = None, decimals: int | None = None) -> ExportOutcome:
     """Write the protected table in the default layout (see the module docstring).
 
     original, adjusted  cell values (C order of structure); sensitive: indices of the sensitive cells
     internal            shade the sensitive cells and add the 'Cells' sheet
+    decimals            the precision the table is published at: its values are written as the
+                        decimal numbers they are at it (150597557.9, never 150597557.89999998) in
+                        the number format that shows exactly that many decimals (published_format)
     """
     target = Path(target)
     original = finite_values(original, "original values", target)
@@ -101,6 +104,9 @@ def export_table_workbook(target: str | Path, structure: TableStructure, origina
     if not original.shape == adjusted.shape == (structure.n_cells,):
         raise FileFormatError(f"{adjusted.size} adjusted values for a table of {structure.n_cells} cells",
                               file=target)
+    shown = None
+    if decimals is not None:
+        adjusted, shown = np.round(adjusted, decimals), published_format(decimals)
     shaded = None
     if internal:
         shaded = np.zeros(structure.n_cells, bool)
@@ -109,9 +115,9 @@ def export_table_workbook(target: str | Path, structure: TableStructure, origina
         plans = grid_sheets(structure)
         if plans is None:
             _check_long(structure, target)
-            _write_long(writer, "Table", structure, [("Value", adjusted)], shaded)
+            _write_long(writer, "Table", structure, [("Value", adjusted)], shaded, shown)
         for plan in plans or ():
-            _write_grid(writer, plan, adjusted, shaded)
+            _write_grid(writer, plan, adjusted, shaded, shown)
         if internal:
             _check_long(structure, target)
             status = np.where(shaded, "sensitive", "safe")
@@ -121,6 +127,12 @@ def export_table_workbook(target: str | Path, structure: TableStructure, origina
         outcome = ExportOutcome(target, internal)
         write_side_sheets(writer, report or ExportReport(), outcome)
     return outcome
+
+
+def published_format(decimals: int) -> str:
+    """The Excel number format of a table published at ``decimals``: thousands grouped, exactly
+    that many decimals shown ("#,##0", "#,##0.00")."""
+    return "#,##0" + ("." + "0" * decimals if decimals > 0 else "")
 
 
 def _number_format(values: np.ndarray) -> str:
@@ -145,7 +157,8 @@ def _check_long(structure: TableStructure, target: Path) -> None:
                               f"({MAX_ROWS:,} rows a sheet); export it as CSV", file=target)
 
 
-def _write_grid(writer: WorkbookWriter, plan: GridSheet, values: np.ndarray, shaded: np.ndarray | None) -> None:
+def _write_grid(writer: WorkbookWriter, plan: GridSheet, values: np.ndarray, shaded: np.ndarray | None,
+                number_format: str | None = None) -> None:
     """One grid sheet: heading, column labels, row labels (indented by depth, totals bold), values."""
     depth, leaf = plan.rows.depth, plan.rows.is_leaf
     width = max(12, min(60, max(map(len, plan.rows.codes)) + 2 * int(depth.max()) + 2))
@@ -161,7 +174,8 @@ def _write_grid(writer: WorkbookWriter, plan: GridSheet, values: np.ndarray, sha
         writer.cell(f"{letters[j + 1]}{HEADER_ROW}", code, centred) for j, code in enumerate(column_codes)))
     cells = plan.cells.reshape(-1)
     texts = number_texts(values[cells])
-    styles = style_attributes(_value_styles(writer, values[cells], None if shaded is None else shaded[cells]))
+    styles = style_attributes(_value_styles(writer, values[cells], None if shaded is None else shaded[cells],
+                                            number_format))
     labels = {}
     n = plan.cells.shape[1]
     for i, code in enumerate(plan.rows.codes):
