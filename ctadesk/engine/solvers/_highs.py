@@ -13,7 +13,10 @@ interrupt callbacks inside a root cut-separation round, and on a 20x20x20
 table one round ran 7-22 s past a 20-60 s limit (and would have delayed a
 Cancel as long).  At the time limit (or OVERRUN_GRACE after a cancel) the
 caller gets the newest incumbent and bound the callbacks reported, and the
-thread ends by itself at HiGHS's next poll, which sees the interrupt.
+thread ends by itself at HiGHS's next poll, which sees the interrupt.  The
+interpreter waits at exit for such a thread (HiGHS aborts a process torn down
+while a run is inside it), up to EXIT_WAIT; a program that must end by its time
+limit (the command line) ends through ``end_process``, which does not wait.
 """
 
 from __future__ import annotations
@@ -21,10 +24,13 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import math
+import os
+import sys
 import threading
 import time
 import weakref
 from collections.abc import Mapping
+from typing import NoReturn
 
 import highspy
 import numpy as np
@@ -236,6 +242,20 @@ def _finish_left_runs() -> None:
         thread.join(max(0.0, ends - time.perf_counter()))
 
 
+def end_process(code: int) -> NoReturn:
+    """End the process with exit status ``code`` now.  With a MIP thread left running (inside a
+    cut-separation round HiGHS may not poll for minutes) the interpreter would wait for it at
+    exit (_finish_left_runs), and tearing HiGHS down under it aborts the process: the standard
+    streams are flushed and the process ends without the interpreter's teardown.  Without one,
+    an ordinary exit."""
+    if not any(thread.is_alive() for thread in list(_LEFT_RUNNING)):
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    os._exit(code)
+
+
 class RunWatch:
     """When a run must stop (DEADLINE_GRACE after the budget's deadline), and the newest MIP
     incumbent (all columns), its objective and the dual bound the callbacks reported."""
@@ -268,16 +288,25 @@ class RunWatch:
         thread = threading.Thread(target=run, name="highs-mip", daemon=True)
         thread.start()
         cancelled_at = math.inf
-        while thread.is_alive():
-            thread.join(0.05)
-            now = time.perf_counter()
-            if self.options.cancelled():
-                cancelled_at = min(cancelled_at, now)
-            if thread.is_alive() and (self.passed(OVERRUN_GRACE) or now > cancelled_at + OVERRUN_GRACE):
-                self.detached = True
-                _LEFT_RUNNING.add(thread)
-                return False, None
+        try:
+            while thread.is_alive():
+                thread.join(0.05)
+                now = time.perf_counter()
+                if self.options.cancelled():
+                    cancelled_at = min(cancelled_at, now)
+                if thread.is_alive() and (self.passed(OVERRUN_GRACE) or now > cancelled_at + OVERRUN_GRACE):
+                    self.leave(thread)
+                    return False, None
+        except BaseException:   # KeyboardInterrupt: the run must not go on to its time limit
+            self.leave(thread)
+            raise
         return True, outcome[0]
+
+    def leave(self, thread: threading.Thread) -> None:
+        """Stop waiting for the MIP in ``thread``: its callbacks report nothing more and interrupt
+        it at HiGHS's next poll."""
+        self.detached = True
+        _LEFT_RUNNING.add(thread)
 
 
 def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) -> RunWatch:
@@ -289,7 +318,7 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
     watch = RunWatch(options)
 
     def interrupt(event) -> None:
-        event.interrupt((stop is not None and stop.is_set()) or watch.passed())
+        event.interrupt((stop is not None and stop.is_set()) or watch.passed() or watch.detached)
         if event.callback_type == highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt:
             return
         data = event.data_out
