@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -113,7 +115,8 @@ def _cli(problem, request, folder: Path, row: collections.Counter) -> None:
     began = time.perf_counter()
     row["runs"] += 1
     try:
-        cli(argv)
+        with open(os.devnull, "w") as quiet, contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet):
+            cli(argv)
     except CTAError:
         row["not at precision"] += 1
         return

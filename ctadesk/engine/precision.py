@@ -84,11 +84,17 @@ def grid_safe(problem: CTAProblem, decimals: int) -> CTAProblem:
     upper_protection = np.where(problem.upper_protection > 0, np.maximum(safe_up - a, problem.upper_protection), 0.0)
     lower_protection = np.where(problem.lower_protection > 0, np.maximum(a - safe_down, problem.lower_protection), 0.0)
     lower = np.where(np.isfinite(problem.lower) & ~problem.fixed,
-                     np.ceil(problem.lower / step - ON_GRID) * step, problem.lower)
+                     np.minimum(np.ceil(problem.lower / step - ON_GRID) * step, problem.values), problem.lower)
     upper = np.where(np.isfinite(problem.upper) & ~problem.fixed,
-                     np.floor(problem.upper / step + ON_GRID) * step, problem.upper)
+                     np.maximum(np.floor(problem.upper / step + ON_GRID) * step, problem.values), problem.upper)
+    # a cell with no grid value beyond either safe value keeps its own levels and bounds (at_precision
+    # then says which cell has no value at that precision)
+    stuck = cells[(a + upper_protection > upper[cells]) & (a - lower_protection < lower[cells])]
+    keep = np.isin(cells, stuck)
+    upper_protection[keep], lower_protection[keep] = problem.upper_protection[keep], problem.lower_protection[keep]
+    lower[stuck], upper[stuck] = problem.lower[stuck], problem.upper[stuck]
     return problem.replace(lower_protection=lower_protection, upper_protection=upper_protection,
-                           lower=np.minimum(lower, problem.values), upper=np.maximum(upper, problem.values))
+                           lower=lower, upper=upper)
 
 
 def at_precision(problem: CTAProblem, result: CTAResult, decimals: int,

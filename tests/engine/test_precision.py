@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.generate import cox_table
@@ -9,6 +11,7 @@ from ctadesk.engine.precision import at_precision, grid_safe, published_decimals
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.methods import solve
+from tests.crosscheck.instances import build, specs
 
 
 def on_grid_and_protected(problem: CTAProblem, values: np.ndarray, decimals: int) -> None:
@@ -134,3 +137,23 @@ def test_an_l2_table_is_published_as_a_controlled_rounding_of_itself():
     assert as_l2.model_objective == pytest.approx(float(problem.weights @ (as_l2.values - problem.values) ** 2))
     # the L1 rounding found again from the original is another table, farther from the L2 optimum
     assert np.sum((as_l1.values - result.values) ** 2) > np.sum((as_l2.values - result.values) ** 2)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=specs(), decimals=st.integers(0, 2))
+def test_levels_on_the_grid_are_never_smaller_and_leave_a_valid_table(spec, decimals):
+    """grid_safe moves levels out and bounds in to the grid, and never makes a table invalid (a
+    cell with no grid value beyond either safe value keeps its own: the Cox table of
+    test_job_quality_terms had a safe value of 375.4 beside a bound of 375.6)."""
+    instance = build(spec)
+    if instance.problem is None:
+        return
+    problem = instance.problem
+    snapped = grid_safe(problem, decimals)
+    assert np.all(snapped.lower_protection >= problem.lower_protection)
+    assert np.all(snapped.upper_protection >= problem.upper_protection)
+    assert np.all(snapped.lower >= problem.lower) and np.all(snapped.upper <= problem.upper)
+    step = 10.0 ** -decimals
+    moved = snapped.upper_protection > problem.upper_protection
+    safe_up = (problem.values[problem.sensitive] + snapped.upper_protection)[moved] / step
+    assert np.allclose(safe_up, np.round(safe_up), atol=1e-6)

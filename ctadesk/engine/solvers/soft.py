@@ -10,6 +10,12 @@ columns are clipped to their bounds: the interior point method's tolerance
 once put an up cell 1.4e-5 below its value).  A table always comes back;
 when a slack is used the verifier says which relation or cell is off and the
 status is NOT_PROTECTED.
+
+The priced slack is the last resort, not the first: the fixed-sense L1 LP of the
+same senses (5.10) is solved first, within half of the time, and its table is the
+answer wherever those senses admit one (the penalised LP, solved by the interior
+point method, had returned slack of the solver's tolerance, a failed solve or a
+costlier table on such tables).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from ctadesk.engine.problem import SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.solvers._finish import finish
 from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
-from ctadesk.engine.solvers.lp import deviation_bounds, fixed_senses
+from ctadesk.engine.solvers.lp import deviation_bounds, fixed_senses, solve_lp
 
 METHOD = "soft-lp"
 RELATION_PENALTY = 1e3
@@ -37,7 +43,12 @@ def solve_soft_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
     a unit of relation (protection) slack costs ``relation_penalty`` (``protection_penalty``) times
     the largest weight."""
     started = time.perf_counter()
+    options = options.begun()
     senses, origin = fixed_senses(problem, senses)
+    exact = solve_lp(problem, options.within(options.budget.child(fraction=0.5)), senses, explain=False)
+    if exact.protected:
+        return exact.replace(method=METHOD, info={**exact.info, "relation_slack": 0.0, "protection_slack": 0.0,
+                                                  "exact": "its senses admit a table: no slack used"})
     n, m, s = problem.n_cells, problem.n_relations, problem.n_sensitive
     lower_z, upper_z = deviation_bounds(problem)
     A = sp.csc_array(problem.relations)
