@@ -14,6 +14,13 @@ indented or multi-column row labels, code and name columns and several header
 lines make hierarchies there too; a wide file read as long is refused, naming
 a column that holds numbers instead of codes.  Written label text that starts
 with =, +, - or @ is prefixed with an apostrophe so spreadsheets never run it.
+
+A long file's total code is recognised in the languages offices write it in
+(ctadesk.io.excel.layout.TOTAL_CODES: Total, Gesamt, Insgesamt, Totaal, Ensemble,
+Totale, Yhteensä, Razem, Celkem, Összesen, All, ... in any case) unless the
+caller names it; a long table with no relation at all (no total code in any
+column, no hierarchy given) is refused naming the codes looked for, unless the
+caller says the table has no totals (no_totals=True).
 """
 
 from __future__ import annotations
@@ -26,10 +33,10 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension, TableStructure
+from ctadesk.engine.structure import Dimension, TableStructure
 from ctadesk.io.cells import CellLocator
 from ctadesk.io.errors import FileFormatError
-from ctadesk.io.excel.layout import DetectedLayout, detect_layout
+from ctadesk.io.excel.layout import TOTAL_CODES, DetectedLayout, detect_layout, is_total_code
 from ctadesk.io.excel.table import ExcelTable, build_table
 from ctadesk.io.excel.workbook import SheetGrid, coordinate
 from ctadesk.io.numbers import (Kind, finite_values, not_a_number, number_style, out_of_range, parse_number,
@@ -135,14 +142,18 @@ class LongTable:
 
 
 def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, value: str | None = None,
-                  hierarchies: Mapping[str, Dimension] | None = None, total: str = DEFAULT_TOTAL,
-                  delimiter: str | None = None, decimal_comma: bool | None = None) -> LongTable:
+                  hierarchies: Mapping[str, Dimension] | None = None, total: str | None = None,
+                  delimiter: str | None = None, decimal_comma: bool | None = None, *,
+                  no_totals: bool = False) -> LongTable:
     """A long-format table: a header line, then one line per cell.
 
     dimensions   code columns (default: every column left of the value column)
     value        the value column (default: the last column)
-    hierarchies  a Dimension per code column that has one (else flat, total `total`
-                 when it occurs, codes in order of appearance)
+    hierarchies  a Dimension per code column that has one (else flat, codes in order of
+                 appearance, under the code `total` when it occurs; None: the one code
+                 of the column that names a total, TOTAL_CODES)
+    no_totals    the table has no totals: read it without relations (else such a table
+                 is refused, naming the codes looked for)
     Cells the file does not list are 0 and reported.
     """
     path = Path(path)
@@ -184,6 +195,11 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     if flagged:
         messages.append(f"{flagged} value(s) carry a footnote flag ('12 e'); the numbers were read, the flags "
                         "left out")
+    if not no_totals and not sum(structure.relation_counts()):
+        looked_for = f"'{total}'" if total is not None else ", ".join(TOTAL_CODES) + " (in any case)"
+        raise FileFormatError(f"no total code found in {', '.join(dimensions)}, so the table has no relation to "
+                              f"keep; looked for {looked_for}; name the total code, or say the table has no totals",
+                              file=path)
     lines = locator.lines
     absent = int((lines == 0).sum())
     if absent:
@@ -191,8 +207,20 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     return LongTable(path, structure, values, lines, CsvDialect(delimiter, decimal_comma), tuple(messages))
 
 
+def _total_code(path: Path, name: str, codes: list[str], total: str | None) -> str | None:
+    """The total code among a column's codes: `total` when given and present, else the one code
+    naming a total (is_total_code); several such codes are refused naming them."""
+    if total is not None:
+        return total if total in codes else None
+    found = [code for code in codes if is_total_code(code)]
+    if len(found) > 1:
+        raise FileFormatError(f"{name}: the codes {', '.join(repr(c) for c in found)} all name a total; "
+                              "name the one that is the total of the others", file=path)
+    return found[0] if found else None
+
+
 def _long_structure(path: Path, dimensions: list[str], code_at: list[int], body: list[tuple[int, list[str]]],
-                    hierarchies: dict[str, Dimension], total: str) -> tuple[TableStructure, list[str]]:
+                    hierarchies: dict[str, Dimension], total: str | None) -> tuple[TableStructure, list[str]]:
     """The structure of a long table (a given hierarchy, else the codes seen) and notes on it."""
     messages = []
     built = []
@@ -201,13 +229,13 @@ def _long_structure(path: Path, dimensions: list[str], code_at: list[int], body:
             built.append(hierarchies[name])
             continue
         codes = list(dict.fromkeys(row[at].strip() for _, row in body))
-        has_total = total in codes
-        inner = [c for c in codes if c != total]
-        if not has_total:
-            messages.append(f"{name}: no '{total}' code; the variable has no total")
+        found = _total_code(path, name, codes, total)
+        inner = [c for c in codes if c != found]
+        if found is None:
+            messages.append(f"{name}: no total code ({repr(total) if total is not None else 'Total, Gesamt, ...'}); "
+                            "the variable has no total")
         try:
-            built.append(Dimension.flat(name, inner, total=total if has_total else None,
-                                        total_first=has_total and codes[0] == total))
+            built.append(Dimension.flat(name, inner, total=found, total_first=found is not None and codes[0] == found))
         except ProblemError as error:
             raise FileFormatError(str(error), file=path) from None
     return TableStructure(tuple(built)), messages

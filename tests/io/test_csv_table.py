@@ -92,3 +92,63 @@ def test_wide_csv_written_back_keeps_the_layout_and_guards_formulas(tmp_path):
     lines = out.read_text().splitlines()
     assert lines[0] == "Region;A;B;Total" and lines[1].startswith("'=cmd;2,5;3;4,5")
     np.testing.assert_allclose(read_wide_csv(out).values, adjusted)
+
+
+# ------------------------------------------------------------------ total codes (issue 29)
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from ctadesk.io.excel.layout import TOTAL_CODES  # noqa: E402
+
+FOREIGN_TOTALS = ["Total", "Totaal", "Gesamt", "Insgesamt", "Ensemble", "Totale", "Yhteensä", "Razem",
+                  "Total general", "Summe", "All", "Alle", "Tous", "Tutti", "Kaikki", "Totalt", "Celkem", "Összesen"]
+
+
+def long_text(total: str, size_total: str, delimiter: str = ";") -> str:
+    lines = ["region;size;turnover", f"{total};{size_total};100", f"{total};small;40", f"{total};large;60",
+             f"A;{size_total};70", "A;small;30", "A;large;40", f"B;{size_total};30", "B;small;10", "B;large;20"]
+    return "\n".join(line.replace(";", delimiter) for line in lines) + "\n"
+
+
+@settings(max_examples=40, deadline=None)
+@given(total=st.sampled_from(FOREIGN_TOTALS), other=st.sampled_from(FOREIGN_TOTALS),
+       case=st.sampled_from([str.upper, str.lower, str.title, lambda t: t]),
+       encoding=st.sampled_from(["utf-8", "utf-8-sig", "cp1252"]), delimiter=st.sampled_from([";", ",", "\t"]))
+def test_long_csv_total_codes_of_every_language_case_and_encoding_make_the_relations(
+        tmp_path_factory, total, other, case, encoding, delimiter):
+    # was: only 'Total' was a total; 'Gesamt', cp1252 or a BOM gave a table with no relations
+    if encoding == "cp1252" and any(ch not in "".join(map(chr, range(256))) for ch in total + other):
+        encoding = "utf-8"
+    path = tmp_path_factory.mktemp("csv") / "t.csv"
+    path.write_bytes(long_text(case(total), case(other), delimiter).encode(encoding))
+    table = read_long_csv(path)
+    assert [d.codes[0] for d in table.structure.dimensions] == [case(total), case(other)]
+    relations = table.structure.relations()
+    assert relations.shape[0] == 6 and abs(relations @ table.values).max() == 0
+    assert table.values[0] == 100 and table.messages == ()
+
+
+def test_a_long_csv_without_a_total_code_is_refused_naming_the_codes_looked_for(tmp_path):
+    path = tmp_path / "plain.csv"
+    path.write_text("region;size;turnover\nA;small;30\nA;large;40\nB;small;10\nB;large;20\n")
+    with pytest.raises(FileFormatError) as caught:
+        read_long_csv(path)
+    message = str(caught.value)
+    assert message.startswith("plain.csv: no total code found in region, size")
+    assert all(code in message for code in ("Total", "Gesamt", "Yhteensä", "Összesen"))
+    table = read_long_csv(path, no_totals=True)  # the caller says it has none
+    assert table.structure.relations().shape[0] == 0 and table.values.tolist() == [30, 40, 10, 20]
+    with pytest.raises(FileFormatError, match=r"no total code found in region, size.*looked for 'Sum'"):
+        read_long_csv(path, total="Sum")
+
+
+def test_two_codes_naming_a_total_in_one_column_are_refused_naming_both(tmp_path):
+    path = tmp_path / "two.csv"
+    path.write_text("region;v\nTotal;3\nGesamt;3\nA;1\nB;2\n")
+    with pytest.raises(FileFormatError, match=r"two.csv: region: the codes 'Total', 'Gesamt' all name a total"):
+        read_long_csv(path)
+    assert read_long_csv(path, total="Total").structure.dimensions[0].codes[0] == "Total"
+
+
+def test_the_total_codes_looked_for_hold_the_languages_of_the_issue():
+    assert {code.casefold() for code in FOREIGN_TOTALS} <= {code.casefold() for code in TOTAL_CODES}

@@ -99,7 +99,7 @@ def test_dot_thousands_in_a_semicolon_csv_are_thousands(tmp_path):
 
 def test_the_number_format_is_decided_from_all_lines_of_a_file(tmp_path):
     lines = ["region\tvalue"] + [f"R{k}\t{k}.{k:03d}" for k in range(1, 61)] + ["R61\t950"]
-    table = read_long_csv(office.csv_file(tmp_path / "t.csv", lines))
+    table = read_long_csv(office.csv_file(tmp_path / "t.csv", lines), no_totals=True)
     assert table.values[:2].tolist() == [1001, 2002] and table.values[-1] == 950
     assert table.dialect.decimal_comma is True
     assert detect_dialect((tmp_path / "t.csv").read_text()).decimal_comma is True

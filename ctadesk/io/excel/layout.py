@@ -23,9 +23,17 @@ import numpy as np
 from ctadesk.io.excel.workbook import KINDS, SheetGrid, coordinate
 from ctadesk.io.numbers import Kind, is_bare_integer, is_footnote_flag, number_style, parse_number
 
+#: codes that name a total by themselves, in the languages of European statistical offices
+#: (compared case-insensitively; a long CSV's total code is one of them)
+TOTAL_CODES = ("Total", "Totals", "Grand total", "Total general", "Totaal", "Totale", "Gesamt", "Insgesamt",
+               "Summe", "Ensemble", "Tous", "Tutti", "All", "Alle", "Kaikki", "Yhteensä", "Totalt", "Razem",
+               "Celkem", "Összesen", "Tot", "_T", "_Z_T")
 _TOTAL_WORDS = re.compile(
-    r"^(grand\s+)?(sub)?(total|totals|totaal|totale|gesamt|insgesamt|summe|sum|all|ensemble|tot\.?)\b"
-    r"|\b(total|totals|totaal|totale|gesamt|insgesamt|summe|sum)$", re.IGNORECASE)
+    r"^(grand\s+)?(sub)?(total|totals|totaal|totale|gesamt|insgesamt|summe|sum|all|alle|ensemble|tous|tutti|"
+    r"kaikki|yhteensä|totalt|razem|celkem|összesen|tot\.?)\b"
+    r"|\b(total|totals|totaal|totale|gesamt|insgesamt|summe|sum|yhteensä|totalt|razem|celkem|összesen)$",
+    re.IGNORECASE)
+_TOTAL_CODE_SET = frozenset(code.casefold() for code in TOTAL_CODES)
 #: labels of a year's total among its quarters or months ('Year' under '2023')
 _YEAR_TOTALS = re.compile(r"^(year|annual|full\s+year|whole\s+year|year\s+total|annual\s+total|jahr|"
                           r"jahressumme|ann[ée]e|jaar|jaartotaal|anno|fy)$", re.IGNORECASE)
@@ -34,6 +42,11 @@ _TOTAL_CODES = frozenset({"_T", "_Z_T", "TOT", "TOTAL"})
 _FLAG_HEADERS = re.compile(r"^(flags?|notes?|fn|footnotes?|fu(ss|ß)noten?|status|obs_status|[*])$", re.IGNORECASE)
 _EMPTY, _NUMBER, _ZERO, _UNKNOWN, _TEXT = (KINDS.index(kind) for kind in
                                            (Kind.EMPTY, Kind.NUMBER, Kind.ZERO, Kind.UNKNOWN, Kind.TEXT))
+
+
+def is_total_code(code: str) -> bool:
+    """Is a code by itself the code of a total (one of TOTAL_CODES, in any case)?"""
+    return " ".join(code.split()).casefold() in _TOTAL_CODE_SET
 
 
 def is_total_label(label: object) -> bool:
