@@ -3,6 +3,13 @@
 Importers return a Project whose ``source`` remembers what the reader returned
 (the Excel tables, the tau-argus table, the wide CSV), so export can write the
 protected table back in the layout it came in.  Nothing here shows a widget.
+
+Every importer checks the relations on the values read before a project is made
+(ctadesk.io.additivity, the check ``ctadesk convert`` and the tau-argus reader
+make): a table whose totals do not add up -- a structure guessed wrong, or a file
+that is not additive -- is refused with a NonAdditiveError naming the file, the
+sheet, the relations and the amounts.  A .tab whose differences the user chose to
+keep (project_from_tab(keep_non_additive=True)) is the one exception.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from ctadesk.engine.quality import QualityReport, quality_report
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.rules import SafetyRules, apply_rules, to_problem
 from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.io.additivity import NonAdditiveError, require_additive
 from ctadesk.io.excel import ExcelTable, ExportOutcome
 from ctadesk.io.project import PROJECT_SUFFIX, Project, load_project
 from ctadesk.io.tauargus import TauArgusTable
@@ -57,6 +65,17 @@ class ExcelSource:
         return self.linked.table_indices(np.asarray(cells, np.int64), table)
 
 
+#: what a refusal of a table whose totals do not add up suggests
+NOT_ADDITIVE = ("correct the values or the layout (a hidden row or column the totals include, a column "
+                "of shares or ratios taken as a part of a total)")
+
+
+def check_additive(structure: TableStructure, values: np.ndarray, file: str | Path | None,
+                   sheet: str | None = None, advice: str = NOT_ADDITIVE) -> None:
+    """NonAdditiveError naming file, sheet, relation and amount when values break a relation of structure."""
+    require_additive(structure.relations(), values, structure.relation_label, file=file, sheet=sheet, advice=advice)
+
+
 def _plain_problem(structure: TableStructure, values: np.ndarray, relations=None) -> CTAProblem:
     """A table with nothing sensitive yet; cells >= 0 when every value is."""
     values = np.asarray(values, float)
@@ -67,10 +86,13 @@ def _plain_problem(structure: TableStructure, values: np.ndarray, relations=None
 # ------------------------------------------------------------------ importers
 def project_from_excel(tables: Sequence[ExcelTable], csv_source: bool = False) -> Project:
     """One sheet as its grid; several as linked tables over their unique cells (one list).  The
-    reader's notes (hidden rows left out, flag columns, cells taken as 0, ...) go to the log."""
+    reader's notes (hidden rows left out, flag columns, cells taken as 0, ...) go to the log.
+    A table whose totals do not add up is refused (check_additive, naming its sheet)."""
     tables = tuple(tables)
     if not tables:
         raise CTAError("choose at least one sheet")
+    for table in tables:
+        check_additive(table.structure, table.values, table.source, None if csv_source else table.sheet)
     if len(tables) == 1:
         table = tables[0]
         project = Project.from_problem(_plain_problem(table.structure, table.values), table.structure)
@@ -87,9 +109,16 @@ def project_from_excel(tables: Sequence[ExcelTable], csv_source: bool = False) -
     return project
 
 
-def project_from_tab(table: TauArgusTable) -> Project:
-    """Unsafe cells sensitive with the file's protection levels; statistics kept for the rules."""
+def project_from_tab(table: TauArgusTable, *, keep_non_additive: bool = False) -> Project:
+    """Unsafe cells sensitive with the file's protection levels; statistics kept for the rules.
+    Totals that differ from the sum of their parts are refused naming them, unless the user
+    chose to keep them (keep_non_additive; TauArgusTable.make_additive recomputes them)."""
+    broken = table.non_additive()
+    if broken and not keep_non_additive:
+        raise NonAdditiveError(broken, file=table.path, advice="recompute the totals from their parts, or keep "
+                                                               "the differences on purpose")
     project = Project.from_problem(table.problem(), table.structure)
+    project.log = "\n".join(table.messages)  # codes outside their hierarchy, cells not in the file, ...
     project.flagged_by[project.sensitive] = "tau-argus"
     project.statistics = table.statistics
     project.source = table
@@ -106,11 +135,15 @@ def project_from_microdata(microdata: Microdata, top_k: int = TOP_CONTRIBUTIONS)
     return project
 
 
-def read_csv_table(path: str | Path, kind: str) -> Project:
+def read_csv_table(path: str | Path, kind: str, *, no_totals: bool = False) -> Project:
+    """A table from a CSV file, 'long' (one line per cell) or 'wide' (as a sheet).  A long table
+    without any total code is refused unless no_totals says it has none; a table whose totals
+    do not add up is refused (check_additive)."""
     from ctadesk.io.csv_table import read_long_csv, read_wide_csv
 
     if kind == "long":
-        table = read_long_csv(path)
+        table = read_long_csv(path, no_totals=no_totals)
+        check_additive(table.structure, table.values, table.path)
         project = Project.from_problem(_plain_problem(table.structure, table.values), table.structure)
         project.log = "\n".join(table.messages)
         return project
@@ -118,7 +151,8 @@ def read_csv_table(path: str | Path, kind: str) -> Project:
 
 
 def open_table(path: str | Path) -> Project:
-    """A project file or a JJ file (the formats that need no questions)."""
+    """A project file or a JJ file (the formats that need no questions; a JJ file whose values
+    break its relations is refused by read_jj, naming the relation and its line)."""
     path = Path(path)
     if not path.exists():
         raise CTAError(f"The file {path} does not exist.")

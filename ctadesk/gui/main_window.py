@@ -392,7 +392,7 @@ class MainWindow(QMainWindow):
                     "Recompute the totals from their parts? (No keeps the file's values; protection "
                     "then has to keep the differences.)"):
                 table, _ = table.make_additive()
-            return files.project_from_tab(table)
+            return files.project_from_tab(table, keep_non_additive=True)  # the user chose to keep them
         if fmt.key == "statfile":
             return self._read_microdata(path)
         kind = self.choose("Import CSV", f"What does {path.name} hold?", CSV_KINDS, guess_csv_kind(path))

@@ -14,6 +14,15 @@ Agriculture'); when the names are not indented and the codes nest ('01' holds
 along it (rounded values within their rounding); when no code total adds up the
 codes are taken for plain labels, and when some do and some do not the table
 is refused naming the first that does not.
+
+The structure is checked on the data (ctadesk.io.additivity): hidden rows and
+columns are left out of the table while it adds up without them, and taken in
+(they stay hidden in the release) where the totals include them; a column
+inside a total's group whose values are exactly what that total's parts are
+off by -- a share, ratio or flag column beside the table, not a part of its
+sums -- is left out, with a note naming it.  (Rows are not: an "of which" row
+a user took in is theirs to lay out.)  What still does not add up is
+left for the importer to refuse (ctadesk.app.files.check_additive).
 """
 
 from __future__ import annotations
@@ -26,8 +35,10 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.io.additivity import non_additive
+from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.labels import column_paths, dimension_from_paths, row_paths
-from ctadesk.io.excel.layout import DetectedLayout, detect_layout, text_cells
+from ctadesk.io.excel.layout import DetectedLayout, detect_layout, is_total_label, text_cells
 from ctadesk.io.excel.workbook import SheetGrid, coordinate, open_workbook, read_grid
 from ctadesk.io.numbers import Kind, not_a_number, number_style, read_cell, unknown_value
 
@@ -67,7 +78,116 @@ class ExcelTable:
 
 
 def build_table(grid: SheetGrid, layout: DetectedLayout, source: str | Path | None = None) -> ExcelTable:
-    """The table a (possibly corrected) layout describes."""
+    """The table a (possibly corrected) layout describes, its structure checked on the data:
+    hidden rows and columns the totals include are taken in, columns that are not parts of a
+    total's sum are left out (see the module's docstring)."""
+    table, error = None, None
+    try:
+        table = _build(grid, layout, source)
+    except FileFormatError as failure:  # perhaps only without the hidden rows the totals include
+        if not (layout.hidden_rows or layout.hidden_columns):
+            raise
+        error = failure
+    if table is None or not _adds_up(table):
+        for rows, columns in ((True, False), (False, True), (True, True)):
+            if (rows and not layout.hidden_rows) or (columns and not layout.hidden_columns):
+                continue
+            try:
+                other = _build(grid, _with_hidden(grid, layout, rows, columns), source)
+            except FileFormatError:
+                continue
+            if _adds_up(other):
+                included = (_rows_text(layout.hidden_rows) if rows else []) + (
+                    _columns_text(layout.hidden_columns) if columns else [])
+                note = (f"hidden {' and '.join(included)} are in the table: its totals include them "
+                        "(they stay hidden in the release)")
+                return dataclasses.replace(other, notes=other.notes + (note,))
+        if table is None:
+            raise error
+    return _without_non_parts(grid, table, source)
+
+
+def _rows_text(rows: list[int]) -> list[str]:
+    return [f"rows {', '.join(str(r + 1) for r in rows)}"]
+
+
+def _columns_text(columns: list[int]) -> list[str]:
+    return [f"columns {', '.join(coordinate(0, c)[:-1] for c in columns)}"]
+
+
+def _adds_up(table: ExcelTable) -> bool:
+    """Do the table's values satisfy its relations (ctadesk.io.additivity)?"""
+    structure = table.structure
+    return not non_additive(structure.relations(), table.values, structure.relation_label)
+
+
+def _with_hidden(grid: SheetGrid, layout: DetectedLayout, rows: bool, columns: bool) -> DetectedLayout:
+    """The layout with its hidden rows (rows) and hidden columns (columns) taken into the table:
+    a hidden row holding something in the data columns is a data row, a hidden column holding
+    something in the data rows a data column; either is a total when its label says so."""
+    filled = grid.kinds.kinds != 0
+    add_columns = [c for c in layout.hidden_columns if columns and filled[layout.data_rows, c].any()]
+    data_columns = sorted(set(layout.data_columns) | set(add_columns))
+    add_rows = [r for r in layout.hidden_rows if rows and filled[r, data_columns].any()]
+    total_rows = {r for r in add_rows if is_total_label(_label_text(next(
+        (grid.merged_value(r, c) for c in reversed(layout.label_columns) if grid.merged_value(r, c) is not None),
+        None)))}
+    total_columns = {c for c in add_columns if any(is_total_label(_label_text(grid.merged_value(h, c)))
+                                                   for h in layout.header_rows)}
+    return dataclasses.replace(
+        layout, data_rows=sorted(set(layout.data_rows) | set(add_rows)), data_columns=data_columns,
+        total_rows=layout.total_rows | total_rows, total_columns=layout.total_columns | total_columns,
+        hidden_rows=[r for r in layout.hidden_rows if not rows], hidden_columns=[c for c in layout.hidden_columns
+                                                                                 if not columns])
+
+
+def _non_parts(dimension: Dimension, grid: np.ndarray, tolerance: float) -> list[int]:
+    """Leaf entries of `dimension` (axis 0 of grid) inside a total's group whose values are, in
+    every line across, exactly what that total's parts are off by: not parts of its sum."""
+    found: list[int] = []
+    parents = dimension.parents
+    for total in np.unique(parents[parents >= 0]).tolist():
+        parts = np.flatnonzero(parents == total)
+        off = grid[parts].sum(axis=0) - grid[total]
+        if np.all(np.abs(off) <= tolerance):
+            continue
+        leaves = [k for k in parts.tolist() if not np.any(parents == k)]
+        found += [k for k in leaves if np.all(np.abs(grid[k] - off) <= tolerance)][:1]
+    return found
+
+
+def _without_non_parts(grid: SheetGrid, table: ExcelTable, source: str | Path | None) -> ExcelTable:
+    """The table without the columns that are not parts of the sums they sit in (_non_parts),
+    when leaving them out makes the table add up; else the table as it is."""
+    if _adds_up(table):
+        return table
+    values = table.values.reshape(table.structure.shape)
+    tolerance = 1e-9 * max(1.0, float(np.abs(values).max(initial=0)))
+    out_columns = [table.columns[k] for k in _non_parts(table.structure.dimensions[1], values.T, tolerance)]
+    if not out_columns:
+        return table
+    layout = table.layout
+    narrower = dataclasses.replace(layout, data_columns=[c for c in layout.data_columns if c not in out_columns])
+    try:
+        other = _build(grid, narrower, source)
+    except FileFormatError:
+        return table
+    if not _adds_up(other):
+        return table
+    said = [f"{coordinate(0, c)[:-1]} ('{_column_title(grid, layout, c)}')" for c in out_columns]
+    note = (f"column(s) {', '.join(said)} left out of the table: the values are not parts of the totals beside "
+            "them (shares, ratios or flags), and the table adds up without them")
+    return dataclasses.replace(other, notes=other.notes + (note,))
+
+
+def _column_title(grid: SheetGrid, layout: DetectedLayout, c: int) -> str | None:
+    """The innermost label above column c."""
+    return next((_label_text(grid.merged_value(h, c)) for h in reversed(layout.header_rows)
+                 if grid.merged_value(h, c) is not None), None)
+
+
+def _build(grid: SheetGrid, layout: DetectedLayout, source: str | Path | None = None) -> ExcelTable:
+    """The table a layout describes, as it describes it."""
     data_set = set(layout.data_rows)
     body = sorted(data_set | set(layout.heading_rows))
     data_rows = [r for r in body if r in data_set]
