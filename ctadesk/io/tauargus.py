@@ -10,7 +10,8 @@ empty; renamed by `<SAFE>` `<UNSAFE>` `<PROTECT>`), `<LOWERPL>` and `<UPPERPL>`.
 Decimal commas are read; numbers must be finite, frequencies whole.  Files are
 decoded as ctadesk.io.text decides (UTF-8, else cp1252) and may be at most
 MAX_BYTES long.  Hierarchies come from `<HIERCODELIST>` .hrc files
-(ctadesk.io.hierarchy.read_hrc).  Relations the values break are reported;
+(ctadesk.io.hierarchy.read_hrc); a code outside its hierarchy adds a cell under
+the total, with a message naming the file and line.  Relations the values break are reported;
 `make_additive` recomputes totals from the inner cells when the user asks.
 
 The cells read as tau-argus reads them (manual §4.4.3, "Specify | Metafile [for
@@ -222,7 +223,7 @@ def read_tab(path: str | Path, rda: str | Path | None = None) -> TauArgusTable:
         if len(fields) != n_fields:
             raise FileFormatError(f"{len(fields)} fields, the metadata describes {n_fields} "
                                   f"({', '.join(v.name for v in metadata.variables)})", file=path, row=row)
-    structure, labels, messages = _structure(metadata, records)
+    structure, labels, messages = _structure(metadata, records, path)
     cells = _read_cells(path, metadata, structure, records)
     missing = int((cells.lines == 0).sum())
     if missing:
@@ -232,14 +233,16 @@ def read_tab(path: str | Path, rda: str | Path | None = None) -> TauArgusTable:
                          cells.lines, labels, tuple(messages))
 
 
-def _structure(metadata: RdaMetadata, records: list[tuple[int, list[str]]]
+def _structure(metadata: RdaMetadata, records: list[tuple[int, list[str]]], records_path: Path | None = None
                ) -> tuple[TableStructure, tuple[dict[str, str], ...], list[str]]:
-    """The table the spanning variables' codes make, their codelists and notes on codes."""
+    """The table the spanning variables' codes make, their codelists and notes on codes; a
+    code outside its variable's hierarchy is noted naming records_path (the .tab) and its line."""
     messages: list[str] = []
     dimensions, labels = [], []
     try:
         for d, variable in enumerate(metadata.spanning):
-            dimension, note = _dimension(variable, [fields[d] for _, fields in records], metadata.path.parent)
+            dimension, note = _dimension(variable, [fields[d] for _, fields in records], metadata.path.parent,
+                                         [row for row, _ in records], records_path)
             dimensions.append(dimension)
             messages += note
             labels.append(_codelist(variable, metadata.path.parent))
@@ -425,9 +428,12 @@ def _find(directory: Path, name: str) -> Path:
                           file=directory / base)
 
 
-def _dimension(variable: RdaVariable, codes: list[str], directory: Path) -> tuple[Dimension, list[str]]:
+def _dimension(variable: RdaVariable, codes: list[str], directory: Path, rows: list[int] | None = None,
+               path: Path | None = None) -> tuple[Dimension, list[str]]:
     """The variable's codes, trimmed (tau-argus right-aligns codes), under its `<TOTCODE>`:
-    its .hrc hierarchy, or flat in the order of the file."""
+    its .hrc hierarchy, or flat in the order of the file.  A code its hierarchy does not hold
+    (tau-argus's own pp.tab has one) is added directly under the total, with a note naming the
+    file `path` and the first line holding it (rows: the line of each code)."""
     total = variable.option("TOTCODE", DEFAULT_TOTAL).strip()
     codes = [code.strip() for code in codes]
     seen = list(dict.fromkeys(code for code in codes if code != total))
@@ -440,8 +446,13 @@ def _dimension(variable: RdaVariable, codes: list[str], directory: Path) -> tupl
     root = int(np.flatnonzero(hierarchy.parents < 0)[0])
     dimension = Dimension(variable.name, hierarchy.codes + tuple(extra),
                           np.r_[hierarchy.parents, np.full(len(extra), root)])
-    return dimension, [f"{variable.name}: code(s) {', '.join(repr(c) for c in extra)} are not in "
-                       f"{variable.option('HIERCODELIST')}; placed directly under {total}"]
+    first = {code: rows[k] for k, code in reversed(list(enumerate(codes)))} if rows else {}
+    where = f"{path.name}, " if path is not None else ""
+    return dimension, [f"{where}line {first[code]}: code '{code}' of {variable.name} is not in "
+                       f"{variable.option('HIERCODELIST')}; its cell was added directly under {total}"
+                       if code in first else
+                       f"{variable.name}: code '{code}' is not in {variable.option('HIERCODELIST')}; its cell was "
+                       f"added directly under {total}" for code in extra]
 
 
 def _hierarchy(variable: RdaVariable, directory: Path, total: str) -> Dimension:

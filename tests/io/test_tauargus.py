@@ -131,3 +131,22 @@ def test_files_an_rda_names_are_read_and_written_only_next_to_it(tmp_path, named
     write_tab(out / "adjusted.tab", table, table.values)
     assert (out / "region2.hrc").read_text() == (EXAMPLES / "region2.hrc").read_text()
     assert (tmp_path / "region2.hrc").read_text() == "nonsense that must not be read\n"
+
+
+def test_a_tab_line_with_a_code_outside_the_hierarchy_is_said_naming_file_and_line(tmp_path):
+    # issue 29: such a line added a cell under the total without a word (the app logged nothing)
+    from ctadesk.app.files import project_from_tab
+
+    samples = Path(__file__).resolve().parents[2] / "sample_data"
+    for name in ("region_industry.tab", "region_industry.rda", "business_region.hrc", "business_industry.hrc"):
+        shutil.copyfile(samples / name, tmp_path / name)
+    tab = tmp_path / "region_industry.tab"
+    lines = tab.read_text().splitlines()
+    region = lines[5].split(";")[0]
+    lines.insert(5, lines[5].replace(f"{region};", '"ZZ9";', 1))
+    tab.write_text("\n".join(lines) + "\n")
+    table = read_tab(tab, )
+    said = "region_industry.tab, line 6: code 'ZZ9' of Region is not in business_region.hrc; its cell was added " \
+           "directly under Total"
+    assert said in table.messages
+    assert said in project_from_tab(table, keep_non_additive=True).log
