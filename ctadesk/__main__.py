@@ -1,8 +1,6 @@
 """`python -m ctadesk` behaves like the `ctadesk` command."""
 
-import sys
-
-from ctadesk.cli import main
+from ctadesk.cli import console
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

@@ -20,6 +20,6 @@ if __name__ == "__main__":
         exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102 (the portfolio's own code)
         sys.exit(0)
 
-    from ctadesk.cli import main
+    from ctadesk.cli import console
 
-    sys.exit(main())
+    console()

@@ -8,10 +8,14 @@ import argparse
 import importlib
 import pkgutil
 import sys
+import threading
 from collections.abc import Sequence
+from typing import NoReturn
 
 from ctadesk import __version__
+from ctadesk.cli.interrupt import EXIT_INTERRUPTED, interruptible
 from ctadesk.engine.errors import CTAError
+from ctadesk.engine.solvers._highs import end_process
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,11 +34,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.  A command that runs a protection
+    (``stoppable`` in its defaults) ends at SIGINT or SIGTERM with the best table found so far,
+    written as usual, and EXIT_INTERRUPTED (ctadesk.cli.interrupt)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(["gui"])
+    args.stop = threading.Event()
+    if not getattr(args, "stoppable", False):
+        return _run(args)
+    with interruptible(args.stop) as interruption:
+        code = _run(args)
+    if interruption.signal is None or code == EXIT_INTERRUPTED:    # not stopped, or said so already
+        return code
+    print(f"ctadesk: interrupted by {interruption.signal}: the run stopped early (its best table so far, if any, is written)",
+          file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command's exit status; its errors reported in one line."""
     try:
         return int(args.func(args) or 0)
     except CTAError as error:
@@ -46,4 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print("ctadesk: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+
+
+def console() -> NoReturn:
+    """The ``ctadesk`` program (and ``python -m ctadesk``): main(), then the process ends with
+    its status without waiting for a solver run left behind (solvers/_highs.py end_process)."""
+    end_process(main())

@@ -74,7 +74,7 @@ def run_bivariate(first: CTAProblem, second: CTAProblem, names: tuple[str, str],
         print(f"ctadesk: algorithm for the senses: '{method}': {reason}", file=sys.stderr)
     on_log = (lambda line: print(line, file=sys.stderr)) if args.log else None
     options = SolveOptions(time_limit=args.time_limit, gap=args.gap, threads=args.threads, on_log=on_log,
-                           parameters=parameters)
+                           stop=args.stop, parameters=parameters)
     targets = BivariateTargets(variance=args.variance_target, covariance=args.covariance_target)
     result = solve_bivariate(solved, method, options, approach=args.approach, targets=targets,
                              shared_senses=args.shared_senses)

@@ -126,16 +126,17 @@ def request_from(args: argparse.Namespace, *, weights: str = "table",
 
 
 def run_protection(problem: CTAProblem, request: ProtectionRequest, args: argparse.Namespace) -> Protection:
-    """Run ``request`` (ctadesk.app.protect); the solver log on stderr with --log, the run's notes
-    (widening without its seed, the precision reached) on stderr.  A precision asked for by
-    number that cannot be met is an error."""
+    """Run ``request`` (ctadesk.app.protect) until it ends or ``args.stop`` is set (a signal:
+    ctadesk.cli.interrupt); the solver log on stderr with --log, the run's notes (widening without
+    its seed, the precision reached) on stderr.  A precision asked for by number that cannot be
+    met is an error, unless the run was stopped: then its best verified table is the output."""
     on_log = (lambda line: print(line, file=sys.stderr)) if args.log else None
-    protection = protect(problem, request, on_log=on_log)
+    protection = protect(problem, request, on_log=on_log, stop=args.stop)
     if on_log is None:
         for line in protection.notes:
             print(f"ctadesk: {line}", file=sys.stderr)
     if request.precision not in ("auto", "full") and not protection.precision_met \
-            and protection.result.verified:
+            and protection.result.verified and not args.stop.is_set():
         raise CTAError(f"--precision {request.precision}: {protection.result.info.get('precision_note', '')}")
     return protection
 

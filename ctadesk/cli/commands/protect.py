@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_solve_arguments(cta)
     parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
     add_release_arguments(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, stoppable=True)     # SIGINT/SIGTERM: ctadesk.cli.interrupt
 
 
 def run(args: argparse.Namespace) -> int:

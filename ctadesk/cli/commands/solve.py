@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "costs, sensitive cells and protection levels); --json writes both tables")
     add_bivariate_arguments(two)
     add_release_arguments(parser)
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, stoppable=True)     # SIGINT/SIGTERM: ctadesk.cli.interrupt
 
 
 def preserved_measures(text: str) -> set[str]:

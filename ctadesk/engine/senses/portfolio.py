@@ -67,6 +67,9 @@ RADIUS = 10
 MIN_HEURISTIC_SECONDS = 2.0
 #: seconds the heuristic process gets to stop before it is terminated
 STOP_GRACE = 2.0
+#: the same after a cancel, which must end the solve within seconds: the process sends each better
+#: table as it finds it, so only a table found in the last moment can still be on its way
+CANCEL_GRACE = 0.2
 
 Heuristic = Callable[[CTAProblem, SolveOptions], CTAResult]
 
@@ -80,16 +83,21 @@ def milp_columns(problem: CTAProblem, values: np.ndarray, senses: np.ndarray, fr
 
 class _Helper:
     """The heuristic process (a fresh interpreter: no copy of the caller's threads or ``__main__``)
-    and the best table it sent (objective, values, senses)."""
+    and the best table it sent (objective, values, senses).
+
+    The process runs in a session of its own and ignores SIGINT: Ctrl-C at a terminal and a
+    signal to the caller's process group reach the caller alone, which stops the solve and ends
+    the process (stop), so the process prints no traceback of its own."""
 
     def __init__(self, problem: CTAProblem, options: SolveOptions, heuristic: Heuristic, seconds: float) -> None:
         to_child, from_parent = os.pipe()
         from_child, to_parent = os.pipe()
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", f"from {__name__} import _worker; _worker({to_child}, {to_parent})"],
-            pass_fds=(to_child, to_parent), env=env, stdin=subprocess.DEVNULL)
+        code = (f"import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                f"from {__name__} import _worker; _worker({to_child}, {to_parent})")
+        self.process = subprocess.Popen([sys.executable, "-c", code], pass_fds=(to_child, to_parent), env=env,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
         os.close(to_child)
         os.close(to_parent)
         self.conn = Connection(from_parent, readable=False)
@@ -133,12 +141,12 @@ class _Helper:
         finally:
             self.sending.release()
 
-    def stop(self) -> None:
-        """Tell the process to stop, read its tables until it closes its end (at most STOP_GRACE
+    def stop(self, grace: float = STOP_GRACE) -> None:
+        """Tell the process to stop, read its tables until it closes its end (at most ``grace``
         seconds), then end it without waiting for its interpreter to wind down."""
         with self.sending:
             self.conn.close()   # end of file: the process stops
-        grace = time.perf_counter() + STOP_GRACE
+        grace = time.perf_counter() + grace
         while not self.closed and time.perf_counter() < grace:
             self.receive(wait=0.05)
         self.process.terminate()
@@ -170,7 +178,7 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
             _run_milp(problem, solved, milp, free, helper)
     finally:
         if helper is not None:
-            helper.stop()
+            helper.stop(CANCEL_GRACE if options.cancelled() else STOP_GRACE)
     message = infeasibility_message(problem, model, free, options) if status is Status.INFEASIBLE else ""
     exact = finish(problem, name, status, values, started=started, build_seconds=build_seconds,
                    solve_seconds=milp_seconds, message=message, model_objective=objective, bound=bound, log=log,
