@@ -48,8 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _run(args)
     if interruption.signal is None or code == EXIT_INTERRUPTED:    # not stopped, or said so already
         return code
-    print(f"ctadesk: interrupted by {interruption.signal}: the run stopped early (its best table so far, if any, is written)",
-          file=sys.stderr)
+    print(f"ctadesk: interrupted by {interruption.signal}: the run stopped early "
+          "(its best table so far, if any, is written)", file=sys.stderr)
     return EXIT_INTERRUPTED
 
 
