@@ -14,10 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import ctadesk.cli
 import ctadesk.cli.release
-from ctadesk.cli import main
+from ctadesk.cli import console, main
 from ctadesk.cli.interrupt import EXIT_INTERRUPTED
 from ctadesk.engine.generate import cox_table
+from ctadesk.engine.solvers import _highs
 from ctadesk.io.jj import read_jj, write_jj
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
@@ -105,3 +107,17 @@ def test_signals_are_handled_as_before_once_the_command_has_ended(tmp_path):
     assert main(["solve", str(SAMPLES / "thesis_3x4.jj"), "--method", "lp", "--json", str(tmp_path / "o.json")]) == 0
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_ctrl_c_while_the_commands_load_is_one_line_and_130(monkeypatch, capsys):
+    """Loading the commands takes seconds (the solvers' libraries); a Ctrl-C then printed a
+    traceback from the import machinery."""
+    def loading(argv=None):
+        raise KeyboardInterrupt
+
+    ended: list[int] = []
+    monkeypatch.setattr(ctadesk.cli, "main", loading)
+    monkeypatch.setattr(_highs, "end_process", ended.append)     # the real one would end pytest
+    console()
+    assert ended == [EXIT_INTERRUPTED]
+    assert capsys.readouterr().err == "ctadesk: interrupted\n"
