@@ -17,22 +17,25 @@ grid: within one published unit of the unrounded optimum in every cell.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.structure import Dimension, TableStructure
-from tests.crosscheck.checker import check_table, effective_bounds, table_unit
+from tests.crosscheck.checker import check_table, effective_bounds, table_senses, table_unit, weighted_l1
 
 
 def office_table(rng: np.random.Generator) -> tuple[TableStructure, CTAProblem]:
-    """A table as offices publish them: 1-3 dimensions, some with a sub-total level, values with
-    0-2 decimals of magnitudes 10-1e8, 1-4 sensitive inner cells with p%-like levels (10 or 20 %)."""
+    """A table as offices publish them: 1-3 dimensions (2-7 codes each, 2-3 in 3-D), some with a
+    sub-total level, values with 0-2 decimals of magnitudes 10-1e8, 1-6 sensitive inner cells with
+    p%-like levels (10 or 20 %)."""
     n_dims = int(rng.choice([2, 2, 1, 3]))
     dims = []
     for d in range(n_dims):
-        leaves = int(rng.integers(2, (4 if n_dims < 3 else 3) + 1))
+        leaves = int(rng.integers(2, (7 if n_dims < 3 else 3) + 1))
         if leaves >= 4 and rng.random() < 0.5:         # a sub-total over the first two codes
             codes = [str(k + 1) for k in range(leaves)] + ["S", "T"]
             parents = [leaves] * 2 + [leaves + 1] * (leaves - 2) + [leaves + 1, -1]
@@ -46,7 +49,7 @@ def office_table(rng: np.random.Generator) -> tuple[TableStructure, CTAProblem]:
     inner = np.round(rng.uniform(0.2, 1.0, structure.shape) * magnitude, data_decimals)
     values = np.round(structure.aggregate(inner), data_decimals)
     leaves = np.flatnonzero(structure.inner_mask())
-    sensitive = np.sort(rng.choice(leaves, size=min(int(rng.integers(1, 5)), leaves.size), replace=False))
+    sensitive = np.sort(rng.choice(leaves, size=min(int(rng.integers(1, 7)), leaves.size), replace=False))
     level = float(rng.choice([0.1, 0.2])) * values[sensitive]
     return structure, CTAProblem(values=values, relations=structure.relations(), lower=0.0, sensitive=sensitive,
                                  lower_protection=level, upper_protection=level)
@@ -123,3 +126,59 @@ def l2_fixed(problem, senses: np.ndarray) -> np.ndarray | None:
     if not outcome.success:
         return None
     return a + unit * outcome.x
+
+
+# ------------------------------------------------------------------ the job's claims, for every front end
+#: the relative gap the job is asked for (ProtectionRequest's default)
+GAP = 1e-4
+
+
+def tables():
+    """Office tables (office_table) drawn by seed, a hypothesis strategy."""
+    from hypothesis import strategies as st
+
+    return st.integers(0, 2**32 - 1).map(lambda seed: office_table(np.random.default_rng(seed)))
+
+
+def requests():
+    """Protection requests as a statistician sets them (the model, weights, widening, precision)."""
+    from hypothesis import strategies as st
+
+    from ctadesk.app import ProtectionRequest
+
+    return st.builds(ProtectionRequest, distance=st.sampled_from(["l1", "l2", "huber", "soc"]),
+                     senses=st.sampled_from(["optimal", "fixed", "heuristic"]),
+                     weights=st.sampled_from(["table", "unit", "inverse"]), widen=st.booleans(), seed=st.just(5),
+                     precision=st.sampled_from(["auto", "auto", 0, 2, "full"]), time_limit=st.just(10.0))
+
+
+def runnable(request) -> bool:
+    """Models the registry has (exact and heuristic senses are L1's)."""
+    return request.senses == "fixed" or request.distance in ("l1", "soc")
+
+
+def check_claims(problem: CTAProblem, protection, request) -> None:
+    """The published table of ``protection`` (a ctadesk.app.Protection run for ``request``)
+    against the checker; the model's table on the grid; no claim stronger than proven."""
+    result = protection.result
+    if not result.protected:
+        return
+    x = result.values
+    faults = published_faults(problem, x, protection.decimals)
+    assert not faults, faults
+    if request.precision != "full":
+        # published at a precision, or said in one line why not (and then not releasable)
+        assert protection.decimals is not None or any("not rounded" in line for line in protection.notes)
+    if protection.decimals is not None and request.precision != "auto":
+        assert protection.decimals == int(request.precision)
+    if request.distance == "l2" and request.senses == "fixed" and protection.decimals is not None:
+        solved = protection.solved
+        reference = l2_fixed(solved, table_senses(solved, x))
+        if reference is not None:
+            step = 10.0 ** -protection.decimals       # and the solvers' tolerance, relative to the table
+            far = np.abs(x - reference) - step - 1e-6 * max(1.0, float(np.abs(problem.values).max()))
+            assert np.all(far <= 0), f"published L2 table {far.max():.3g} past one grid step from the L2 optimum"
+    if result.status.value == "optimal" and request.distance in ("l1", "soc") and result.bound is not None:
+        # the bound proves the published table within the gap
+        assert weighted_l1(protection.required, x) * (1 - GAP) <= result.bound * (1 + 1e-6) + 1e-9 * abs(result.bound) \
+            or math.isclose(result.gap or 0.0, 0.0, abs_tol=GAP)
