@@ -36,6 +36,8 @@ from ctadesk.engine.widening import WideningReport, new_seed, widen
 
 Solve = Callable[[CTAProblem, str, SolveOptions], CTAResult]
 
+#: seconds a stopped run has to put its best table at the published precision
+PUBLISH_AFTER_STOP = 2.0
 #: how many cells an error names
 NAMED_CELLS = 5
 #: the share of a job's time kept for putting its table at the published precision
@@ -171,7 +173,7 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         return solve_with_terms(problem, terms, lambda p, o: solve(p, method, o), within, price=price)
 
     result, report = run(solved, _share(rounding, extra_solve), request.quality_price)
-    if extra_solve and result.values is not None and widening is not None:
+    if extra_solve and result.values is not None and widening is not None and not budget.cancelled():
         unwidened, _ = run(solved.replace(lower_protection=required.lower_protection,
                                           upper_protection=required.upper_protection), _share(rounding, False))
         if unwidened.values is not None:
@@ -181,7 +183,9 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
     solved = hard_relations(solved, terms)
     distance = METHODS[result.method].model.distance if result.method in METHODS else Distance(request.distance)
     delta = float(parameters.get("delta", HUBER_DELTA))  # type: ignore[arg-type]
-    result, decimals = _published(solved, result, request, options.within(budget), note, report, distance, delta)
+    # a stopped run (Ctrl-C, Cancel) still publishes its best table at the precision: a short budget of its own
+    publishing = Budget.start(PUBLISH_AFTER_STOP) if budget.cancelled() else budget
+    result, decimals = _published(solved, result, request, options.within(publishing), note, report, distance, delta)
     quality = None if result.values is None else quality_report(required, result.values)
     if report is not None and result.values is not None:
         report = report.evaluated(required, result.values)

@@ -181,3 +181,23 @@ def test_a_sensitive_cell_without_protection_levels_is_refused_naming_it():
     problem = _table().replace(lower_protection=[5.0, 0.0], upper_protection=[5.0, 0.0])
     with pytest.raises(ProblemError, match=r"1 sensitive cell with no protection level.*cell 10"):
         protect(problem, ProtectionRequest(method="lp"))
+
+
+def test_a_run_stopped_after_its_table_still_publishes_it_at_the_precision():
+    """Ctrl-C or Cancel once a table exists: the budget is stopped, but the table is still put at
+    the published precision (on a short budget of its own) so it can be released."""
+    import threading
+
+    stop = threading.Event()
+
+    def solve(problem, method, options):
+        from ctadesk.engine.methods import solve as engine
+
+        result = engine(problem, method, options)
+        stop.set()
+        return result
+
+    problem = _table().replace(values=_table().values * 1.37)
+    protection = protect(problem, ProtectionRequest(method="lp", precision=0, widen=False), stop=stop, solve=solve)
+    assert stop.is_set() and protection.decimals == 0
+    np.testing.assert_array_equal(protection.result.values, np.round(protection.result.values))
