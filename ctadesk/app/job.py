@@ -146,6 +146,7 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         request = request.replace(seed=seed)
         solved = widen(required, seed)
         widening = WideningReport.of(required, solved, seed)
+    as_asked = solved
     if request.precision != "full":
         solved = grid_safe(solved, _asked_decimals(required, request))
     terms = request.terms()
@@ -173,6 +174,13 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         return solve_with_terms(problem, terms, lambda p, o: solve(p, method, o), within, price=price)
 
     result, report = run(solved, _share(rounding, extra_solve), request.quality_price)
+    if not result.verified and solved is not as_asked and not budget.over():
+        # the levels moved out to the grid leave no table (with these senses): the levels as asked,
+        # and the table put at the finest precision that takes it (_published)
+        note(f"no table with the protection levels moved out to the grid of {_asked_decimals(required, request)} "
+             f"decimals ({result.message}): solved with the levels as asked")
+        solved = as_asked
+        result, report = run(solved, _share(rounding, extra_solve), request.quality_price)
     if extra_solve and result.values is not None and widening is not None and not budget.cancelled():
         unwidened, _ = run(solved.replace(lower_protection=required.lower_protection,
                                           upper_protection=required.upper_protection), _share(rounding, False))
@@ -232,7 +240,8 @@ def _published(problem: CTAProblem, result: CTAResult, request: ProtectionReques
             rounded, why = published_with_terms(problem, result, decimals, report, options, distance, delta)
         if rounded is not None:
             if reasons:
-                note(f"published at {decimals} decimals, finer than the data's {asked}: {reasons[0]}")
+                note(f"published at {decimals} decimal{'s' * (decimals != 1)}, finer than the data's {asked}: "
+                     f"{reasons[0]}")
             note(why)
             return rounded, decimals
         reasons.append(f"not rounded to {decimals} decimals: {why}")

@@ -125,6 +125,6 @@ def test_the_report_holds_for_the_published_table_and_rounding_keeps_every_bound
     elif protection.decimals is not None:    # a finer grid than the data's, and said
         scale = 10.0 ** protection.decimals
         np.testing.assert_array_equal(x, np.round(x * scale) / scale)
-        assert any(line.startswith(f"published at {protection.decimals} decimals, finer") for line in protection.notes)
+        assert any(line.startswith(f"published at {protection.decimals} decimal") for line in protection.notes)
     else:
         assert any(line.startswith("not rounded") for line in protection.notes)

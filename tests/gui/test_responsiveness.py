@@ -1,6 +1,6 @@
 """The window keeps answering while a MILP runs in the worker.
 
-A 20-second solve: the time limit on a Cox 25 x 25 table, which HiGHS does
+A 20-second job: the time limit on a Cox 25 x 25 table, which HiGHS does
 not finish in 60 s.
 """
 
@@ -9,6 +9,7 @@ import time
 import numpy as np
 from PySide6.QtCore import QTimer
 
+from ctadesk.app.job import PUBLISH_SHARE
 from ctadesk.engine.result import Status
 from ctadesk.engine.generate import GeneratorSpec
 
@@ -29,6 +30,7 @@ def test_a_10_ms_timer_never_waits_more_than_100_ms_during_a_20_second_milp(qtbo
     assert result.status is Status.TIME_LIMIT and result.protected
     assert window.log_pane.blockCount() > 10 and window.progress_plot.points >= 1
     gaps = np.diff(ticks)
-    assert ticks[-1] - ticks[0] > 19.5
+    # the whole job keeps to its 20 s; the MILP has all of it but the share kept for publication
+    assert ticks[-1] - ticks[0] > 20 * (1 - PUBLISH_SHARE) - 0.5
     print(f"longest wait {1000 * gaps.max():.0f} ms over {ticks[-1] - ticks[0]:.1f} s")
     assert gaps.max() < 0.100, f"longest wait {1000 * gaps.max():.0f} ms"

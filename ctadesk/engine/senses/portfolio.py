@@ -46,10 +46,12 @@ from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.senses.bcd import solve_bcd
 from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.senses.flips import flip_descent
+from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers._finish import finish
 from ctadesk.engine.solvers._highs import HighsRun
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
+from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import (MILP_SHARE, certified_big_m, infeasibility_message, milp_model, polish,
                                          refuted, solve_milp)
 
@@ -63,6 +65,10 @@ DESCENT_SECONDS = 10.0
 #: how many free senses a search near the best table may change (milp.within_radius): once every
 #: start has had its heuristic round, the helper's time goes to such searches
 RADIUS = 10
+#: free senses from which the portfolio starts from its fast path's table (fewer: the MILP finds better at once)
+FAST_PATH_FREE = 2000
+#: the share of the time the fast path's LP may take
+FAST_PATH_SHARE = 0.3
 #: below this time limit the heuristic process (about 0.6 s to start) is not worth it
 MIN_HEURISTIC_SECONDS = 2.0
 #: seconds the heuristic process gets to stop before it is terminated
@@ -89,7 +95,8 @@ class _Helper:
     signal to the caller's process group reach the caller alone, which stops the solve and ends
     the process (stop), so the process prints no traceback of its own."""
 
-    def __init__(self, problem: CTAProblem, options: SolveOptions, heuristic: Heuristic, seconds: float) -> None:
+    def __init__(self, problem: CTAProblem, options: SolveOptions, heuristic: Heuristic, seconds: float,
+                 start: CTAResult | None = None) -> None:
         to_child, from_parent = os.pipe()
         from_child, to_parent = os.pipe()
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -106,10 +113,13 @@ class _Helper:
         plain = problem.replace(cell_label=None, relation_label=None)
         # the problem outgrows the pipe's buffer: written while the process starts, not before the MILP
         ends = time.time() + seconds    # wall clock: the process's own clock starts after its imports
-        threading.Thread(target=self._send_problem, args=((plain, options.gap, ends, heuristic),),
+        known = None if start is None else (start.objective, np.asarray(start.senses, np.int8))
+        threading.Thread(target=self._send_problem, args=((plain, options.gap, ends, heuristic, known),),
                          daemon=True).start()
         self.best: tuple[float, np.ndarray, np.ndarray] | None = None
         self.fresh = False      # best not yet handed to the MILP
+        if start is not None:   # handed to the MILP as its first user solution
+            self.best, self.fresh = (start.objective, start.values, np.asarray(start.senses, np.int8)), True
         self.closed = False     # the process closed its end: every table it found has arrived
 
     def receive(self, wait: float = 0.0) -> None:
@@ -167,11 +177,12 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
         return solve_milp(problem, options, starts=starting_senses, fewest_changes=fewest_changes).replace(method=name)
     solved = with_imbalance_cuts(problem, model) if cuts else model
     build_seconds = time.perf_counter() - started
+    fast = _fast_path(problem, free, m.reference, options)
     milp = options.within(options.budget.child(fraction=MILP_SHARE))
     seconds = milp.budget.remaining()
     # the heuristic process inherits two pipe descriptors (pass_fds), which only POSIX offers:
     # elsewhere the MILP runs alone, which is still the plain MILP with its certified gap
-    helper = _Helper(problem, options, heuristic, seconds) \
+    helper = _Helper(problem, options, heuristic, seconds, fast) \
         if seconds >= MIN_HEURISTIC_SECONDS and not options.cancelled() and os.name == "posix" else None
     try:
         status, values, objective, bound, log, milp_seconds, model_status, handed = \
@@ -197,6 +208,8 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
     elif exact.status is Status.ERROR and not options.cancelled():
         # the MILP failed before the heuristic sent anything: the heuristic gets the time left alone
         candidates.append(heuristic(problem, options))
+    if fast is not None:
+        candidates.append(fast)
     verified = [r for r in candidates if r.verified]
     if not verified:
         return exact
@@ -208,7 +221,8 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
         gap = relative_gap(best.objective, bound)
         if gap <= options.gap and final is not Status.CANCELLED:
             final = Status.OPTIMAL
-    source = "MILP" if best is exact else "heuristic"
+    source = "MILP" if best is exact else "fast path (fixed senses, the ordering heuristic's)" if best is fast \
+        else "heuristic"
     result = with_lower_bound(problem, best.replace(
         method=name, status=final, bound=bound, gap=gap, log=log,
         timings={**exact.timings, "total": time.perf_counter() - started},
@@ -216,6 +230,23 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
               "heuristic_objective": candidates[1].objective if len(candidates) > 1 else math.nan,
               "handed_to_milp": handed, "source": source}), options)
     return result.replace(message=f"{name}: best table from the {source}; verified")
+
+
+def _fast_path(problem: CTAProblem, free: np.ndarray, reference: CTAResult | None,
+               options: SolveOptions) -> CTAResult | None:
+    """The table of the model's fast path -- the fixed-sense L1 LP (5.10) with the ordering
+    heuristic's senses (Cox 2005), what fixed senses would publish -- on a table with at least
+    FAST_PATH_FREE free senses, where the MILP and the heuristic may not reach it in the time: the
+    answer is never worse, and the MILP and the helper start from it.  The big-M's reference LP is
+    that table where the MILP's model solved it already; else the LP gets FAST_PATH_SHARE of the
+    time.  None where it is not worth it or found no table."""
+    if reference is not None and reference.verified:
+        return reference
+    if free.size < FAST_PATH_FREE:
+        return None
+    quiet = options.within(options.budget.child(fraction=FAST_PATH_SHARE), on_log=None, on_progress=None)
+    table = solve_lp(problem, quiet, senses=ordering_senses(problem), explain=False)
+    return table if table.verified else None
 
 
 def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarray, helper: _Helper | None):
@@ -279,9 +310,9 @@ def _worker(read_fd: int, write_fd: int) -> None:
     better table is sent back."""
     incoming = Connection(read_fd, writable=False)
     outgoing = Connection(write_fd, readable=False)
-    problem, gap, ends, heuristic = incoming.recv()
+    problem, gap, ends, heuristic, known = incoming.recv()
     halt = threading.Event()
-    milp: list = [math.inf, None]
+    milp: list = [math.inf, None] if known is None else list(known)     # the best table known, by its senses
 
     def listen() -> None:
         try:
