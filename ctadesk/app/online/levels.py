@@ -18,17 +18,22 @@ from ctadesk.engine.structure import Dimension
 
 #: "Region:1": a variable and the deepest level of its hierarchy a table shows
 LEVEL_MARK = ":"
+#: the deepest level a request may name (far below any hierarchy's depth; bounds the digits read)
+MAX_LEVEL = 99
 
 
 def requested_level(item: str, names: Sequence[str]) -> tuple[str, int | None]:
     """The variable ``item`` names and the level it asks for (None: every level); a name of
-    ``names`` that itself holds LEVEL_MARK is taken whole."""
+    ``names`` that itself holds LEVEL_MARK is taken whole.  The level is read from ASCII digits
+    only (not '²' or '١', which Python's int() and isdigit() take) and up to MAX_LEVEL."""
     if item in names or LEVEL_MARK not in item:
         return item, None
     name, _, level = item.rpartition(LEVEL_MARK)
-    if not level.strip().isdigit() or int(level) < 1:
-        raise OnlineError(f"'{item}': the level after '{LEVEL_MARK}' must be a whole number from 1 "
-                          f"(e.g. '{name}{LEVEL_MARK}1')")
+    level = level.strip()
+    if not (level.isascii() and level.isdigit() and len(level) <= len(str(MAX_LEVEL))
+            and 1 <= int(level) <= MAX_LEVEL):
+        raise OnlineError(f"'{item}': the level after '{LEVEL_MARK}' must be a whole number from 1 to {MAX_LEVEL} "
+                          f"in digits 0-9 (e.g. '{name}{LEVEL_MARK}1')")
     return name.strip(), int(level)
 
 

@@ -60,6 +60,8 @@ def test_a_level_is_read_after_the_colon_unless_the_name_holds_it(item, expected
 
 
 @pytest.mark.parametrize("item, message", [("Region:0", "whole number from 1"), ("Region:x", "whole number from 1"),
+                                           ("Region:\u00b2", "digits 0-9"), ("Region:\u0661", "digits 0-9"),
+                                           ("Region:" + "9" * 5000, "from 1 to 99"), ("Region:100", "from 1 to 99"),
                                            ("Region:3", "Region has levels 1 to 2")])
 def test_a_level_that_is_not_there_is_named(item, message):
     with pytest.raises(OnlineError, match=message):
