@@ -1,13 +1,17 @@
-"""Running the table server: uvicorn, on a loopback address unless the office says otherwise."""
+"""Running the table server: uvicorn, on a loopback address unless the office says otherwise,
+its connections within ctadesk.server.limits.Connections (ctadesk.server.protocol)."""
 
 from __future__ import annotations
 
 import ipaddress
+import math
 
-from starlette.applications import Starlette
+import uvicorn
+from starlette.types import ASGIApp
 
 from ctadesk.engine.errors import CTAError
-from ctadesk.server.limits import KEEP_ALIVE, MAX_CONNECTIONS
+from ctadesk.server.limits import HEADER_BYTES, Connections
+from ctadesk.server.protocol import protocol_class
 
 
 def is_loopback(host: str) -> bool:
@@ -32,10 +36,18 @@ def remote_warning(host: str, allow_remote: bool) -> str | None:
             "the office's proxy (TLS, authentication, rate limits)")
 
 
-def serve(app: Starlette, host: str, port: int, max_connections: int = MAX_CONNECTIONS) -> None:
+def server_config(app: ASGIApp, host: str, port: int, connections: Connections = Connections()) -> uvicorn.Config:
+    """uvicorn's configuration for ``app`` on ``host``:``port`` (0: a free port): the guarded
+    h11 protocol, no WebSocket, no concurrency limit of uvicorn's (it counts idle connections
+    and answers in plain text; the application counts requests, ctadesk.server.app)."""
+    return uvicorn.Config(app, host=host, port=port, http=protocol_class(connections), ws="none",
+                          limit_concurrency=None, h11_max_incomplete_event_size=HEADER_BYTES,
+                          timeout_keep_alive=math.ceil(connections.idle_seconds),
+                          timeout_graceful_shutdown=math.ceil(connections.shutdown_seconds),
+                          server_header=False, log_level="info")
+
+
+def serve(app: ASGIApp, host: str, port: int, connections: Connections = Connections()) -> None:
     """Serve ``app`` with uvicorn on ``host``:``port`` until interrupted (no check of the host:
     remote_warning is the caller's)."""
-    import uvicorn
-
-    uvicorn.run(app, host=host, port=port, limit_concurrency=max_connections, timeout_keep_alive=KEEP_ALIVE,
-                server_header=False, log_level="info")
+    uvicorn.Server(server_config(app, host, port, connections)).run()

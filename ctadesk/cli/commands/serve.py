@@ -19,7 +19,7 @@ from ctadesk.cli.commands.online import add_online_arguments, add_store_argument
 from ctadesk.cli.commands.rules import add_microdata_arguments, add_rules_arguments, read_microdata_for, \
     safety_rules
 from ctadesk.engine.errors import CTAError
-from ctadesk.server.limits import MAX_CONNECTIONS, Limits
+from ctadesk.server.limits import Connections, Limits
 
 #: defaults of the server's options
 HOST, PORT, WORKERS, TIME_LIMIT = "127.0.0.1", 8765, 2, 20.0
@@ -68,8 +68,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"largest request body (default {Limits.max_body})")
     server.add_argument("--max-cells", type=_positive(int), default=Limits.max_cells, metavar="N",
                         help=f"largest table served (default {Limits.max_cells})")
-    server.add_argument("--max-connections", type=_positive(int), default=MAX_CONNECTIONS, metavar="N",
-                        help=f"connections served at once, more are answered 503 (default {MAX_CONNECTIONS})")
+    server.add_argument("--max-connections", type=_positive(int), default=Limits.max_requests, metavar="N",
+                        help=f"requests answered at once over all clients (idle connections do not count); more "
+                             f"are answered 503 (default {Limits.max_requests})")
+    server.add_argument("--max-per-client", type=_positive(int), default=Limits.max_client_requests, metavar="N",
+                        help=f"requests answered at once for one client address; more are answered 503 "
+                             f"(default {Limits.max_client_requests})")
+    server.add_argument("--idle-timeout", type=_positive(float), default=Connections.idle_seconds, metavar="SECONDS",
+                        help=f"time a connection has to send a whole request's headers, from its opening or its "
+                             f"last answer; then it is closed (default {Connections.idle_seconds:g})")
     parser.set_defaults(func=run)
 
 
@@ -91,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
     rules = safety_rules(args)
     request_seconds = args.request_timeout or (
         args.time_limit + ((args.time_budget or TIME_BUDGET) if args.senses == "table" else 0.0) + REQUEST_MARGIN)
-    limits = Limits(max_body=args.max_body, max_cells=args.max_cells, request_seconds=request_seconds)
+    limits = Limits(max_body=args.max_body, max_cells=args.max_cells, request_seconds=request_seconds,
+                    max_requests=args.max_connections, max_client_requests=args.max_per_client)
+    connections = Connections(idle_seconds=args.idle_timeout, shutdown_seconds=request_seconds)
 
     def service() -> OnlineService:
         return OnlineService(args.store, microdata, rules, measure=args.response, senses=args.senses,
@@ -102,5 +111,5 @@ def run(args: argparse.Namespace) -> int:
         for line in first.prepare():
             logging.getLogger("ctadesk.server").info(line)
     with ServicePool(service, args.workers) as pool:
-        serve(create_app(pool, limits), args.host, args.port, args.max_connections)
+        serve(create_app(pool, limits), args.host, args.port, connections)
     return 0
