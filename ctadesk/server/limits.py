@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-#: bytes of a request's line and headers (h11's buffer; more is a 400)
+#: bytes of a request's line and headers received still incomplete (h11's buffer; more: 400)
 HEADER_BYTES = 16_384
 
 

@@ -8,7 +8,8 @@ on any byte, counts idle connections against ``limit_concurrency`` and answers i
 * One client (remote address) keeps at most ``max_client_connections`` open: a new one closes
   the client's oldest connection that is not being answered (a 503 JSON refuses the new one
   when all are), so nobody's idle connections lock out anyone else.
-* Malformed HTTP (or headers over HEADER_BYTES) is a 400 JSON.
+* Malformed HTTP (or a request line and headers still incomplete after HEADER_BYTES) is a
+  400 JSON.
 
 How many requests are answered at once, over all and per client, is the application's
 (ctadesk.server.app), which counts requests, not connections.
@@ -72,8 +73,8 @@ class GuardedProtocol(H11Protocol):
         self.watch()
 
     def send_400_response(self, msg: str) -> None:
-        self.drop(json_response(400, f"the request is not valid HTTP/1.1 (its line and headers take at most "
-                                      f"{HEADER_BYTES} bytes)"))
+        self.drop(json_response(400, f"the request is not valid HTTP/1.1 (or its line and headers are not "
+                                      f"complete within {HEADER_BYTES} bytes)"))
 
     @property
     def address(self) -> str | None:
