@@ -17,18 +17,8 @@ from starlette.testclient import TestClient  # noqa: E402
 from ctadesk.app.online import OnlineService, cell_keys  # noqa: E402
 from ctadesk.server.app import create_app  # noqa: E402
 from ctadesk.server.limits import Limits  # noqa: E402
-from ctadesk.server.pool import ServicePool  # noqa: E402
 from tests.app.online.checker import both_sides, cell_names, full_original, problems  # noqa: E402
-from tests.app.online.synthetic import RULES, firms  # noqa: E402
-
-MICRODATA = firms(seed=0)
-
-
-@pytest.fixture
-def pool(tmp_path):
-    with ServicePool(lambda: OnlineService(tmp_path / "senses.db", MICRODATA, RULES, measure="Turnover",
-                                           senses="table"), 2) as pool:
-        yield pool
+from tests.server.serving import MICRODATA  # noqa: E402
 
 
 def client(pool, **limits) -> TestClient:
@@ -120,14 +110,29 @@ def test_an_unknown_variable_is_a_400_naming_it(pool):
                                           ({"spanning": "Region,,Size"}, "no empty name"),
                                           ({}, "spanning=Region,Size"),
                                           ({"spanning": "Size", "format": "xml"}, "format 'xml'"),
-                                          ({"spanning": "Size", "colour": "red"}, "unknown parameter 'colour'")])
+                                          ({"spanning": "Size", "colour": "red"}, "unknown parameter 'colour'"),
+                                          ({"spanning": "Region:\u00b2"}, "digits 0-9"),
+                                          ({"spanning": "Region:\u0661,Size"}, "digits 0-9"),
+                                          ({"spanning": "Region:" + "9" * 5000}, "spanning"),
+                                          ({"spanning": "Region:100"}, "from 1 to 99"),
+                                          ({"spanning": "Reg\x07ion"}, "spanning"),
+                                          ({"spanning": "x" * 101}, "up to 100"),
+                                          ({"spanning": ",".join(["Size"] * 17)}, "at most 16")])
 def test_a_malformed_query_is_a_400_naming_what_is_wrong(pool, query, named):
     assert_json_error(client(pool).get("/tables", params=query), 400, named)
 
 
 @pytest.mark.parametrize("body, named", [(b"{not json", "not JSON"), (b"[1, 2]", "JSON object"),
                                          (b'{"spanning": 3}', "spanning=Region,Size"),
-                                         (b'{"spanning": ["Size"], "sort": 1}', "unknown key 'sort'")])
+                                         (b'{"spanning": ["Size"], "sort": 1}', "unknown key 'sort'"),
+                                         (b'{"spanning": ' + b"[" * 5000 + b"]" * 5000 + b"}", "more than 4 deep"),
+                                         (b'{"spanning": ' + b"7" * 5000 + b"}", "5000 digits"),
+                                         (b'{"spanning": ["\\ud800"]}', "spanning: variable '\\ud800'"),
+                                         (b'{"spanning": ["Size"], "format": "\\ud800"}', "format '\\ud800'"),
+                                         (b'{"\\ud800": 1}', "unknown key '\\ud800'"),
+                                         (b'{"spanning": NaN}', "NaN"),
+                                         (b'{"spanning": ["Size"]}\xff', "not UTF-8"),
+                                         (b'{"spanning": ["Region:\\u0661"]}', "digits 0-9")])
 def test_a_malformed_body_is_a_400_naming_what_is_wrong(pool, body, named):
     response = client(pool).post("/tables", content=body, headers={"content-type": "application/json"})
     assert_json_error(response, 400, named)
@@ -196,3 +201,18 @@ def test_health_and_store_say_what_is_on_offer_and_published_but_not_the_senses(
     app.get("/tables", params={"spanning": "Region,Size"})
     assert app.get("/store").json() == {"tables_requested": 1, "tables_published": 1}
     assert app.get("/senses").status_code == 404        # how many cells are sensitive is the office's
+
+
+def test_the_slash_form_of_a_path_is_a_404_not_a_redirect_to_the_host_sent(pool):
+    response = client(pool).get("/tables/", params={"spanning": "Size"}, headers={"host": "evil.example"},
+                                follow_redirects=False)
+    assert "location" not in response.headers
+    assert "evil.example" not in assert_json_error(response, 404, "/tables/")
+
+
+def test_an_exception_after_the_handlers_is_still_json(pool, monkeypatch):
+    def fail(self, scope, receive, send):
+        raise RuntimeError("inner detail")
+
+    monkeypatch.setattr("starlette.applications.Starlette.__call__", fail)
+    assert_json_error(client(pool).get("/health"), 500, "the server failed")
