@@ -7,7 +7,9 @@ microdata set, protected at once and consistently by a two-stage method over a s
 
 cells.py    a cell's key, the same in every table it appears in
 levels.py   hierarchy levels of a requested table ("Region:1")
-store.py    the sense store (SQLite; plain SQL a server database could run)
+binding.py  what a store protects: the fingerprint of the microdata, measure and rules
+store.py    the sense store: one interface (open_store) over SQLite (store_sqlite.py) and
+            PostgreSQL (store_postgres.py)
 senses.py   the first stage's choices of new senses: from the full table, local or from the table
 service.py  OnlineService: the two stages (or the full table's protected values), the published
             table, the office's report
@@ -17,7 +19,9 @@ from ctadesk.app.online.cells import cell_key, cell_keys
 from ctadesk.app.online.errors import OnlineError, StoreError
 from ctadesk.app.online.senses import SENSE_CHOICES
 from ctadesk.app.online.service import VALUE_CHOICES, OfficeReport, OnlineService, OnlineTable, Relaxation, Shortfall
-from ctadesk.app.online.store import SCHEMA_VERSION, SenseStore
+from ctadesk.app.online.binding import StoreBinding
+from ctadesk.app.online.store import SCHEMA_VERSION, SenseStore, StoreState, open_store
 
 __all__ = ["SCHEMA_VERSION", "SENSE_CHOICES", "VALUE_CHOICES", "OfficeReport", "OnlineError", "OnlineService", "OnlineTable",
-           "Relaxation", "SenseStore", "Shortfall", "StoreError", "cell_key", "cell_keys"]
+           "Relaxation", "SenseStore", "Shortfall", "StoreBinding", "StoreError", "StoreState", "cell_key", "cell_keys",
+           "open_store"]

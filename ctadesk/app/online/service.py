@@ -48,7 +48,8 @@ from ctadesk.app.online.cells import cell_keys
 from ctadesk.app.online.errors import OnlineError
 from ctadesk.app.online.levels import cut, requested_level
 from ctadesk.app.online.senses import FULL_TABLE_CELLS, SENSE_CHOICES, full_table_senses, local_senses, table_senses
-from ctadesk.app.online.store import BUSY_TIMEOUT, SenseStore
+from ctadesk.app.online.binding import StoreBinding
+from ctadesk.app.online.store import BUSY_TIMEOUT, open_store
 from ctadesk.engine.methods import solve
 from ctadesk.engine.microdata import Microdata, tabulate
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
@@ -233,7 +234,10 @@ def table_microdata(microdata: Microdata, spanning: Sequence[str]) -> Microdata:
 class OnlineService:
     """Publishes tables of one microdata set consistently (module docstring).
 
-    store_path    the sense store (created when missing)
+    store_path    the sense store: an SQLite file or a postgresql:// URL (ctadesk.app.online.store),
+                  bound to the microdata, measure and rules; refused when missing, empty or bound
+                  to other data
+    init_store    make the store (refused when there is one): ctadesk serve --init-store
     microdata     records with every variable a table may span (its dimensions)
     rules         the safety rules, the same for every table
     measure       the name of the response variable (senses are kept per measure)
@@ -255,7 +259,7 @@ class OnlineService:
                  senses: str = "data", values: str | None = None, time_budget: float | None = None,
                  weights: str = "inverse",
                  pin_published: bool = True, time_limit: float = math.inf,
-                 busy_timeout: float = BUSY_TIMEOUT) -> None:
+                 busy_timeout: float = BUSY_TIMEOUT, init_store: bool = False) -> None:
         if senses not in SENSE_CHOICES:
             raise OnlineError(f"senses '{senses}': choose {' or '.join(SENSE_CHOICES)}")
         values = values or ("full" if senses == "data" else "table")
@@ -274,7 +278,8 @@ class OnlineService:
         self.sense_choice, self.values, self.time_budget, self.weights = senses, values, time_budget, weights
         self.pin_published, self.time_limit = pin_published, time_limit
         self.nonnegative = bool(np.all(microdata.response >= 0))
-        self.store = SenseStore(store_path, busy_timeout)
+        self.store = open_store(store_path, StoreBinding.of(microdata, rules, measure), create=init_store,
+                                busy_timeout=busy_timeout)
         #: why the full table gave no senses ('data'), once prepare() has run; None: it gave them
         self.full_table_failure: str | None = None
         self._prepared = senses != "data"

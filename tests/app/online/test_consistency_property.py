@@ -23,6 +23,6 @@ def test_no_sensitive_cell_is_published_on_both_sides(seed, records, regions, si
     microdata = firms(seed=seed, records=records, regions=regions, sizes=sizes)
     with tempfile.TemporaryDirectory() as folder, \
             OnlineService(Path(folder) / "senses.db", microdata, RULES, measure="Turnover", senses=senses,
-                          time_budget=1.0) as service:
+                          time_budget=1.0, init_store=True) as service:
         seen = publish_all(service, tables)
     assert both_sides(seen) == []

@@ -17,10 +17,11 @@ import random
 import numpy as np
 import pytest
 
-from ctadesk.app.online import OnlineService, SenseStore, cell_keys
+from ctadesk.app.online import OnlineService, cell_keys
 from ctadesk.engine.microdata import Microdata
 from ctadesk.engine.structure import Dimension, TableStructure
 from tests.app.online.checker import both_sides, cell_names, full_original, problems
+from tests.app.online.stores import new_store
 from tests.app.online.synthetic import RULES
 
 #: the store's secret (a fresh store draws one): the local senses, and so the tables, are the same
@@ -67,7 +68,7 @@ def test_two_hundred_random_tables_are_consistent_and_verify(tmp_path, senses, v
     publications: dict = {}
     levels_seen = set()
     read = defaultdict(set)
-    with SenseStore(tmp_path / "senses.db") as store:      # local senses drawn from a fixed secret: one stream
+    with new_store(tmp_path / "senses.db", microdata, RULES) as store:      # local senses drawn from a fixed secret: one stream
         store._db.execute("UPDATE meta SET value = ? WHERE name = 'secret'", (SECRET,))
     with OnlineService(tmp_path / "senses.db", microdata, RULES, measure="Turnover", senses=senses,
                        values=values, time_budget=2.0) as service:

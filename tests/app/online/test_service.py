@@ -7,13 +7,14 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from ctadesk.app.online import OnlineError, OnlineService, SenseStore, cell_keys
+from ctadesk.app.online import OnlineError, OnlineService, cell_keys, open_store
 from ctadesk.app.online.service import EMPTY, PUBLISHED, check_sides
 from ctadesk.engine.microdata import Microdata
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.rules import SafetyRules
 from ctadesk.engine.structure import Dimension, TableStructure
 from tests.app.online.published import both_sides, publish_all
+from tests.app.online.stores import new_store
 from tests.app.online.synthetic import RULES, firms
 
 TABLES = [("Region", "Size"), ("Region",), ("Size", "Region", "Sector"), ("Sector", "Region"), ("Size",)]
@@ -22,7 +23,8 @@ SPAWN = multiprocessing.get_context("spawn")
 
 @pytest.mark.parametrize("senses", ["data", "local", "table"])
 def test_the_averaging_attack_is_prevented(tmp_path, senses):
-    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", senses=senses) as service:
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", senses=senses,
+                       init_store=True) as service:
         seen = publish_all(service, TABLES)
     repeated = {key: cell for key, cell in seen.items() if len(cell) > 1}
     assert len(repeated) >= 5
@@ -35,7 +37,7 @@ def test_the_averaging_attack_is_prevented(tmp_path, senses):
 
 def test_senses_persist_in_a_reopened_store(tmp_path):
     path = tmp_path / "senses.db"
-    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover", init_store=True) as service:
         first = publish_all(service, [("Size", "Region", "Sector")])
     with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
         second = publish_all(service, [("Region", "Size"), ("Region",)])
@@ -45,7 +47,7 @@ def test_senses_persist_in_a_reopened_store(tmp_path):
 
 
 def test_the_published_table_does_not_tell_sensitive_cells_apart(tmp_path):
-    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover") as service:
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", init_store=True) as service:
         table = service.publish(("Region", "Size"))
         _, problem = service.problem(("Region", "Size"))
     assert problem.n_sensitive > 0 and table.office.sensitive == problem.n_sensitive
@@ -55,7 +57,7 @@ def test_the_published_table_does_not_tell_sensitive_cells_apart(tmp_path):
 
 
 def test_a_later_table_keeps_the_values_published_before(tmp_path):
-    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover") as service:
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", init_store=True) as service:
         two_way = service.publish(("Region", "Size"))
         one_way = service.publish(("Region",))
         _, problem = service.problem(("Region",))
@@ -73,7 +75,8 @@ def dominated_region() -> Microdata:
 
 def test_senses_that_admit_no_table_still_give_a_table_and_say_what_gave_way(tmp_path):
     path = tmp_path / "senses.db"
-    with SenseStore(path) as store:      # both parts up and their total down: no additive table exists
+    with new_store(path, dominated_region(), SafetyRules(dominance=((1, 60),))) as store:
+        # both parts up and their total down: no additive table exists
         store.decide("Turnover", ("Region",), ["Region=N1", "Region=N2", ""],
                      {"Region=N1": 1, "Region=N2": 1, "": -1}, "local")
     rules = SafetyRules(dominance=((1, 60),))
@@ -88,7 +91,7 @@ def test_senses_that_admit_no_table_still_give_a_table_and_say_what_gave_way(tmp
 
 def test_data_senses_come_from_the_full_table_once(tmp_path):
     path = tmp_path / "senses.db"
-    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover", init_store=True) as service:
         lines = service.prepare()
         full, problem = service.problem(("Region", "Size", "Sector"))
         table = service.publish(("Sector", "Region"))
@@ -103,7 +106,7 @@ def test_data_senses_come_from_the_full_table_once(tmp_path):
 
 
 def test_with_data_senses_every_table_is_read_from_the_protected_full_table(tmp_path):
-    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover") as service:
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", init_store=True) as service:
         service.prepare()
         tables = {spanning: service.publish(spanning) for spanning in TABLES + [("Region", "Size", "Sector")]}
         published = defaultdict(set)
@@ -117,7 +120,8 @@ def test_with_data_senses_every_table_is_read_from_the_protected_full_table(tmp_
 
 
 def test_values_table_protects_each_table_with_its_own_second_stage(tmp_path):
-    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", values="table") as service:
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", values="table",
+                       init_store=True) as service:
         seen = publish_all(service, TABLES)
         table = service.publish(("Region", "Size"))
     assert table.office.values_from == "table" and "second stage:" in table.office.lines()[1]
@@ -127,7 +131,8 @@ def test_values_table_protects_each_table_with_its_own_second_stage(tmp_path):
 
 
 def test_a_table_abandoned_by_its_requester_is_not_recorded_as_published(tmp_path):
-    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", values="table") as service:
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", values="table",
+                       init_store=True) as service:
         with pytest.raises(OnlineError, match="Region x Size: abandoned by its requester; not published"):
             service.publish(("Region", "Size"), abandoned=lambda: True)
         assert [table.published for table in service.store.tables()] == [None, None]   # the full table's, this one
@@ -138,7 +143,7 @@ def test_a_table_abandoned_by_its_requester_is_not_recorded_as_published(tmp_pat
 
 def test_a_store_without_protected_values_gets_them_from_its_senses(tmp_path):
     path = tmp_path / "senses.db"
-    with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover", init_store=True) as service:
         service.prepare()
         senses = {record.cell: record.sense for record in service.store.sense_records()}
     with sqlite3.connect(path) as db:                           # as a store of schema 1 would be
@@ -153,9 +158,9 @@ def test_a_store_without_protected_values_gets_them_from_its_senses(tmp_path):
 
 def test_data_senses_keep_the_senses_stored_before(tmp_path):
     path = tmp_path / "senses.db"
-    with OnlineService(path, firms(seed=0), RULES, measure="Turnover", senses="local") as local:
+    with OnlineService(path, firms(seed=0), RULES, measure="Turnover", senses="local", init_store=True) as local:
         seen = publish_all(local, [("Region", "Size")])
-    before = {record.cell: record.sense for record in SenseStore(path).sense_records()}
+    before = {record.cell: record.sense for record in open_store(path).sense_records()}
     with OnlineService(path, firms(seed=0), RULES, measure="Turnover") as service:
         later = publish_all(service, [("Size", "Region", "Sector"), ("Region",)])
         after = {record.cell: record.sense for record in service.store.sense_records()}
@@ -165,7 +170,7 @@ def test_data_senses_keep_the_senses_stored_before(tmp_path):
 
 def test_a_full_table_too_large_for_data_senses_is_refused_by_its_size(tmp_path, monkeypatch):
     monkeypatch.setattr("ctadesk.app.online.service.FULL_TABLE_CELLS", 50)
-    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover") as service:
+    with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", init_store=True) as service:
         for _ in range(2):          # refused at every request, never local senses instead
             with pytest.raises(OnlineError, match=r"full table Region x Size x Sector has \d+ cells.*up to 50"):
                 service.publish(("Region",))
@@ -180,7 +185,7 @@ def test_a_cell_on_the_other_side_of_its_sense_is_never_published():
 
 
 def test_an_unknown_variable_is_named(tmp_path):
-    with OnlineService(tmp_path / "senses.db", firms(), RULES, measure="Turnover") as service:
+    with OnlineService(tmp_path / "senses.db", firms(), RULES, measure="Turnover", init_store=True) as service:
         with pytest.raises(OnlineError, match="no variable 'Industry'.*Region, Size, Sector"):
             service.publish(("Region", "Industry"))
 
@@ -192,7 +197,7 @@ def _publish_in_a_process(path, tables, results) -> None:
 
 def test_two_processes_publishing_at_once_keep_every_cell_on_one_side(tmp_path):
     path = tmp_path / "senses.db"
-    SenseStore(path).close()
+    new_store(path, firms(seed=0), RULES).close()
     results = SPAWN.Queue()
     workers = [SPAWN.Process(target=_publish_in_a_process, args=(path, tables, results))
                for tables in (TABLES, TABLES[::-1])]
@@ -204,6 +209,6 @@ def test_two_processes_publishing_at_once_keep_every_cell_on_one_side(tmp_path):
         assert worker.exitcode == 0
     merged = {key: seen[0].get(key, []) + seen[1].get(key, []) for key in seen[0].keys() | seen[1].keys()}
     assert both_sides(merged) == []
-    with SenseStore(path) as store:
+    with open_store(path) as store:
         assert len(store.sense_records()) == len(merged)
         assert len(store.tables()) == 2 * len(TABLES)
