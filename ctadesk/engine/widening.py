@@ -36,17 +36,29 @@ def new_seed() -> int:
 
 def widen(problem: CTAProblem, seed: int, spread: tuple[float, float] = DEFAULT_SPREAD) -> CTAProblem:
     """`problem` with every sensitive cell's lower and upper protection level multiplied by an
-    independent factor 1 + U(spread[0], spread[1]), drawn deterministically from `seed`.
+    independent factor 1 + U(spread[0], spread[1]), drawn deterministically from `seed`
+    (widened_by)."""
+    low, high = spread_of(spread)
+    rng = np.random.default_rng(seed)
+    return widened_by(problem, 1.0 + rng.uniform(low, high, size=(2, problem.n_sensitive)))
+
+
+def spread_of(spread: tuple[float, float]) -> tuple[float, float]:
+    """The spread as two floats; ProblemError unless 0 <= low <= high < inf."""
+    low, high = (float(s) for s in spread)
+    if not 0 <= low <= high or not np.isfinite(high):
+        raise ProblemError(f"widening spread {spread} must be two finite shares 0 <= low <= high")
+    return low, high
+
+
+def widened_by(problem: CTAProblem, factors: np.ndarray) -> CTAProblem:
+    """`problem` with each sensitive cell's lower and upper protection level multiplied by
+    factors[0] and factors[1] (2 x s, each >= 1).
 
     A widened level is clipped so that the safe value still fits the cell's bounds wherever
     the required level did (never below the required level); a side whose safe value did
     not fit is widened as it is, since it stays impossible either way.  Levels of 0 stay 0.
     """
-    low, high = (float(s) for s in spread)
-    if not 0 <= low <= high or not np.isfinite(high):
-        raise ProblemError(f"widening spread {spread} must be two finite shares 0 <= low <= high")
-    rng = np.random.default_rng(seed)
-    factors = 1.0 + rng.uniform(low, high, size=(2, problem.n_sensitive))
     up_ok, down_ok = problem.safe_value_fits()
     cells = problem.sensitive
     down_room = problem.values[cells] - problem.lower[cells]

@@ -42,6 +42,9 @@ from ctadesk.engine.result import SolveOptions
 SENSE_CHOICES = ("data", "local", "table")
 #: the exact method that gives the ``table`` choice its senses
 TABLE_METHOD = "milp"
+#: the share of new senses on one side past which the full table's senses are refused: every one
+#: "up" at its safe value lets division by (1 + p) recover the originals (issue 30)
+ONE_SIDED = 0.95
 #: the largest full table the ``data`` choice protects (the engine's heuristics reach a million cells)
 FULL_TABLE_CELLS = 1_000_000
 
@@ -65,38 +68,66 @@ def table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: float) ->
     return np.asarray(result.senses, dtype=np.int8)
 
 
-def full_table_senses(problem: CTAProblem, stored: np.ndarray,
-                      time_budget: float) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+def full_table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: float,
+                      coins: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray | None, str]:
     """Senses (s,) and values (n,) of a protected table of the full table ``problem`` (module
     docstring, ``data``) with the ``stored`` senses (s,; 0 for a new cell) given, and a sentence
-    for the log; (None, None, why) when no verified table was found within ``time_budget`` seconds.
+    for the log; (None, None, why) when no verified table was found within ``time_budget`` seconds,
+    or only one whose new senses all lie on one side.
 
-    The exact MILP starts from every new cell published above its value (below where only that
-    fits), checked by the fixed-sense L1 LP first: without a nonzero right-hand side that is the
-    table scaled up by the largest relative protection level, which adds up and protects every
-    cell whenever the upper bounds leave room, so a table with few contributors per cell, where
-    the MILP alone found none in 60 s (3 520 cells, 40 % of them sensitive), still gets one.
-    Where that start fails, the method chosen for optimal L1 senses (ctadesk.engine.methods.choose)
-    searches on its own."""
+    Senses nobody can predict: the exact MILP starts from the secret coins (``coins``, s; the
+    local senses: ctadesk.app.online.senses.local_senses) where their fixed-sense L1 LP has a
+    table.  Else from every new cell published above its value (below where only that fits),
+    checked by the fixed-sense L1 LP first: without a nonzero right-hand side that is the table
+    scaled up by the largest relative protection level, which adds up and protects every cell
+    whenever the upper bounds leave room, so a table with few contributors per cell, where the
+    MILP alone found none in 60 s (3 520 cells, 40 % of them sensitive), still gets one.  A search
+    that never leaves that start publishes every sensitive cell above its value, each exactly at
+    its safe value: an outsider who knows the rules recovers the originals by division (issue 30:
+    2 632 of 4 979 cells), so such senses are refused, and said.  Where both starts fail, the
+    method chosen for optimal L1 senses (ctadesk.engine.methods.choose) searches on its own.
+    """
     started = time.perf_counter()
     given = problem.with_senses(stored)
     effective = given.effective_senses
-    start = np.where(effective != SENSE_FREE, effective, SENSE_UP).astype(np.int8)
-    fixed = given.with_senses(start)
-    check = choose_method(fixed, Distance.L1, Senses.FIXED)
-    witness = solve(fixed, check.method, SolveOptions(time_limit=time_budget, parameters=check.parameters))
-    remaining = max(time_budget - (time.perf_counter() - started), 0.0)
-    if witness.verified:
-        result = solve(given, TABLE_METHOD, SolveOptions(time_limit=remaining, start_senses=start))
+    new = effective == SENSE_FREE
+    starts = [("the secret coins", np.where(new, coins, effective).astype(np.int8))] if coins is not None else []
+    starts.append(("every new cell above its value", np.where(new, SENSE_UP, effective).astype(np.int8)))
+    for name, start in starts:
+        fixed = given.with_senses(start)
+        check = choose_method(fixed, Distance.L1, Senses.FIXED)
+        left = max(time_budget - (time.perf_counter() - started), 0.0)
+        witness = solve(fixed, check.method, SolveOptions(time_limit=left / 2, parameters=check.parameters))
+        if not witness.verified:
+            continue
+        left = max(time_budget - (time.perf_counter() - started), 0.0)
+        result = solve(given, TABLE_METHOD, SolveOptions(time_limit=left, start_senses=start))
+        senses, values, how = start, np.asarray(witness.values, dtype=float), \
+            f"new cells from {name} (distance {witness.objective:.6g})"
         if result.verified and result.senses is not None:
-            return np.asarray(result.senses, dtype=np.int8), np.asarray(result.values, dtype=float), (
-                f"the exact MILP from new cells published above their value: {result.status.value}, "
-                f"distance {result.objective:.6g} (the start's {witness.objective:.6g})")
-        return start, np.asarray(witness.values, dtype=float), \
-            f"new cells published above their value (distance {witness.objective:.6g})"
+            senses, values = np.asarray(result.senses, dtype=np.int8), np.asarray(result.values, dtype=float)
+            how = (f"the exact MILP from {name}: {result.status.value}, distance {result.objective:.6g} (the start's "
+                   f"{witness.objective:.6g})")
+        if one_sided(senses, new):
+            return None, None, (f"the full table's search never left its start ({how}): every new sense up, "
+                                "each cell at its safe value, which arithmetic undoes; refused")
+        return senses, values, how
+    remaining = max(time_budget - (time.perf_counter() - started), 0.0)
     method, _, parameters = choose_method(given, Distance.L1, Senses.OPTIMAL, remaining)
     result = solve(given, method, SolveOptions(time_limit=remaining, parameters=parameters))
     if not result.verified or result.senses is None:
         return None, None, f"{method} found no protected full table in {time_budget:g} s ({result.message})"
+    if one_sided(np.asarray(result.senses), new):
+        return None, None, f"{method} found only a table with every new sense on one side; refused"
     return np.asarray(result.senses, dtype=np.int8), np.asarray(result.values, dtype=float), \
         f"{method}: {result.status.value}, distance {result.objective:.6g}"
+
+
+def one_sided(senses: np.ndarray, new: np.ndarray) -> bool:
+    """Whether the new senses (``new``: mask over the sensitive cells) lie on one side, past
+    ONE_SIDED of them (a single new cell is not a side)."""
+    count = int(np.count_nonzero(new))
+    if count < 2:
+        return False
+    up = int(np.count_nonzero(np.asarray(senses)[new] == SENSE_UP))
+    return max(up, count - up) > ONE_SIDED * count

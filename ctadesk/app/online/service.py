@@ -50,11 +50,14 @@ from ctadesk.app.online.levels import cut, requested_level
 from ctadesk.app.online.senses import FULL_TABLE_CELLS, SENSE_CHOICES, full_table_senses, local_senses, table_senses
 from ctadesk.app.online.binding import StoreBinding
 from ctadesk.app.online.store import BUSY_TIMEOUT, open_store
+from ctadesk.app.online.widening import widened_for_keys
 from ctadesk.engine.methods import solve
 from ctadesk.engine.microdata import Microdata, tabulate
+from ctadesk.engine.precision import at_precision, grid_safe, published_decimals
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.rules import SafetyRules, apply_rules, to_problem
+from ctadesk.engine.solvers._finish import finish
 from ctadesk.engine.solvers.soft import RELATION_PENALTY
 from ctadesk.engine.structure import TableStructure
 from ctadesk.engine.units import table_unit
@@ -278,6 +281,9 @@ class OnlineService:
         self.sense_choice, self.values, self.time_budget, self.weights = senses, values, time_budget, weights
         self.pin_published, self.time_limit = pin_published, time_limit
         self.nonnegative = bool(np.all(microdata.response >= 0))
+        #: the precision every table is published at: the data's own (engine/precision.published_decimals)
+        self.decimals = published_decimals(microdata.response if microdata.weight is None
+                                           else microdata.response * microdata.weight)
         self.store = open_store(store_path, StoreBinding.of(microdata, rules, measure), create=init_store,
                                 busy_timeout=busy_timeout)
         #: why the full table gave no senses ('data'), once prepare() has run; None: it gave them
@@ -296,13 +302,18 @@ class OnlineService:
     # ------------------------------------------------------------ the two stages
     def problem(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem]:
         """The table ``spanning`` and its CTA problem (paper 000 model (1)): sensitive cells and
-        levels from the rules, the data set's bounds, the service's weights."""
+        levels from the rules, widened by the store's secret factors of each cell (the same in
+        every table: ctadesk.app.online.widening) and moved out to the grid of the data's
+        decimals (engine/precision.grid_safe), the data set's bounds, the service's weights."""
         micro = table_microdata(self.microdata, tuple(spanning))
         stats = tabulate(micro, top_k=max(self.rules.contributions_needed(), 2),
                          holding_top_k=max(self.rules.contributions_needed(holding=True), 2))
         ruled = apply_rules(stats, self.rules)
-        return micro.structure, to_problem(micro.structure, stats, ruled, self.rules, nonnegative=self.nonnegative,
-                                           weights=self.weights)
+        problem = to_problem(micro.structure, stats, ruled, self.rules, nonnegative=self.nonnegative,
+                             weights=self.weights)
+        keys = cell_keys(micro.structure)
+        widened = widened_for_keys(problem, [keys[i] for i in problem.sensitive], self.store.secret)
+        return micro.structure, grid_safe(widened, self.decimals)
 
     def _with_stored_senses(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem, list[str], list[str],
                                                                     np.ndarray]:
@@ -342,7 +353,8 @@ class OnlineService:
                 return [f"{title}: every one of its {len(sensitive)} sensitive cells has a sense"]
             senses, values, how = known, None, "the senses stored"
         else:
-            senses, values, how = full_table_senses(problem, known, self.time_budget)
+            coins = local_senses(problem, sensitive, self.store.secret)
+            senses, values, how = full_table_senses(problem, known, self.time_budget, coins)
             if senses is None:
                 self.full_table_failure = how
                 return [f"{title}: {how}; new senses will be local, with no guarantee that later tables have a "
@@ -353,6 +365,11 @@ class OnlineService:
             if values is None or Relaxation.of(second, senses, values, problem.n_relations).broken:
                 self.full_table_failure = f"no protected table with {how} ({message})"
                 return [f"{title}: {self.full_table_failure}; tables will be protected one by one"]
+        gridded = on_grid(pinned(problem.with_senses(senses), pins), senses, values, self.decimals, self.time_budget)
+        if gridded is None:
+            self.full_table_failure = f"no protected table with {how} at the data's {self.decimals} decimals"
+            return [f"{title}: {self.full_table_failure}; tables will be protected one by one"]
+        values = gridded
         new = {key: int(senses[k]) for k, key in enumerate(sensitive) if known[k] == SENSE_FREE}
         self.store.decide(self.measure, names, sensitive, new, "data", reference=dict(zip(keys, values.tolist())))
         return [f"{title} protected by {how}; {len(new)} senses and its protected values stored in "
@@ -393,6 +410,15 @@ class OnlineService:
             raise OnlineError(f"table {' x '.join(spanning)}: the second stage returned no table ({message})")
         check_sides(second, senses, values)
         relaxation = Relaxation.of(second, senses, values, problem.n_relations)
+        if relaxation:
+            raise TableWithheld(f"table {' x '.join(spanning)} is withheld: no table protects it consistently with "
+                                f"the tables published before ({_withheld_why(relaxation)}); none of its values was "
+                                "recorded")
+        if values_from == "table":
+            values = on_grid(second, senses, values, self.decimals, self.time_limit)
+            if values is None:
+                raise TableWithheld(f"table {' x '.join(spanning)} is withheld: no protected table at the data's "
+                                    f"{self.decimals} decimals was found; none of its values was recorded")
         if abandoned is not None and abandoned():
             raise OnlineError(f"table {' x '.join(spanning)}: abandoned by its requester; not published")
 
@@ -436,6 +462,38 @@ class OnlineService:
         if from_table is None:
             return local, "local after a failed 'table'"
         return from_table, "table"
+
+
+class TableWithheld(OnlineError):
+    """A table the service will not publish: no table protects it consistently with what was
+    published before, or none at the data's precision (the message says which and names no value).
+    None of its values is recorded; the senses its new sensitive cells were given stay stored, so
+    the table is withheld again, and a later table meets the same senses (consistency on output)."""
+
+
+def _withheld_why(relaxation: Relaxation) -> str:
+    """What a relaxed table would have given up, in counts (a public message names no cell)."""
+    parts = [(len(relaxation.protection), "protection level"), (len(relaxation.relations), "relation"),
+             (len(relaxation.published), "value published before")]
+    return ", ".join(f"{count} {name}{'s' * (count != 1)} given up" for count, name in parts if count)
+
+
+def on_grid(problem: CTAProblem, senses: np.ndarray, values: np.ndarray, decimals: int,
+            time_limit: float = math.inf) -> np.ndarray | None:
+    """The protected table ``values`` of ``problem`` with ``senses`` put at 10^-decimals, every
+    relation exact there and every sensitive cell beyond its level on the side of its sense
+    (engine/precision.at_precision, the weighted-L1 table on the grid); None when none is found
+    in ``time_limit`` or it would need another sense."""
+    fixed = problem.with_senses(senses)
+    began = time.perf_counter()
+    start = finish(fixed, "online", Status.FEASIBLE, values, started=began, build_seconds=0.0, solve_seconds=0.0,
+                   senses=senses)
+    if not start.verified:
+        return None
+    published = at_precision(fixed, start, decimals, SolveOptions(time_limit=time_limit))
+    if not published.verified or not np.array_equal(published.senses, senses):
+        return None
+    return np.asarray(published.values, dtype=float)
 
 
 def plain_cells(problem: CTAProblem) -> np.ndarray:

@@ -6,15 +6,19 @@ from collections import defaultdict
 import numpy as np
 
 from ctadesk.app.online import OnlineService, cell_keys
+from ctadesk.app.online.service import TableWithheld
 
 
 def publish_all(service: OnlineService, tables) -> dict[str, list[tuple[float, float, float, float]]]:
     """Publish ``tables`` in order; per sensitive cell key, one (original, published, lower level,
-    upper level) per table it appeared in."""
+    upper level) per table it appeared in (a table the service withholds publishes nothing)."""
     seen: dict[str, list[tuple[float, float, float, float]]] = defaultdict(list)
     for spanning in tables:
         structure, problem = service.problem(spanning)
-        values = service.publish(spanning).values
+        try:
+            values = service.publish(spanning).values
+        except TableWithheld:
+            continue
         keys = cell_keys(structure)
         for k, i in enumerate(problem.sensitive):
             seen[keys[i]].append((problem.values[i], values[i], problem.lower_protection[k],

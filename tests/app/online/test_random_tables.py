@@ -7,9 +7,8 @@ of its protection level, and every table verifies by the independent checker.
 With senses from the full table (``data``, the default) every table verifies.  With ``local`` or
 ``table`` senses that cannot be asserted: stored senses may admit no table later (paper 000 §4:
 "in no way it guarantees that second stage problems of future tables will be feasible"), and
-then the soft second stage publishes a table that does not add up, which the service reports;
-on this sparse data set, with the test's store secret, that happens to 43 tables of 200 with
-local senses, 13 with senses from the table."""
+then the table is withheld (issue 30: before, the soft second stage published a table that did
+not add up, and said so to the office only).  Every table served verifies."""
 
 from collections import defaultdict
 import random
@@ -18,6 +17,7 @@ import numpy as np
 import pytest
 
 from ctadesk.app.online import OnlineService, cell_keys
+from ctadesk.app.online.service import TableWithheld
 from ctadesk.engine.microdata import Microdata
 from ctadesk.engine.structure import Dimension, TableStructure
 from tests.app.online.checker import both_sides, cell_names, full_original, problems
@@ -68,6 +68,7 @@ def test_two_hundred_random_tables_are_consistent_and_verify(tmp_path, senses, v
     publications: dict = {}
     levels_seen = set()
     read = defaultdict(set)
+    withheld = 0
     with new_store(tmp_path / "senses.db", microdata, RULES) as store:      # local senses drawn from a fixed secret: one stream
         store._db.execute("UPDATE meta SET value = ? WHERE name = 'secret'", (SECRET,))
     with OnlineService(tmp_path / "senses.db", microdata, RULES, measure="Turnover", senses=senses,
@@ -75,7 +76,11 @@ def test_two_hundred_random_tables_are_consistent_and_verify(tmp_path, senses, v
         for spanning in random_tables(microdata, TABLES):
             levels_seen.update(item for item in spanning if ":" in item)
             structure, problem = service.problem(spanning)
-            table = service.publish(spanning)
+            try:
+                table = service.publish(spanning)
+            except TableWithheld:
+                withheld += 1
+                continue
             original, counts = full_original(microdata, spanning, structure)
             np.testing.assert_allclose(problem.values, original.reshape(-1), rtol=1e-12, atol=1e-9)
             few = np.flatnonzero((counts.reshape(-1) > 0) & (counts.reshape(-1) < RULES.min_frequency))
@@ -85,9 +90,7 @@ def test_two_hundred_random_tables_are_consistent_and_verify(tmp_path, senses, v
             senses_of = np.array([stored[keys[i]] for i in problem.sensitive])
             found = problems(structure, original, table.values, problem.sensitive, problem.lower_protection,
                              problem.upper_protection, senses_of)
-            assert not [line for line in found if line.startswith("sensitive cell")], (spanning, found)
-            assert not found or table.office.relaxation.relations, (spanning, found)
-            assert not (senses == "data" and found), (spanning, found)
+            assert not found, (spanning, found)        # a table that does not verify is withheld, never served
             assert (table.office.values_from == "full") == (values == "full")
             names = cell_names(structure)
             for i, name in enumerate(names):
@@ -97,6 +100,7 @@ def test_two_hundred_random_tables_are_consistent_and_verify(tmp_path, senses, v
                     (original.reshape(-1)[i], table.values[i], problem.lower_protection[k],
                      problem.upper_protection[k], not found))
     assert len(levels_seen) >= 3 and sum(len(p) > 1 for p in publications.values()) >= 50
+    assert withheld == 0 or senses != "data"          # the full table's senses admit every table
     assert both_sides({key: [(a, x) for a, x, *_ in p] for key, p in publications.items()}) == []
     if values == "full":            # one value per cell, whichever tables show it
         assert all(len(published) == 1 for published in read.values())

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ctadesk.app.online import OnlineError, OnlineService, cell_keys, open_store
-from ctadesk.app.online.service import EMPTY, PUBLISHED, check_sides
+from ctadesk.app.online.service import EMPTY, PUBLISHED, TableWithheld, check_sides
 from ctadesk.engine.microdata import Microdata
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.rules import SafetyRules
@@ -27,7 +27,7 @@ def test_the_averaging_attack_is_prevented(tmp_path, senses):
                        init_store=True) as service:
         seen = publish_all(service, TABLES)
     repeated = {key: cell for key, cell in seen.items() if len(cell) > 1}
-    assert len(repeated) >= 5
+    assert len(repeated) >= 5 or senses != "data"     # local and table senses: tables that would not verify are withheld
     assert both_sides(seen) == []
     for publications in repeated.values():
         original, _, lower, upper = publications[0]
@@ -73,7 +73,9 @@ def dominated_region() -> Microdata:
     return Microdata(TableStructure((region,)), (np.array([0, 0, 1, 1]),), np.array([1000.0, 1.0, 500.0, 1.0]))
 
 
-def test_senses_that_admit_no_table_still_give_a_table_and_say_what_gave_way(tmp_path):
+def test_senses_that_admit_no_table_withhold_the_table_and_record_nothing(tmp_path):
+    """Issue 30: the soft second stage's table, which does not add up, was served as 200; now the
+    table is withheld, naming what it would have given up and no value, and no value is recorded."""
     path = tmp_path / "senses.db"
     with new_store(path, dominated_region(), SafetyRules(dominance=((1, 60),))) as store:
         # both parts up and their total down: no additive table exists
@@ -81,12 +83,10 @@ def test_senses_that_admit_no_table_still_give_a_table_and_say_what_gave_way(tmp
                      {"Region=N1": 1, "Region=N2": 1, "": -1}, "local")
     rules = SafetyRules(dominance=((1, 60),))
     with OnlineService(path, dominated_region(), rules, measure="Turnover") as service:
-        table = service.publish(("Region",))
-    n1, n2, total = table.values
-    assert n1 >= 1001 and n2 >= 501 and total <= 1502
-    relaxation = table.office.relaxation
-    assert relaxation and table.office.status == "not_protected"
-    assert any("Region=Total" in line for line in relaxation.lines())
+        with pytest.raises(TableWithheld, match=r"withheld: .*given up\); none of its values was recorded") as withheld:
+            service.publish(("Region",))
+        assert not any(character.isdigit() for character in str(withheld.value).split("(")[0])
+        assert service.store.published_values("Turnover", ["Region=N1", "Region=N2", ""]) == {}
 
 
 def test_data_senses_come_from_the_full_table_once(tmp_path):
@@ -210,5 +210,5 @@ def test_two_processes_publishing_at_once_keep_every_cell_on_one_side(tmp_path):
     merged = {key: seen[0].get(key, []) + seen[1].get(key, []) for key in seen[0].keys() | seen[1].keys()}
     assert both_sides(merged) == []
     with open_store(path) as store:
-        assert len(store.sense_records()) == len(merged)
+        assert len(store.sense_records()) >= len(merged)     # a withheld table's new senses stay stored
         assert len(store.tables()) == 2 * len(TABLES)
