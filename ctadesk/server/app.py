@@ -11,15 +11,16 @@ answered at once are counted over all clients and per client (RequestLimits); pa
 limit a request is answered 503 at once.  Every error is JSON ``{"error": message}``: 400 names
 the variable, level, parameter or key at fault (names printable and bounded, levels in ASCII
 digits, JSON bodies bounded in depth and numbers), 404 a path (``/tables/`` too: no redirect
-built from the Host header), 408 a body that does not arrive, 413 a body over the limit, 503 a
-request that ran out of time, one over the limits, or a sense store that cannot be used (the
-cause named in SQLite's words, ctadesk.server.health; /health then fails too); anything else is
-a 500 whose detail (and traceback) goes to the server's log only, under a reference the message
-gives.  Nothing
-the office alone may see leaves the server: the table holds codes, values and the public
-status; sensitive cells, senses and relaxations are logged, never sent.  Not even their number:
-with senses chosen table by table, the count of senses stored before and after a request would
-tell how many of its cells are sensitive (one, in a table that shows one new cell).
+built from the Host header), 408 a body that does not arrive, 409 a table withheld (none
+protects it consistently with the tables published before; nothing recorded), 413 a body over
+the limit, 503 a request that ran out of time, one over the limits, or a sense store that
+cannot be used (the cause named in SQLite's words, ctadesk.server.health; /health then fails
+too); anything else is a 500 whose detail (and traceback) goes to the server's log only, under
+a reference the message gives.  Nothing the office alone may see leaves the server: the table
+holds codes, values and the public status; sensitive cells, senses and relaxations are logged,
+never sent.  Not even their number: with senses chosen table by table, the count of senses
+stored before and after a request would tell how many of its cells are sensitive (one, in a
+table that shows one new cell).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ctadesk.app.online import OnlineError, OnlineService, OnlineTable
 from ctadesk.app.online.levels import levels
-from ctadesk.app.online.service import table_microdata
+from ctadesk.app.online.service import TableWithheld, table_microdata
 from ctadesk.server.health import StoreHealth, store_cause
 from ctadesk.server.limits import Limits
 from ctadesk.server.pool import ServicePool
@@ -190,6 +191,8 @@ def create_app(pool: ServicePool, limits: Limits = Limits()) -> RequestLimits:
             table = await in_worker(lambda service, abandoned: service.publish(spanning, abandoned))
         except RequestError:
             raise
+        except TableWithheld as error:             # its message names counts, never a cell or value
+            raise RequestError(409, str(error)) from None
         except Exception:
             reference = next(references)
             logger.exception("reference %d: table %s could not be published", reference, " x ".join(spanning))

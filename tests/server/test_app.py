@@ -15,6 +15,7 @@ pytest.importorskip("httpx2", reason="starlette's test client needs httpx2")
 from starlette.testclient import TestClient  # noqa: E402
 
 from ctadesk.app.online import OnlineService, cell_keys  # noqa: E402
+from ctadesk.app.online.service import TableWithheld  # noqa: E402
 from ctadesk.server.app import create_app  # noqa: E402
 from ctadesk.server.limits import Limits  # noqa: E402
 from tests.app.online.checker import both_sides, cell_names, full_original, problems  # noqa: E402
@@ -168,6 +169,15 @@ def test_a_failure_inside_is_a_500_whose_detail_stays_in_the_log(pool, monkeypat
     message = assert_json_error(response, 500, "reference 1")
     assert "N1" not in message and "sensitive" not in response.text
     assert "inner detail" in caplog.text and "reference 1" in caplog.text
+
+
+def test_a_withheld_table_is_a_409_saying_why_and_nothing_is_recorded(pool, monkeypatch):
+    def withhold(self, spanning, abandoned=None):
+        raise TableWithheld("table Size is withheld: no table protects it consistently (2 relations given up)")
+
+    monkeypatch.setattr(OnlineService, "publish", withhold)
+    assert_json_error(client(pool).get("/tables", params={"spanning": "Size"}), 409, "withheld", "2 relations")
+    assert client(pool).get("/store").json() == {"tables_requested": 0, "tables_published": 0}
 
 
 def test_a_request_out_of_time_is_a_503_and_frees_its_worker_later(pool, monkeypatch):

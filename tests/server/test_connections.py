@@ -110,7 +110,8 @@ def test_every_error_through_the_server_is_json_and_no_redirect_follows_the_host
     monkeypatch.setattr(OnlineService, "publish", fail)
     with running(create_app(pool)) as port:
         for method, path, status in [("GET", "/admin", 404), ("DELETE", "/tables", 405), ("GET", "/tables/", 404),
-                                     ("GET", "/tables?spanning=Size", 500), ("GET", "/tables?spanning=Size:%C2%B2", 400)]:
+                                     ("GET", "/tables?spanning=Size", 500),
+                                     ("GET", "/tables?spanning=Size:%C2%B2", 400)]:
             answer = request(port, method, path, headers={"Host": "evil.example"})
             assert answer[0] == status and "location" not in answer[1]
             assert "evil.example" not in json_error(*answer) and "inner detail" not in json_error(*answer)
