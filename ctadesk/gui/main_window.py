@@ -41,7 +41,7 @@ from ctadesk.gui.quality_table import TERMS_REPORT
 from ctadesk.gui.releases_window import ReleasesWindow
 from ctadesk.gui.results_panel import ResultsPanel
 from ctadesk.gui.rules_panel import RulesPanel
-from ctadesk.gui.sense_store_view import STORE_FILTER, SenseStoreDialog
+from ctadesk.gui.sense_store_view import STORE_FILTER, SenseStoreDialog, store_name
 from ctadesk.gui.solve_runner import SolveRunner, available_methods
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.gui.table_model import Display
@@ -270,6 +270,8 @@ class MainWindow(QMainWindow):
         for action in self.table_actions:
             file_menu.addAction(action)
         file_menu.addAction(self._action("Open sense s&tore…", self.sense_store_dialog, None, "act_open_store"))
+        file_menu.addAction(self._action("Open sense store in a &database…", self.sense_store_url_dialog, None,
+                                         "act_open_store_url"))
         self.recent_menu = QMenu("Open &recent", self)
         file_menu.addMenu(self.recent_menu)
         file_menu.addAction(self._action("&Save project", self.save, S.Save, "act_save"))
@@ -890,12 +892,20 @@ class MainWindow(QMainWindow):
         if path:
             self.open_sense_store(path)
 
+    def sense_store_url_dialog(self) -> None:
+        url, ok = QInputDialog.getText(self, "Open a sense store in a database",
+                                       "PostgreSQL URL (postgresql://user@host:5432/database; the password from "
+                                       "~/.pgpass or PGPASSWORD):", text="postgresql://")
+        if ok and url.strip():
+            self.open_sense_store(url.strip())
+
     def open_sense_store(self, path: str | Path) -> SenseStoreDialog | None:
-        """Show the published tables and the senses of the sense store at ``path`` (read-only)."""
+        """Show the published tables and the senses of the sense store at ``path``, a file or a
+        ``postgresql://`` URL (read-only)."""
         try:
             dialog = SenseStoreDialog(path, self)
         except Exception as error:
-            self.report_error(f"Could not open the sense store {Path(path).name}", error)
+            self.report_error(f"Could not open the sense store {store_name(path)}", error)
             return None
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()

@@ -1,11 +1,13 @@
 """File > Open sense store (issue 14, paper 000 §4): the tables an on-line table server has
 published and the sense stored for every sensitive cell (ctadesk.app.online.SenseStore), as
-read-only tables that sort and filter.  The store is read once and closed; Refresh reads it again
-(a server may be publishing meanwhile)."""
+read-only tables that sort and filter; an SQLite file or a PostgreSQL database (a
+``postgresql://`` URL, File > Open sense store in a database).  The store is read once and
+closed; Refresh reads it again (a server may be publishing meanwhile)."""
 
 from __future__ import annotations
 
 import datetime
+import html
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,10 +17,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QTableView, QTabWidget, QVBoxLayout, QWidget)
 
-from ctadesk.app.online import SenseStore
+from ctadesk.app.online import open_store
 from ctadesk.app.online.cells import ASSIGN, ESCAPE, SEPARATOR
-from ctadesk.app.online.store import SenseRecord, TableRecord
-from ctadesk.engine.errors import CTAError
+from ctadesk.app.online.store import SenseRecord, TableRecord, is_postgres
 
 STORE_FILTER = "Sense stores (*.db *.sqlite *.sqlite3);;All files (*)"
 SENSE_WORDS = {1: "▲ up (published above)", -1: "▼ down (published below)"}
@@ -45,6 +46,14 @@ def key_parts(key: str) -> list[tuple[str, str]]:
     if key:
         parts.append((name or "", "".join(text)))
     return parts
+
+
+def store_name(location: str | Path) -> str:
+    """A store's short name: the file's, or the database URL without its password."""
+    if is_postgres(location):
+        from ctadesk.app.online.store_postgres import shown_url
+        return shown_url(str(location))
+    return Path(location).name
 
 
 def when(stamp: str | None) -> str:
@@ -116,14 +125,17 @@ def _table_view(model: RecordsModel, name: str) -> tuple[QTableView, QSortFilter
 
 
 class SenseStoreDialog(QDialog):
-    """The published tables and stored senses of one sense store (a window of its own)."""
+    """The published tables and stored senses of one sense store, a file or a database URL
+    (a window of its own)."""
 
-    def __init__(self, path: str | Path, parent=None) -> None:
+    def __init__(self, location: str | Path, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("sense_store_dialog")
         self.setWindowFlag(Qt.WindowType.Window)
-        self.path = Path(path)
-        self.setWindowTitle(f"Sense store — {self.path.name}")
+        self.location = location
+        #: the store as shown: its file, or its URL without the password (refresh() sets it)
+        self.shown_location = ""
+        self.setWindowTitle(f"Sense store — {store_name(location)}")
         self.header = QLabel(objectName="store_header", wordWrap=True)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tables = RecordsModel(("Table", "Measure", "Spanning variables", "Requested (UTC)", "Published (UTC)",
@@ -160,11 +172,10 @@ class SenseStoreDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        """Read the store again (raises CTAError for a file that is no sense store)."""
-        if not self.path.is_file():
-            raise CTAError(f"{self.path} does not exist: a sense store is made by the table server (ctadesk online)")
-        with SenseStore(self.path) as store:
+        """Read the store again (StoreError naming it when it is missing or no sense store)."""
+        with open_store(self.location) as store:
             tables, senses = store.tables(), store.sense_records()
+            self.shown_location = store.location
         self.show_records(tables, senses)
 
     def show_records(self, tables: list[TableRecord], senses: list[SenseRecord]) -> None:
@@ -184,7 +195,7 @@ class SenseStoreDialog(QDialog):
         published = sum(t.published is not None for t in tables)
         ups = sum(s.sense == 1 for s in senses)
         measures = sorted({s.measure for s in senses} | {t.measure for t in tables})
-        self.header.setText(f"<b>{self.path}</b><br>{len(tables):,} table(s) requested, {published:,} published; "
+        self.header.setText(f"<b>{html.escape(self.shown_location)}</b><br>{len(tables):,} table(s) requested, {published:,} published; "
                             f"{len(senses):,} sense(s) stored ({ups:,} up, {len(senses) - ups:,} down)"
                             + (f"; measures: {', '.join(measures)}" if measures else ""))
 

@@ -38,9 +38,10 @@ def firms(tmp_path):
 
 
 def online(firms, table, *extra):
+    """`ctadesk online` on the store beside ``firms``, made (--init-store) by the first call."""
     store = firms.parent / "senses.db"
     return main(["online", "--store", str(store), "--microdata", str(firms), "--table", table,
-                 "--response", "Turnover", *RULES, *extra])
+                 "--response", "Turnover", *RULES, *extra, *["--init-store"] * (not store.exists())])
 
 
 def sensitive_cells(firms):
@@ -85,6 +86,17 @@ def test_a_store_of_a_newer_ctadesk_is_refused(firms, capsys):
         db.execute("UPDATE meta SET value = '99' WHERE name = 'schema_version'")
     assert online(firms, "Region") == 2
     assert "newer ctadesk" in capsys.readouterr().err
+
+
+def test_a_store_is_made_only_on_request_and_serves_only_its_data(firms, capsys):
+    command = ["online", "--store", str(firms.parent / "senses.db"), "--microdata", str(firms), "--table", "Region",
+               "--response", "Turnover", *RULES]
+    assert main(command) == 2
+    assert "does not exist: a sense store is made only by --init-store" in capsys.readouterr().err
+    assert main([*command, "--init-store"]) == 0 and main(command) == 0
+    (firms.parent / "other.csv").write_text(FIRMS.replace("4,2,3", "4,2,4"))
+    assert main([*command[:4], str(firms.parent / "other.csv"), *command[5:]]) == 2
+    assert "it protects other microdata (14 records" in capsys.readouterr().err
 
 
 def test_a_malformed_table_is_refused(firms, capsys):

@@ -59,11 +59,12 @@ def server(tmp_path):
     firms_csv(tmp_path / "firms.csv")
     port = free_port()
     log = (tmp_path / "server.log").open("w")
+    options = ["--store", str(tmp_path / "senses.db"), "--microdata", str(tmp_path / "firms.csv"), "--span", "Region",
+               "Size", "Sector", "--response", "Turnover", *RULE_OPTIONS, "--senses", "table"]
+    assert main(["serve", *options, "--init-store"]) == 0
     process = subprocess.Popen(
-        [sys.executable, "-m", "ctadesk", "serve", "--store", str(tmp_path / "senses.db"), "--microdata",
-         str(tmp_path / "firms.csv"), "--span", "Region", "Size", "Sector", "--response", "Turnover", *RULE_OPTIONS,
-         "--senses", "table", "--port", str(port), "--max-body", "2000", "--workers", "2"],
-        stdout=log, stderr=subprocess.STDOUT)
+        [sys.executable, "-m", "ctadesk", "serve", *options, "--port", str(port), "--max-body", "2000", "--workers",
+         "2"], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     ends = time.monotonic() + STARTUP
     while True:
@@ -129,3 +130,17 @@ def test_a_host_other_machines_reach_is_refused_without_allow_remote(tmp_path, c
     assert code == 2
     assert "--host 0.0.0.0 is not a loopback address" in capsys.readouterr().err
     assert not (tmp_path / "senses.db").exists()
+
+
+def test_the_server_starts_only_on_a_store_made_for_its_data(tmp_path, capsys):
+    pytest.importorskip("starlette")
+    firms_csv(tmp_path / "firms.csv")
+    options = ["serve", "--store", str(tmp_path / "senses.db"), "--microdata", str(tmp_path / "firms.csv"),
+               "--span", "Region", "Size", "--response", "Turnover", "--senses", "local", *RULE_OPTIONS]
+    assert main(options) == 2
+    assert "senses.db does not exist: a sense store is made only by --init-store" in capsys.readouterr().err
+    assert main([*options, "--init-store"]) == 0
+    assert main([*options, "--init-store"]) == 2
+    assert "already holds a sense store" in capsys.readouterr().err
+    assert main([*options[:-6], "--min-freq", "4", *RULE_OPTIONS[2:]]) == 2
+    assert "other safety rules (min_frequency 3 there, 4 here)" in capsys.readouterr().err

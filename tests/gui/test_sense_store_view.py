@@ -2,25 +2,26 @@
 the sense stored for each sensitive cell, read-only, sortable and filterable."""
 
 import sqlite3
-
 from hypothesis import given, strategies as st
 from PySide6.QtCore import Qt
 
-from ctadesk.app.online import OnlineService, SenseStore, cell_key
+from ctadesk.app.online import OnlineService, StoreBinding, cell_key, open_store
 from ctadesk.gui.sense_store_view import cell_text, key_parts
 from tests.app.online.synthetic import RULES, firms
+from tests.postgres import fresh_schema
 
 MEASURE = "turnover"
+BINDING = StoreBinding(MEASURE, "f" * 64, 10, {"region": "a" * 64}, {})
 
 
-def _store(path, decisions):
+def _store(location, decisions, create=True):
     """A store holding ``decisions``: (spanning, {cell key: sense}, published?) in order."""
-    with SenseStore(path) as store:
+    with open_store(location, BINDING, create=create) as store:
         for spanning, senses, published in decisions:
             table, _ = store.decide(MEASURE, spanning, list(senses), senses, "local")
             if published:
                 store.publish(table, MEASURE, {})
-    return path
+    return location
 
 
 def _column(proxy, column) -> list[str]:
@@ -79,7 +80,7 @@ def test_refresh_shows_a_table_published_after_the_store_was_opened(qtbot, windo
     dialog = window.open_sense_store(path)
     qtbot.addWidget(dialog)
     assert dialog.tables_proxy.rowCount() == 1
-    _store(path, DECISIONS[1:])
+    _store(path, DECISIONS[1:], create=False)
     dialog.refresh_button.click()
     assert dialog.tables_proxy.rowCount() == 3 and dialog.senses_proxy.rowCount() == 4
 
@@ -108,7 +109,7 @@ def test_a_cell_key_reads_back_as_its_codes(codes):
 
 def test_the_app_reads_a_store_written_by_the_on_line_service(qtbot, window, tmp_path):
     path = tmp_path / "senses.db"
-    with OnlineService(path, firms(seed=4), RULES, measure="Turnover", senses="local") as service:
+    with OnlineService(path, firms(seed=4), RULES, measure="Turnover", senses="local", init_store=True) as service:
         first = service.publish(("Region", "Size"))
         second = service.publish(("Region", "Size", "Sector"))
     assert first.office.new_senses > 0
@@ -117,3 +118,17 @@ def test_the_app_reads_a_store_written_by_the_on_line_service(qtbot, window, tmp
     assert _column(dialog.tables_proxy, 2) == ["Region × Size", "Region × Size × Sector"]
     assert dialog.senses_proxy.rowCount() == first.office.new_senses + second.office.new_senses
     assert set(_column(dialog.senses_proxy, 3)) == {"local"}
+
+
+def test_the_app_reads_a_store_in_postgresql_and_never_shows_its_password(qtbot, window, postgres_url):
+    with fresh_schema(postgres_url) as url:
+        _store(url, DECISIONS)
+        shown = url.replace("postgresql://ctadesk@", "postgresql://ctadesk:s3cret@")   # trust: any password
+        dialog = window.open_sense_store(shown)
+        qtbot.addWidget(dialog)
+        assert _column(dialog.tables_proxy, 2) == ["region × size", "region", "region × industry"]
+        assert dialog.senses_proxy.rowCount() == 4
+        assert "s3cret" not in dialog.windowTitle() + dialog.header.text()
+        assert "postgresql://ctadesk@127.0.0.1" in dialog.header.text()
+    assert window.open_sense_store(url) is None and "holds no sense store" in window.last_error
+

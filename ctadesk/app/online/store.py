@@ -249,10 +249,13 @@ class SenseStore(abc.ABC):
             names = self._table_names()
             if not names & set(TABLES):
                 if not create:
-                    raise StoreError(f"{self.location} holds no sense store ({'empty' if not names else 'other tables only'}): "
-                                     "a store is made only by --init-store (OnlineService(init_store=True)); "
-                                     "a store that was there and is gone cannot be started afresh without putting "
-                                     "cells published before on both sides of their value")
+                    if names:
+                        raise StoreError(f"{self.location} is a database but not a ctadesk sense store (it has "
+                                         "other tables only)")
+                    raise StoreError(f"{self.location} holds no sense store (it is empty): a store is made only by "
+                                     "--init-store (OnlineService(init_store=True)); a store that was there and is "
+                                     "gone cannot be started afresh without putting cells published before on both "
+                                     "sides of their value")
                 for statement in self._schema():
                     self._execute(statement)
                 self._executemany("INSERT INTO meta (name, value) VALUES (?, ?)",

@@ -1,6 +1,7 @@
 """`ctadesk online --store senses.db --microdata FILE --table "Region x Size" --response VAR ...`:
 one table of an on-line table server (paper 000 §4), protected consistently with every table
-published from the same store before (ctadesk.app.online).
+published from the same store before (ctadesk.app.online); the first call, with --init-store,
+makes the store.
 
 The published table (codes, values, public statuses) goes to -o (CSV or JSON) or stdout; what
 the office alone may see (sensitive cells, new senses, anything the second stage relaxed) goes
@@ -55,8 +56,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_store_arguments(parser: argparse.ArgumentParser, title: str) -> argparse._ArgumentGroup:
-    """--store, and --microdata in a group named ``title`` (returned, for the table's options)."""
-    parser.add_argument("--store", required=True, metavar="FILE", help="the sense store (SQLite; created when missing)")
+    """--store and --init-store, and --microdata in a group named ``title`` (returned, for the
+    table's options)."""
+    parser.add_argument("--store", required=True, metavar="FILE|URL",
+                        help="the sense store: an SQLite file, or a PostgreSQL database (postgresql://user@host/db, "
+                             "the server-postgres extra) that several servers share")
+    parser.add_argument("--init-store", action="store_true",
+                        help="make the store, bound to this microdata, response and rules (refused when there is "
+                             "one); without it a missing, empty or other store is refused")
     data = parser.add_argument_group(title)
     data.add_argument("--microdata", required=True, metavar="FILE",
                       help="microdata (.csv or .xlsx with a header line, .sav, .zsav, .dta, .sas7bdat, .xpt)")
@@ -94,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         variables = tuple(args.full_span)
     microdata = read_microdata_for(args, args.microdata, variables)
     with OnlineService(args.store, microdata, safety_rules(args), measure=args.response, senses=args.senses,
-                       values=args.values, time_budget=args.time_budget, weights=args.cell_weights) as service:
+                       values=args.values, time_budget=args.time_budget, weights=args.cell_weights,
+                       init_store=args.init_store) as service:
         for line in service.prepare():
             print(line, file=sys.stderr)
         table = service.publish(args.span)

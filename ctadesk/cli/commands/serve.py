@@ -4,7 +4,9 @@ each protected at once and consistently with every table published before (paper
 
 Loopback only unless --allow-remote; the microdata and safety-rule options are those of
 `ctadesk online`, the variables a table may span given by --span.  Needs the ``server`` extra
-(starlette, uvicorn).
+(starlette, uvicorn).  The store is made, and the full table protected, once, by the same
+command with --init-store, which then exits; servers are started without it (several of them
+over one PostgreSQL store: README).
 """
 
 from __future__ import annotations
@@ -102,14 +104,18 @@ def run(args: argparse.Namespace) -> int:
                     max_requests=args.max_connections, max_client_requests=args.max_per_client)
     connections = Connections(idle_seconds=args.idle_timeout, shutdown_seconds=request_seconds)
 
-    def service() -> OnlineService:
+    def service(init_store: bool = False) -> OnlineService:
         return OnlineService(args.store, microdata, rules, measure=args.response, senses=args.senses,
                              values=args.values, time_budget=args.time_budget, weights=args.cell_weights,
-                             time_limit=args.time_limit)
+                             time_limit=args.time_limit, init_store=init_store)
 
-    with service() as first:
+    with service(args.init_store) as first:
         for line in first.prepare():
             logging.getLogger("ctadesk.server").info(line)
+        if args.init_store:
+            logging.getLogger("ctadesk.server").info(f"sense store {first.store.location} made; start the server "
+                                                     "(or servers) without --init-store")
+            return 0
     with ServicePool(service, args.workers) as pool:
         serve(create_app(pool, limits), args.host, args.port, connections)
     return 0

@@ -134,7 +134,7 @@ def test_an_emptied_store_is_refused(backend, tmp_path):
 
 def test_another_database_is_refused(backend, tmp_path):
     backend.execute("CREATE TABLE customers (name TEXT)")
-    with pytest.raises(StoreError, match="holds no sense store \\(other tables only\\)"):
+    with pytest.raises(StoreError, match="is a database but not a ctadesk sense store \\(it has other tables only"):
         open_store(backend.location, BINDING)
     if backend.kind == "sqlite":
         garbage = tmp_path / "garbage.db"
