@@ -183,7 +183,8 @@ def sense_store(folder: Path) -> Path:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             ctadesk(["online", "--store", str(store), "--microdata", str(SAMPLES / "business_microdata.csv"),
                      "--table", table, "--senses", "table", "--response", "turnover", "--min-freq", "3",
-                     "--dominance", "1,75", "--p-percent", "10", "-o", str(folder / f"{table.replace(' ', '')}.csv")])
+                     "--dominance", "1,75", "--p-percent", "10", "-o", str(folder / f"{table.replace(' ', '')}.csv"),
+                     *["--init-store"] * (not store.exists())])
     return store
 
 
