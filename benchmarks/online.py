@@ -13,6 +13,7 @@ the soft second stage (column "relaxed"), differ from run to run.
 
     .venv/bin/python benchmarks/online.py [--records 300000] [--senses data|local|table]
         [--values full|table] [--stream 12] [--small 100] [--time-limit 30] [--time-budget SECONDS]
+    .venv/bin/python benchmarks/online.py --attack 300 [--senses ...] [--values ...]
 
 With ``data`` senses a table's values are read from the full table's protected values (``full``,
 the default) or come from the table's own second stage (``table``); the fixed tables are requested
@@ -76,6 +77,45 @@ def timed(service: OnlineService, spanning: tuple[str, ...]) -> tuple[OnlineTabl
     return table, time.perf_counter() - started
 
 
+def attack(count: int, senses: str, values: str | None, time_budget: float | None) -> None:
+    """Issue 30's check: ``count`` random tables (2-3 of four variables, hierarchies cut at random
+    levels) from one store over the 500 firms of tests/app/online/test_random_tables.py, the truth
+    recomputed from the records, and an outsider's attack on what was published
+    (tests/app/online/attack.py): every count 0 but the last line's, whose share of sensitive
+    cells must be near the base rate (or there be no such value)."""
+    from ctadesk.app.online import cell_keys
+    from ctadesk.app.online.service import TableWithheld
+    from tests.app.online.attack import Findings, observe
+    from tests.app.online.test_random_tables import firms as random_firms
+    from tests.app.online.test_random_tables import random_tables
+
+    microdata = random_firms()
+    findings = Findings()
+    started = time.perf_counter()
+    options = dict(measure="Turnover", senses=senses, values=values, time_budget=time_budget)
+    with tempfile.TemporaryDirectory() as folder, \
+            OnlineService(Path(folder) / "senses.db", microdata, RULES, init_store=True, **options) as service:
+        for line in service.prepare():
+            print(line)
+        for spanning in random_tables(microdata, count):
+            structure, problem = service.problem(spanning)
+            try:
+                table = service.publish(spanning)
+            except TableWithheld:
+                findings.withheld += 1
+                continue
+            keys = cell_keys(structure)
+            stored = service.store.senses("Turnover", [keys[i] for i in problem.sensitive])
+            senses_of = np.array([stored[keys[i]] for i in problem.sensitive])
+            observe(findings, microdata, spanning, structure, table.values, problem.sensitive,
+                    (problem.lower_protection, problem.upper_protection), senses_of, (0.10,), service.decimals)
+        decimals = service.decimals
+    print(f"attack: {count} random tables, senses '{senses}', values '{values or 'default'}', "
+          f"{time.perf_counter() - started:.0f} s")
+    for line in findings.lines(decimals):
+        print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=300_000)
@@ -85,14 +125,19 @@ def main() -> None:
     parser.add_argument("--stream", type=int, default=12, help="random tables after the fixed ones")
     parser.add_argument("--small", type=int, default=100, help="small-table requests for the rate")
     parser.add_argument("--time-limit", type=float, default=30.0, help="the second stage's, per table")
+    parser.add_argument("--attack", type=int, metavar="TABLES",
+                        help="instead: an outsider's attack on TABLES random tables from one store (attack())")
     args = parser.parse_args()
+    if args.attack:
+        attack(args.attack, args.senses, args.values, args.time_budget)
+        return
     microdata = firms(args.records)
     print(f"{args.records} records, senses '{args.senses}', values '{args.values or 'default'}', time limit {args.time_limit:g} s, load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     options = dict(measure="Turnover", senses=args.senses, values=args.values, time_budget=args.time_budget, time_limit=args.time_limit)
     alone_options = dict(options, senses="table", values="table", time_budget=5.0)
     with tempfile.TemporaryDirectory() as folder, \
-            OnlineService(Path(folder) / "senses.db", microdata, RULES, **options) as service:
+            OnlineService(Path(folder) / "senses.db", microdata, RULES, init_store=True, **options) as service:
         started = time.perf_counter()
         for line in service.prepare():
             print(line)
@@ -104,7 +149,7 @@ def main() -> None:
             first, first_seconds = timed(service, spanning)
             _, repeat_seconds = timed(service, spanning)
             with OnlineService(Path(folder) / f"alone{len(spanning)}{spanning[0]}.db", microdata, RULES,
-                               **alone_options) as fresh:
+                               init_store=True, **alone_options) as fresh:
                 alone, alone_seconds = timed(fresh, spanning)
             if first is None or alone is None:
                 print(f"{' x '.join(spanning):26} no table within the time limit ({first_seconds:.1f} s first, "
@@ -149,7 +194,7 @@ def main() -> None:
         print("(ctadesk.server not installed: no HTTP figure)")
         return
     with tempfile.TemporaryDirectory() as folder:
-        with OnlineService(Path(folder) / "senses.db", microdata, RULES, **options) as first:
+        with OnlineService(Path(folder) / "senses.db", microdata, RULES, init_store=True, **options) as first:
             first.prepare()                # as `ctadesk serve` does before it serves
         with ServicePool(lambda: OnlineService(Path(folder) / "senses.db", microdata, RULES, **options), 2) as pool:
             client = TestClient(create_app(pool))

@@ -87,8 +87,12 @@ def test_requests_one_after_another_never_publish_a_cell_on_both_sides(pool):
     app = client(pool)
     tables = [("Region", "Size"), ("Size", "Region", "Sector"), ("Region:1", "Sector"), ("Region",), ("Sector", "Size")]
     seen: dict = {}
+    withheld: list[str] = []
     for spanning in tables:
         response = app.get("/tables", params={"spanning": ",".join(spanning)})
+        if response.status_code == 409:     # withheld: no table verifies with the senses stored (issue 30)
+            withheld.append(response.json()["error"])
+            continue
         assert response.status_code == 200
         values = published(response)
         assert check(pool, spanning, values) == []
@@ -98,7 +102,9 @@ def test_requests_one_after_another_never_publish_a_cell_on_both_sides(pool):
         original = full_original(MICRODATA, spanning, structure)[0].reshape(-1)
         for i in problem.sensitive:
             seen.setdefault(names[i], []).append((original[i], values[names[i]]))
-    assert sum(len(pairs) > 1 for pairs in seen.values()) >= 5
+    # senses from each table ('table'): a later table that would give up values published before is
+    # withheld, so fewer cells are seen twice
+    assert sum(len(pairs) > 1 for pairs in seen.values()) >= 5 or withheld
     assert both_sides(seen) == []
 
 

@@ -37,11 +37,16 @@ from ctadesk.engine.methods import choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.senses.flips import flip_descent
 
 #: the ways to choose new senses (module docstring)
 SENSE_CHOICES = ("data", "local", "table")
 #: the exact method that gives the ``table`` choice its senses
 TABLE_METHOD = "milp"
+#: shares of the new cells whose senses come from the secret coins when all of them admit no table
+#: (the others above their value): a 3 520-cell full table with 1 399 sensitive cells had no table
+#: with every coin, and its MILP never left the start of every cell up in 60 s
+MIXED_SHARES = (0.25, 0.125)
 #: the share of new senses on one side past which the full table's senses are refused: every one
 #: "up" at its safe value lets division by (1 + p) recover the originals (issue 30)
 ONE_SIDED = 0.95
@@ -69,7 +74,9 @@ def table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: float) ->
 
 
 def full_table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: float,
-                      coins: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+                      coins: np.ndarray | None = None,
+                      draws: np.ndarray | None = None,
+                      seed: int = 0) -> tuple[np.ndarray | None, np.ndarray | None, str]:
     """Senses (s,) and values (n,) of a protected table of the full table ``problem`` (module
     docstring, ``data``) with the ``stored`` senses (s,; 0 for a new cell) given, and a sentence
     for the log; (None, None, why) when no verified table was found within ``time_budget`` seconds,
@@ -77,31 +84,42 @@ def full_table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: floa
 
     Senses nobody can predict: the exact MILP starts from the secret coins (``coins``, s; the
     local senses: ctadesk.app.online.senses.local_senses) where their fixed-sense L1 LP has a
-    table.  Else from every new cell published above its value (below where only that fits),
+    table; else from the coins of a secret share of the new cells (``draws``, s, in [0, 1): the
+    cells below MIXED_SHARES[k]), every other new cell above its value.  Else from every new cell
+    published above its value (below where only that fits),
     checked by the fixed-sense L1 LP first: without a nonzero right-hand side that is the table
     scaled up by the largest relative protection level, which adds up and protects every cell
     whenever the upper bounds leave room, so a table with few contributors per cell, where the
     MILP alone found none in 60 s (3 520 cells, 40 % of them sensitive), still gets one.  A search
     that never leaves that start publishes every sensitive cell above its value, each exactly at
     its safe value: an outsider who knows the rules recovers the originals by division (issue 30:
-    2 632 of 4 979 cells), so such senses are refused, and said.  Where both starts fail, the
+    2 632 of 4 979 cells), so the MILP gets half of the time left and single flips
+    (engine/senses/flips.py, in an order drawn from ``seed``) the rest; senses still one-sided
+    are refused, and said.  Where both starts fail, the
     method chosen for optimal L1 senses (ctadesk.engine.methods.choose) searches on its own.
     """
     started = time.perf_counter()
     given = problem.with_senses(stored)
     effective = given.effective_senses
     new = effective == SENSE_FREE
-    starts = [("the secret coins", np.where(new, coins, effective).astype(np.int8))] if coins is not None else []
+    starts = []
+    if coins is not None:
+        starts.append(("the secret coins", np.where(new, coins, effective).astype(np.int8)))
+        if draws is not None:
+            starts += [(f"the secret coins of {share:.1%} of the new cells, the rest above their value",
+                        np.where(new, np.where(draws < share, coins, SENSE_UP), effective).astype(np.int8))
+                       for share in MIXED_SHARES]
     starts.append(("every new cell above its value", np.where(new, SENSE_UP, effective).astype(np.int8)))
     for name, start in starts:
         fixed = given.with_senses(start)
         check = choose_method(fixed, Distance.L1, Senses.FIXED)
         left = max(time_budget - (time.perf_counter() - started), 0.0)
-        witness = solve(fixed, check.method, SolveOptions(time_limit=left / 2, parameters=check.parameters))
+        witness = solve(fixed, check.method, SolveOptions(time_limit=left / 4, parameters=check.parameters))
         if not witness.verified:
             continue
         left = max(time_budget - (time.perf_counter() - started), 0.0)
-        result = solve(given, TABLE_METHOD, SolveOptions(time_limit=left, start_senses=start))
+        last = name == starts[-1][0]
+        result = solve(given, TABLE_METHOD, SolveOptions(time_limit=left / 2 if last else left, start_senses=start))
         senses, values, how = start, np.asarray(witness.values, dtype=float), \
             f"new cells from {name} (distance {witness.objective:.6g})"
         if result.verified and result.senses is not None:
@@ -109,6 +127,12 @@ def full_table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: floa
             how = (f"the exact MILP from {name}: {result.status.value}, distance {result.objective:.6g} (the start's "
                    f"{witness.objective:.6g})")
         if one_sided(senses, new):
+            left = max(time_budget - (time.perf_counter() - started), 0.0)
+            flipped = flip_descent(given, senses, SolveOptions(time_limit=left), seed=seed)
+            if flipped.verified and flipped.senses is not None and not one_sided(np.asarray(flipped.senses), new):
+                return np.asarray(flipped.senses, dtype=np.int8), np.asarray(flipped.values, dtype=float), (
+                    f"{how}, then {flipped.info.get('flips', 0)} single flips in a secret order: distance "
+                    f"{flipped.objective:.6g}")
             return None, None, (f"the full table's search never left its start ({how}): every new sense up, "
                                 "each cell at its safe value, which arithmetic undoes; refused")
         return senses, values, how

@@ -50,7 +50,7 @@ from ctadesk.app.online.levels import cut, requested_level
 from ctadesk.app.online.senses import FULL_TABLE_CELLS, SENSE_CHOICES, full_table_senses, local_senses, table_senses
 from ctadesk.app.online.binding import StoreBinding
 from ctadesk.app.online.store import BUSY_TIMEOUT, open_store
-from ctadesk.app.online.widening import widened_for_keys
+from ctadesk.app.online.widening import keyed_shares, widened_for_keys
 from ctadesk.engine.methods import solve
 from ctadesk.engine.microdata import Microdata, tabulate
 from ctadesk.engine.precision import at_precision, grid_safe, published_decimals
@@ -354,7 +354,10 @@ class OnlineService:
             senses, values, how = known, None, "the senses stored"
         else:
             coins = local_senses(problem, sensitive, self.store.secret)
-            senses, values, how = full_table_senses(problem, known, self.time_budget, coins)
+            draws = keyed_shares(sensitive, self.store.secret, "mix")
+            senses, values, how = full_table_senses(problem, known, self.time_budget, coins, draws,
+                                                    seed=int(keyed_shares(["flips"], self.store.secret, "seed")[0]
+                                                             * 2 ** 53))
             if senses is None:
                 self.full_table_failure = how
                 return [f"{title}: {how}; new senses will be local, with no guarantee that later tables have a "
@@ -473,9 +476,10 @@ class TableWithheld(OnlineError):
 
 def _withheld_why(relaxation: Relaxation) -> str:
     """What a relaxed table would have given up, in counts (a public message names no cell)."""
-    parts = [(len(relaxation.protection), "protection level"), (len(relaxation.relations), "relation"),
-             (len(relaxation.published), "value published before")]
-    return ", ".join(f"{count} {name}{'s' * (count != 1)} given up" for count, name in parts if count)
+    parts = [(len(relaxation.protection), "protection level", "protection levels"),
+             (len(relaxation.relations), "relation", "relations"),
+             (len(relaxation.published), "value published before", "values published before")]
+    return ", ".join(f"{count} {one if count == 1 else many} given up" for count, one, many in parts if count)
 
 
 def on_grid(problem: CTAProblem, senses: np.ndarray, values: np.ndarray, decimals: int,

@@ -24,13 +24,20 @@ from ctadesk.engine.widening import DEFAULT_SPREAD, spread_of, widened_by
 SIDES = ("lower", "upper")
 
 
-def keyed_factors(keys: Sequence[str], secret: str, spread: tuple[float, float] = DEFAULT_SPREAD) -> np.ndarray:
-    """Factors (2 x len(keys)): 1 + U(spread) for each side of each cell, U from the secret and
-    the cell's key (module docstring)."""
-    low, high = spread_of(spread)
+def keyed_shares(keys: Sequence[str], secret: str, label: str) -> np.ndarray:
+    """A secret share in [0, 1) per cell (len(keys)): the first 8 bytes of
+    HMAC-SHA256(secret, label | key) as a fraction of 2^64 -- the same for a cell in every table,
+    unpredictable without the secret, independent across labels."""
     key = secret.encode()
-    shares = np.array([[int.from_bytes(hmac.new(key, f"{side}|{cell}".encode(), hashlib.sha256).digest()[:8],
-                                       "big") / 2.0 ** 64 for cell in keys] for side in SIDES]).reshape(2, len(keys))
+    return np.array([int.from_bytes(hmac.new(key, f"{label}|{cell}".encode(), hashlib.sha256).digest()[:8], "big")
+                     / 2.0 ** 64 for cell in keys], dtype=float)
+
+
+def keyed_factors(keys: Sequence[str], secret: str, spread: tuple[float, float] = DEFAULT_SPREAD) -> np.ndarray:
+    """Factors (2 x len(keys)): 1 + U(spread) for each side of each cell, U the keyed share of the
+    side (module docstring)."""
+    low, high = spread_of(spread)
+    shares = np.stack([keyed_shares(keys, secret, side) for side in SIDES]).reshape(2, len(keys))
     return 1.0 + low + (high - low) * shares
 
 
@@ -40,4 +47,4 @@ def widened_for_keys(problem: CTAProblem, sensitive_keys: Sequence[str], secret:
     return widened_by(problem, keyed_factors(sensitive_keys, secret))
 
 
-__all__ = ["keyed_factors", "widened_for_keys"]
+__all__ = ["keyed_factors", "keyed_shares", "widened_for_keys"]
