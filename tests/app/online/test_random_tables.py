@@ -91,7 +91,7 @@ def test_two_hundred_random_tables_are_consistent_and_verify(tmp_path, senses, v
             found = problems(structure, original, table.values, problem.sensitive, problem.lower_protection,
                              problem.upper_protection, senses_of)
             assert not found, (spanning, found)        # a table that does not verify is withheld, never served
-            assert (table.office.values_from == "full") == (values == "full")
+            assert (table.office.values_from == "full") == (values == "full" and not service.full_table_failure)
             names = cell_names(structure)
             for i, name in enumerate(names):
                 read[name].add(float(table.values[i]))
@@ -99,8 +99,11 @@ def test_two_hundred_random_tables_are_consistent_and_verify(tmp_path, senses, v
                 publications.setdefault(names[i], []).append(
                     (original.reshape(-1)[i], table.values[i], problem.lower_protection[k],
                      problem.upper_protection[k], not found))
-    assert len(levels_seen) >= 3 and sum(len(p) > 1 for p in publications.values()) >= 50
-    assert withheld == 0 or senses != "data"          # the full table's senses admit every table
+    repeated = sum(len(p) > 1 for p in publications.values())
+    assert len(levels_seen) >= 3 and (repeated >= 50 or withheld)     # withheld tables show fewer cells twice
+    # the full table's senses admit every table; this sparse set's full table has only one-sided
+    # senses within the time (refused: issue 30), so its tables are protected one by one
+    assert withheld == 0 or senses != "data" or service.full_table_failure
     assert both_sides({key: [(a, x) for a, x, *_ in p] for key, p in publications.items()}) == []
     if values == "full":            # one value per cell, whichever tables show it
         assert all(len(published) == 1 for published in read.values())
