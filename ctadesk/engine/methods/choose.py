@@ -6,7 +6,14 @@ the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, paper
 - fixed-sense L1 of a 2-D or 1H2D table: the network solver (max flow + sifting simplex).
   300x350: 0.12 s end to end against 1.2 s for the IPM LP and 2.1 s for HiGHS's defaults on the
   same LP (benchmarks/cta.py --targets); 1000x1000: 2.7 s for the whole process, the IPM alone
-  takes 17-26 s.  Other tables (benchmarks/lp_choice.py, 25 tables): the dual simplex where few
+  takes 17-26 s.  Whatever the weights (benchmarks/weights.py, issue 29): with 1/value weights
+  1000x1000 1.05-1.44 s against 0.99-1.25 s with unit weights, 300x350 0.11 s; weights that make
+  its simplex pivot long (random, or growing with the cell) it hands to the IPM over all columns
+  after a bounded number of simplex iterations (network.SIFTING_ITERATIONS): 500x500 12.1 s
+  (|value| weights) and 11.2 s (random) against 10.2 and 9.6 s for the IPM chosen directly, side
+  by side; a choice by the weights alone would save that fifth but cost 14x on weights it guessed
+  wrong (1000x1000 with 1/value weights: 1.2 s by the network solver, 17 s by the IPM).
+  Other tables (benchmarks/lp_choice.py, 25 tables): the dual simplex where few
   cells are sensitive (under SIMPLEX_SHARE) in a table of at most SIMPLEX_CELLS cells -- J.
   Castro's office tables, 5-13 % sensitive: table3 0.02 s against 0.12 s by the IPM, hier163a
   0.15 against 0.38, hier133a 0.06 against 0.21 -- else the IPM with crossover: Cox-recipe tables

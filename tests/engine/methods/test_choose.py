@@ -13,6 +13,7 @@ from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.network import defining_relations
 from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.weights import inverse_weights
 
 from ..solvers.conftest import thesis_problem
 
@@ -21,6 +22,21 @@ def test_fixed_sense_l1_of_a_2d_table_is_a_network_problem():
     _, problem = cox_table((30, 40), seed=1)
     name, reason, parameters = choose_method(problem, Distance.L1, Senses.FIXED)
     assert name == "network" and "network" in reason and not parameters
+
+
+@pytest.mark.parametrize("weights", ["inverse", "value", "random"])
+def test_fixed_sense_l1_of_a_weighted_2d_table_is_a_network_problem_solved_to_the_lp_optimum(weights):
+    """Weights do not change the choice: the network solver is fast with 1/value weights and hands
+    weights that make its simplex pivot long to the IPM itself."""
+    _, problem = cox_table((30, 40), seed=2)
+    problem = problem.replace(weights={"inverse": inverse_weights(problem.values),
+                                       "value": np.maximum(np.abs(problem.values), 1.0),
+                                       "random": 10.0 ** np.random.default_rng(2).uniform(-6, 0, problem.n_cells)
+                                       }[weights])
+    assert choose_method(problem, Distance.L1, Senses.FIXED).method == "network"
+    problem = problem.with_senses(ordering_senses(problem))
+    network, lp = solve(problem, "network"), solve(problem, "lp")
+    assert network.verified and network.objective == pytest.approx(lp.objective, rel=1e-6)
 
 
 def test_fixed_sense_l1_of_a_3d_table_is_the_interior_point_lp():
