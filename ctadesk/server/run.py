@@ -49,5 +49,10 @@ def server_config(app: ASGIApp, host: str, port: int, connections: Connections =
 
 def serve(app: ASGIApp, host: str, port: int, connections: Connections = Connections()) -> None:
     """Serve ``app`` with uvicorn on ``host``:``port`` until interrupted (no check of the host:
-    remote_warning is the caller's)."""
-    uvicorn.Server(server_config(app, host, port, connections)).run()
+    remote_warning is the caller's).  SIGINT (Ctrl-C) and SIGTERM are the way a server is stopped:
+    uvicorn shuts down gracefully and (0.29 on) raises KeyboardInterrupt again after a SIGINT,
+    which here ends the call normally."""
+    try:
+        uvicorn.Server(server_config(app, host, port, connections)).run()
+    except KeyboardInterrupt:
+        pass
