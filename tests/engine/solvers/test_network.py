@@ -291,6 +291,18 @@ def test_weighted_network_optimum_equals_the_general_lp(seed, rows, columns, kin
         assert network.objective == pytest.approx(general.objective, rel=1e-6, abs=1e-9 * scale)
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("kind", ["inverse", "random"])
+def test_weighted_network_optimum_of_a_1h2d_table_equals_the_general_lp(seed, kind):
+    """1H2D: the network form drops the subtotals' row relations; the tree spans what is left."""
+    problem = hierarchical_table(seed)
+    problem = problem.replace(weights=table_weights(kind, problem.values, np.random.default_rng(seed)))
+    senses = ordering_senses(problem)
+    network = solve_network_l1(problem, senses=senses)
+    assert network.verified and network.status is Status.OPTIMAL and "network" not in network.info
+    assert network.objective == pytest.approx(solve_lp(problem, senses=senses).objective, rel=1e-6)
+
+
 def test_the_cheapest_tree_spans_the_network():
     _, problem = cox_table((12, 17), seed=4)
     form = network_form(problem)
