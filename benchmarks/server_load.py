@@ -11,7 +11,7 @@ for them, ``--workers`` services, the default connection limits, at most ``--cli
 per client (every client here is 127.0.0.1).
 
     .venv/bin/python benchmarks/server_load.py [--clients 16] [--seconds 60] [--idle 8]
-        [--records 20000] [--workers 2]
+        [--records 20000] [--workers 2] [--store postgresql://…]
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ DELIBERATE = (503, 409)
 TABLES = [*SMALL, ("Size", "Region"), ("Region",), ("Size", "Region:1", "Sector")]
 
 
-def serve(folder: Path, port: int, records: int, workers: int, clients: int) -> None:
-    """The server process: a store made for the firms in ``folder``, served on ``port``."""
+def serve(folder: Path, port: int, records: int, workers: int, clients: int, store: str | None = None) -> None:
+    """The server process: a store made for the firms (in ``folder``, or at the PostgreSQL URL
+    ``store``, a fresh database or schema), served on ``port``."""
     from ctadesk.server.app import create_app
     from ctadesk.server.limits import Limits
     from ctadesk.server.pool import ServicePool
@@ -53,7 +54,7 @@ def serve(folder: Path, port: int, records: int, workers: int, clients: int) -> 
     microdata = firms(records)
 
     def service(init_store: bool = False) -> OnlineService:
-        return OnlineService(folder / "senses.db", microdata, RULES, measure="Turnover", senses="table",
+        return OnlineService(store or folder / "senses.db", microdata, RULES, measure="Turnover", senses="table",
                              time_limit=20.0, init_store=init_store)
 
     service(init_store=True).close()
@@ -148,17 +149,19 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=8, help="silent connections held open meanwhile")
     parser.add_argument("--records", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--store", metavar="URL", help="a fresh PostgreSQL database or schema (default: SQLite)")
     parser.add_argument("--serve", nargs=2, metavar=("FOLDER", "PORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve(Path(args.serve[0]), int(args.serve[1]), args.records, args.workers, args.clients)
+        serve(Path(args.serve[0]), int(args.serve[1]), args.records, args.workers, args.clients, args.store)
         return
     with tempfile.TemporaryDirectory() as folder:
         port = free_port()
         log = open(Path(folder) / "server.log", "w")
         server = subprocess.Popen([sys.executable, __file__, "--serve", folder, str(port), "--records",
                                    str(args.records), "--workers", str(args.workers), "--clients",
-                                   str(args.clients)], stdout=log, stderr=subprocess.STDOUT)
+                                   str(args.clients), *(["--store", args.store] if args.store else [])],
+                                  stdout=log, stderr=subprocess.STDOUT)
         try:
             started = time.monotonic()
             while True:
