@@ -28,9 +28,9 @@ SIDE_SHEETS = ("Quality", "Method", "Log", "Notes", "About")
 def test_what_the_api_publishes_is_right_at_its_precision_and_the_model_asked(table, request):
     if not runnable(request):
         return
-    _, problem = table
+    structure, problem = table
     protection = protect(problem, request)
-    check_claims(problem, protection, request)
+    check_claims(problem, protection, request, structure.inner_mask())
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -141,7 +141,8 @@ def tables():
 
 
 def requests():
-    """Protection requests as a statistician sets them (the model, weights, widening, precision)."""
+    """Protection requests as a statistician sets them (the model, weights, widening, precision,
+    the mean of the inner cells kept exactly or not)."""
     from hypothesis import strategies as st
 
     from ctadesk.app import ProtectionRequest
@@ -149,7 +150,8 @@ def requests():
     return st.builds(ProtectionRequest, distance=st.sampled_from(["l1", "l2", "huber", "soc"]),
                      senses=st.sampled_from(["optimal", "fixed", "heuristic"]),
                      weights=st.sampled_from(["table", "unit", "inverse"]), widen=st.booleans(), seed=st.just(5),
-                     precision=st.sampled_from(["auto", "auto", 0, 2, "full"]), time_limit=st.just(10.0))
+                     precision=st.sampled_from(["auto", "auto", 0, 2, "full"]), time_limit=st.just(10.0),
+                     preserve=st.sampled_from([frozenset(), frozenset(), frozenset({"mean"})]))
 
 
 def runnable(request) -> bool:
@@ -157,15 +159,19 @@ def runnable(request) -> bool:
     return request.senses == "fixed" or request.distance in ("l1", "soc")
 
 
-def check_claims(problem: CTAProblem, protection, request) -> None:
+def check_claims(problem: CTAProblem, protection, request, inner: np.ndarray | None = None) -> None:
     """The published table of ``protection`` (a ctadesk.app.Protection run for ``request``)
-    against the checker; the model's table on the grid; no claim stronger than proven."""
+    against the checker; the model's table on the grid; no claim stronger than proven; with
+    ``inner`` (the inner cells' mask) and the mean preserved, the inner cells' sum as it was."""
     result = protection.result
     if not result.protected:
         return
     x = result.values
     faults = published_faults(problem, x, protection.decimals)
     assert not faults, faults
+    if inner is not None and "mean" in request.preserve:
+        kept = float(np.sum(x[inner]) - np.sum(problem.values[inner]))
+        assert abs(kept) <= 1e-6 * max(1.0, float(np.abs(problem.values).max())), f"the mean moved by {kept}"
     if request.precision != "full":
         # published at a precision, or said in one line why not (and then not releasable)
         assert protection.decimals is not None or any("not rounded" in line for line in protection.notes)
