@@ -2,8 +2,9 @@
 defaults a statistician leaves, checked by the independent checker of published numbers
 (tests/crosscheck/published.py) against the ORIGINAL protection levels.
 
-Front ends: the Python API (ctadesk.app.protect), the Session (protect, then the release
-workbook read back) and the command line in-process (`ctadesk solve FILE --json`).
+Front ends: the Python API (ctadesk.app.protect, also on linked tables), the Session (protect,
+then the release workbook read back) and the command line in-process (`ctadesk solve FILE
+--json`); the app's worker in tests/gui/test_job_published_gui.py.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import json
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ctadesk.app import protect
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.precision import published_decimals
-from tests.crosscheck.published import check_claims, grid_units, published_faults, requests, runnable, tables
+from tests.crosscheck.published import (check_claims, grid_units, linked_faults, linked_office_table, published_faults,
+                                        requests, runnable, tables)
 
 #: the sheets a release has beside its table (what was done, never a value of the table)
 SIDE_SHEETS = ("Quality", "Method", "Log", "Notes", "About")
@@ -31,6 +34,21 @@ def test_what_the_api_publishes_is_right_at_its_precision_and_the_model_asked(ta
     structure, problem = table
     protection = protect(problem, request)
     check_claims(problem, protection, request, structure.inner_mask())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), request=requests())
+def test_linked_tables_publish_one_value_per_shared_cell_and_each_table_adds_up(seed, request):
+    """Region x Size and Region x Sector protected together (one CTA over the union of their
+    relations): each table, rebuilt from the published cells, adds up by its own relations, so
+    their shared Region margin has one value; the published numbers pass the checker."""
+    if not runnable(request):
+        return
+    structures, problem = linked_office_table(np.random.default_rng(seed))
+    protection = protect(problem, request)
+    check_claims(problem, protection, request)
+    if protection.result.protected:
+        assert not linked_faults(structures, problem, protection.result.values)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

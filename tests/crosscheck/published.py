@@ -55,6 +55,53 @@ def office_table(rng: np.random.Generator) -> tuple[TableStructure, CTAProblem]:
                                  lower_protection=level, upper_protection=level)
 
 
+def linked_office_table(rng: np.random.Generator) -> tuple[list[TableStructure], CTAProblem]:
+    """Two tables from one population, Region x Size and Region x Sector, sharing their Region
+    margin (linked tables: one CTA over the union of their relations, engine/linked.py): their
+    structures and the problem over their unique cells."""
+    from ctadesk.engine.linked import LinkedTables
+
+    codes = {name: [str(k + 1) for k in range(int(rng.integers(2, 5)))] for name in ("Region", "Size", "Sector")}
+    data_decimals = int(rng.choice([0, 1]))
+    population = np.round(rng.uniform(0.2, 1.0, tuple(len(c) for c in codes.values())) * 1e3, data_decimals)
+    structures, tables = [], []
+    for other, axis in (("Size", 2), ("Sector", 1)):
+        structure = TableStructure((Dimension.flat("Region", codes["Region"]), Dimension.flat(other, codes[other])))
+        inner = np.pad(population.sum(axis=axis), ((0, 1), (0, 1)))
+        structures.append(structure)
+        tables.append(np.round(structure.aggregate(inner), data_decimals))
+    linked = LinkedTables.link(structures)
+    values = linked.gather(tables)
+    inner_cells = _inner_unique(linked, structures)
+    sensitive = np.sort(rng.choice(inner_cells, size=min(int(rng.integers(1, 4)), inner_cells.size), replace=False))
+    level = float(rng.choice([0.1, 0.2])) * values[sensitive]
+    return structures, CTAProblem(values=values, relations=linked.relations(), lower=0.0, sensitive=sensitive,
+                                  lower_protection=level, upper_protection=level)
+
+
+def _inner_unique(linked, structures: list[TableStructure]) -> np.ndarray:
+    """The unique cells that are inner cells of some table."""
+    cells = []
+    for t, structure in enumerate(structures):
+        scattered = linked.scatter(np.arange(linked.n_cells, dtype=float))[t]
+        cells.append(scattered[structure.inner_mask()].astype(np.int64))
+    return np.unique(np.concatenate(cells))
+
+
+def linked_faults(structures: list[TableStructure], problem: CTAProblem, x: np.ndarray) -> list[str]:
+    """Each table of a linked set, rebuilt from the published unique cells, against its own
+    relations (structure.relations(), independent of the union's): the relations that do not add
+    up, by table."""
+    from ctadesk.engine.linked import LinkedTables
+
+    faults = []
+    for t, (structure, values) in enumerate(zip(structures, LinkedTables.link(structures).scatter(x))):
+        residual = structure.relations() @ values
+        off = np.flatnonzero(np.abs(residual) > 1e-6 * max(1.0, float(np.abs(problem.values).max())))
+        faults += [f"table {t}: relation {r} off by {residual[r]:.6g}" for r in off[:3]]
+    return faults
+
+
 def grid_units(x: np.ndarray, decimals: int) -> np.ndarray | None:
     """x in integer grid units, or None when a value is off the grid."""
     scaled = np.asarray(x, dtype=float) * 10.0 ** decimals
