@@ -3,8 +3,9 @@ defaults a statistician leaves, checked by the independent checker of published 
 (tests/crosscheck/published.py) against the ORIGINAL protection levels.
 
 Front ends: the Python API (ctadesk.app.protect, also on linked tables), the Session (protect,
-then the release workbook read back) and the command line in-process (`ctadesk solve FILE
---json`); the app's worker in tests/gui/test_job_published_gui.py.
+then the release workbook read back; also on a table imported from an Excel workbook) and the
+command line in-process (`ctadesk solve FILE --json`); the app's worker in
+tests/gui/test_job_published_gui.py.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from hypothesis import strategies as st
 from ctadesk.app import protect
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.precision import published_decimals
-from tests.crosscheck.published import (check_claims, grid_units, linked_faults, linked_office_table, published_faults,
-                                        requests, runnable, tables)
+from tests.crosscheck.published import (check_claims, grid_units, linked_faults, linked_office_table, office_table,
+                                        published_faults, requests, runnable, tables)
 
 #: the sheets a release has beside its table (what was done, never a value of the table)
 SIDE_SHEETS = ("Quality", "Method", "Log", "Notes", "About")
@@ -114,3 +115,44 @@ def test_what_the_command_line_publishes_is_right_at_its_precision(tmp_path_fact
     if decimals is not None and grid_units(x, decimals) is None:
         decimals = next((d for d in range(decimals, 7) if grid_units(x, d) is not None), None)
     assert not published_faults(problem, x, decimals), published_faults(problem, x, decimals)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), request=requests())
+def test_a_table_read_from_excel_is_read_right_or_refused_and_published_right(tmp_path_factory, seed, request):
+    """The Excel source as a statistician's workbook: the table written as a grid sheet, imported
+    (layout detected), marked sensitive in the Session and protected.  It is read as written --
+    values and relations -- or refused naming the file and sheet; its release, in the source's
+    layout, holds the checked table."""
+    from openpyxl import load_workbook
+
+    from ctadesk.app.files import project_from_excel
+    from ctadesk.app.session import Session
+    from ctadesk.io.excel import export_table_workbook
+    from ctadesk.io.excel.table import import_table
+
+    structure, problem = office_table(np.random.default_rng(seed))
+    if len(structure.shape) != 2 or not runnable(request):
+        return
+    folder = tmp_path_factory.mktemp("excel")
+    export_table_workbook(folder / "table.xlsx", structure, problem.values, problem.values, np.zeros(0, int))
+    try:
+        project = project_from_excel([import_table(folder / "table.xlsx")])
+    except CTAError as refused:
+        assert "table.xlsx" in str(refused) and "sheet" in str(refused)
+        return
+    assert project.values.shape == problem.values.shape and np.allclose(project.values, problem.values)
+    assert project.relations.shape == problem.relations.shape
+    session = Session(project)
+    cells = problem.sensitive
+    session.edit({"sensitive": (cells, True), "lower_protection": (cells, problem.lower_protection),
+                  "upper_protection": (cells, problem.upper_protection)}, "mark the sensitive cells")
+    protection = session.protect(request)
+    check_claims(problem, protection, request)
+    if not protection.result.protected or protection.decimals is None:
+        return
+    session.export("release", folder / "release.xlsx")
+    shown = [cell.value for sheet in load_workbook(folder / "release.xlsx", read_only=True).worksheets
+             if sheet.title not in SIDE_SHEETS for row in sheet.iter_rows() for cell in row
+             if isinstance(cell.value, (int, float))]
+    assert sorted(shown) == pytest.approx(sorted(protection.result.values.tolist()))

@@ -37,10 +37,10 @@ def office_table(rng: np.random.Generator) -> tuple[TableStructure, CTAProblem]:
     for d in range(n_dims):
         leaves = int(rng.integers(2, (7 if n_dims < 3 else 3) + 1))
         if leaves >= 4 and rng.random() < 0.5:         # a sub-total over the first two codes
-            codes = [str(k + 1) for k in range(leaves)] + ["S", "T"]
+            codes = [str(k + 1) for k in range(leaves)] + ["Subtotal", "Total"]
             parents = [leaves] * 2 + [leaves + 1] * (leaves - 2) + [leaves + 1, -1]
         else:
-            codes = [str(k + 1) for k in range(leaves)] + ["T"]
+            codes = [str(k + 1) for k in range(leaves)] + ["Total"]
             parents = [leaves] * leaves + [-1]
         dims.append(Dimension(f"V{d}", codes, np.array(parents)))
     structure = TableStructure(tuple(dims))
