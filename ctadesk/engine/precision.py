@@ -87,10 +87,12 @@ def grid_safe(problem: CTAProblem, decimals: int) -> CTAProblem:
                      np.minimum(np.ceil(problem.lower / step - ON_GRID) * step, problem.values), problem.lower)
     upper = np.where(np.isfinite(problem.upper) & ~problem.fixed,
                      np.maximum(np.floor(problem.upper / step + ON_GRID) * step, problem.values), problem.upper)
-    # a cell with no grid value beyond either safe value keeps its own levels and bounds (at_precision
-    # then says which cell has no value at that precision)
-    stuck = cells[(a + upper_protection > upper[cells]) & (a - lower_protection < lower[cells])]
-    keep = np.isin(cells, stuck)
+    # a cell with no grid value beyond either safe value, or beyond the one of the sense it is given,
+    # keeps its own levels and bounds (at_precision then says which cell has no value at that precision)
+    up_gone, down_gone = a + upper_protection > upper[cells], a - lower_protection < lower[cells]
+    given = problem.senses
+    keep = (up_gone & down_gone) | (up_gone & (given == SENSE_UP)) | (down_gone & (given == SENSE_DOWN))
+    stuck = cells[keep]
     upper_protection[keep], lower_protection[keep] = problem.upper_protection[keep], problem.lower_protection[keep]
     lower[stuck], upper[stuck] = problem.lower[stuck], problem.upper[stuck]
     return problem.replace(lower_protection=lower_protection, upper_protection=upper_protection,

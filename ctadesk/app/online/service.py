@@ -50,7 +50,7 @@ from ctadesk.app.online.levels import cut, requested_level
 from ctadesk.app.online.senses import FULL_TABLE_CELLS, SENSE_CHOICES, full_table_senses, local_senses, table_senses
 from ctadesk.app.online.binding import StoreBinding
 from ctadesk.app.online.store import BUSY_TIMEOUT, open_store
-from ctadesk.app.online.widening import keyed_shares, widened_for_keys
+from ctadesk.app.online.widening import keyed_shares, off_rule_shares, rule_shares, widened_for_keys
 from ctadesk.engine.methods import solve
 from ctadesk.engine.microdata import Microdata, tabulate
 from ctadesk.engine.precision import at_precision, grid_safe, published_decimals
@@ -304,7 +304,8 @@ class OnlineService:
         """The table ``spanning`` and its CTA problem (paper 000 model (1)): sensitive cells and
         levels from the rules, widened by the store's secret factors of each cell (the same in
         every table: ctadesk.app.online.widening) and moved out to the grid of the data's
-        decimals (engine/precision.grid_safe), the data set's bounds, the service's weights."""
+        decimals (engine/precision.grid_safe), never at exactly the value times 1 +/- a rule's share
+        (off_rule_shares), the data set's bounds, the service's weights."""
         micro = table_microdata(self.microdata, tuple(spanning))
         stats = tabulate(micro, top_k=max(self.rules.contributions_needed(), 2),
                          holding_top_k=max(self.rules.contributions_needed(holding=True), 2))
@@ -313,7 +314,8 @@ class OnlineService:
                              weights=self.weights)
         keys = cell_keys(micro.structure)
         widened = widened_for_keys(problem, [keys[i] for i in problem.sensitive], self.store.secret)
-        return micro.structure, grid_safe(widened, self.decimals)
+        return micro.structure, off_rule_shares(grid_safe(widened, self.decimals), rule_shares(self.rules),
+                                                self.decimals)
 
     def _with_stored_senses(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem, list[str], list[str],
                                                                     np.ndarray]:
