@@ -17,8 +17,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.problem import CTAProblem
 
@@ -93,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         from ctadesk.io.jj import write_jj
 
         if problem is None:
-            if _not_adding_up(structure, values).any():
+            if _broken(structure, values):
                 raise CTAError(f"{source.name}: the table does not add up; a .jj needs an additive table "
                                "(use --make-additive for .tab input)")
             problem = CTAProblem(values, structure.relations(), cell_label=structure.cell_label,
@@ -110,14 +108,17 @@ def _say(notes) -> None:
         print(f"ctadesk: {note}", file=sys.stderr)
 
 
-def _not_adding_up(structure, values) -> np.ndarray:
-    """Which relations of the table its values do not satisfy."""
-    return abs(structure.relations() @ values) > 1e-9 * max(1.0, abs(values).max(initial=0))
+def _broken(structure, values) -> list:
+    """The relations of the table its values break (ctadesk.io.additivity, the check every import
+    makes), largest difference first."""
+    from ctadesk.io.additivity import non_additive
+
+    return non_additive(structure.relations(), values, structure.relation_label)
 
 
 def _warn_unless_additive(structure, values) -> None:
     """Say on standard error how many totals differ from the sum of their parts, naming one."""
-    broken = np.flatnonzero(_not_adding_up(structure, values))
-    if broken.size:
-        print(f"ctadesk: warning: {broken.size} relation(s) do not add up, e.g. "
-              f"{structure.relation_label(int(broken[0]))}", file=sys.stderr)
+    broken = _broken(structure, values)
+    if broken:
+        print(f"ctadesk: warning: {len(broken)} relation(s) do not add up, e.g. {broken[0].label} "
+              f"(off by {broken[0].difference:g})", file=sys.stderr)
