@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ctadesk.app.provenance import request_text, version_settings
 from ctadesk.app.request import ProtectionRequest
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.linked import LinkedTables
@@ -237,13 +238,17 @@ def published_decimals_of(project: Project) -> int | None:
 def export_excel(path: str | Path, project: Project, internal: bool, audit: AuditResult | None = None) -> ExportOutcome:
     """Release or internal workbook: in the layout of the workbook the table came from, else in
     the default layout (rows x columns with labels).  A release needs a protected table.  An
-    internal workbook gets an Audit sheet from ``audit`` (a release never does)."""
+    internal workbook gets an Audit sheet from ``audit`` (a release never does).  Both name the
+    versions that made the result (the project's, else this installation's); the internal one
+    also the request with its seed (ctadesk.app.provenance)."""
     from ctadesk.io.excel import ExportReport, export_table_workbook, export_workbook
     from ctadesk.io.excel.export import AuditSheet
 
     adjusted = _adjusted(project) if internal else _released(project)
     sensitive = np.flatnonzero(project.sensitive)
     public, secret = _split_options(project.options)
+    public.update(version_settings(project.versions or None))
+    secret["request"] = request_text(project.options)
     report = ExportReport.from_result(project.result, project.values, sensitive, settings=public,
                                       measures=project_quality(project, project.result),
                                       internal_settings=secret.items())

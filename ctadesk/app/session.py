@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ctadesk.app.job import Protection, Solve, engine_solve, protect
+from ctadesk.app.provenance import versions
 from ctadesk.app.request import WIDENING_SEED, ProtectionRequest
 from ctadesk.app.rules import flagged_names, rules_dict
 from ctadesk.engine.audit import AttackerKnowledge, AuditOptions, AuditResult, Release, audit
@@ -183,9 +184,11 @@ class Session:
         return protection
 
     def keep(self, protection: Protection) -> None:
-        """Keep a protection run's result and options, computed on the table at this revision."""
+        """Keep a protection run's result and options, computed on the table at this revision, and
+        the versions of ctadesk and the solvers that computed it (ctadesk.app.provenance)."""
         self.project.result = protection.result
         self.project.options = protection.request.options()
+        self.project.versions = versions()
         self.project.log = protection.result.log
         self._result_revision = self.revision
         self._audit = None

@@ -99,7 +99,8 @@ def _against_required(required: BivariateProblem, result: BivariateResult) -> Bi
 def bivariate_json(problem: BivariateProblem, result: BivariateResult) -> dict:
     """The JSON document of a bivariate run: status, the targets' changes, each variable's result
     (as `ctadesk solve --json` writes one) and the bivariate report per cell group."""
-    from ctadesk.cli.commands.solve import result_json
+    from ctadesk.app.provenance import versions
+    from ctadesk.cli.release import result_json
 
     def number(value):
         return None if value is None or not math.isfinite(value) else float(value)
@@ -119,6 +120,7 @@ def bivariate_json(problem: BivariateProblem, result: BivariateResult) -> dict:
         "changes": {key: number(value) for key, value in result.changes.items()},
         "objective": number(result.objective), "seconds": result.seconds, "iterations": result.iterations,
         "senses_shared": result.senses_shared, "variables": variables, "bivariate": report,
+        "versions": versions(),
     }
 
 
@@ -178,12 +180,13 @@ def protect_two_variables(args: argparse.Namespace, names: list[str]) -> int:
     """`ctadesk protect MICRODATA --response A,B`: the microdata tabulated once per response on one
     structure, the safety rules applied to each (a cell is sensitive in a variable when the rules
     flag it there, with that variable's levels), both protected together.  -o: CSV with each
-    variable's columns named after it, or JSON with the cells and the bivariate document."""
+    variable's columns named after it, or JSON with the cells and the bivariate document;
+    --json: the bivariate document."""
     from ctadesk.app.formats import format_of
     from ctadesk.cli.commands.rules import build_table, cell_records, write_records
     from ctadesk.engine.rules import to_problem
 
-    refuse(args, ("release", "internal", "widen_cost", "quality"))
+    refuse(args, ("release", "internal", "save_project", "tab", "widen_cost", "quality"))
     if format_of(args.microdata).key == "tab":
         raise CTAError(f"{args.microdata}: a tau-argus table holds one response; two need microdata")
     tables = [build_table(argparse.Namespace(**{**vars(args), "response": name})) for name in names]
@@ -208,6 +211,8 @@ def protect_two_variables(args: argparse.Namespace, names: list[str]) -> int:
         write_json(args.output, {"cells": records, "bivariate": bivariate_json(problem, result)})
     else:
         write_records(records, args.output)
+    if args.json:
+        write_json(args.json, bivariate_json(problem, result))
     print(f"{structure.n_cells} cells, unsafe {problems[0].n_sensitive} ({problem.names[0]}) "
           f"{problems[1].n_sensitive} ({problem.names[1]}); {summary(problem, result)}", file=sys.stderr)
     return 0 if result.protected else 1

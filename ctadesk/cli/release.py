@@ -5,16 +5,21 @@ and internal workbooks (default layout, any table)."""
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from collections.abc import Mapping
 
-from ctadesk.app import Protection, ProtectionRequest, protect
+import numpy as np
+
+from ctadesk.app import Protection, ProtectionRequest, cells_changed, protect
+from ctadesk.app.provenance import request_record, request_text, version_settings, versions
 from ctadesk.app.request import AUTO
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.precision import MAX_DECIMALS
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.quality_terms import QualityTerm, parse_term
+from ctadesk.engine.result import CTAResult
 from ctadesk.engine.structure import TableStructure
 
 
@@ -79,6 +84,16 @@ def quality_terms(args: argparse.Namespace, problem: CTAProblem,
                   structure: TableStructure | None = None) -> tuple[QualityTerm, ...]:
     """The terms --quality names, their groups read off ``problem`` and ``structure``."""
     return tuple(parse_term(text, problem, structure) for text in args.quality)
+
+
+def add_record_arguments(parser: argparse.ArgumentParser) -> None:
+    """--json and --save-project: the result document (write_result_json) and the project."""
+    parser.add_argument("--json", metavar="OUT.json",
+                        help="write the result as JSON, with the versions of ctadesk and the solvers and the "
+                             "request (its widening seed included)")
+    parser.add_argument("--save-project", metavar="OUT.ctaproj",
+                        help="save the project: the table with its statuses, senses and rules, the options (the "
+                             "widening seed) and the result; 'ctadesk solve' and the app open it")
 
 
 def add_release_arguments(parser: argparse.ArgumentParser) -> None:
@@ -156,8 +171,11 @@ def write_workbooks(args: argparse.Namespace, structure: TableStructure, protect
     widening = protection.widening
     report = ExportReport.from_result(
         result, problem.values, problem.sensitive,
-        settings={**settings, "protection levels widened by a secret factor": "yes" if widening else "no"},
-        measures=protection.quality, internal_settings=widening.settings() if widening else ())
+        settings={**settings, "protection levels widened by a secret factor": "yes" if widening else "no",
+                  **version_settings()},
+        measures=protection.quality,
+        internal_settings=(*(widening.settings() if widening else ()),
+                           ("request", request_text(protection.request.options()))))
     for path, internal in wanted:
         if not internal and not result.protected:
             print(f"ctadesk: error: {path} not written: the result is not a protected table", file=sys.stderr)
@@ -169,3 +187,45 @@ def write_workbooks(args: argparse.Namespace, structure: TableStructure, protect
                                         internal=internal, report=report, decimals=protection.decimals)
         for line in outcome.lines():
             print(line, file=sys.stderr)
+
+
+def result_json(result: CTAResult, seconds: float, quality: dict | None = None) -> dict:
+    """The JSON document of a result (values in cell order, senses as up/down; quality per cell group)."""
+    def number(value):
+        return None if value is None or not np.isfinite(value) else float(value)
+
+    return {
+        "status": result.status.value,
+        "verified": result.verified,
+        "protected": result.protected,
+        "method": result.method,
+        "message": result.message,
+        "objective": number(result.objective),
+        "model_objective": number(result.model_objective),
+        "bound": number(result.bound),
+        "gap": number(result.gap),
+        "values": None if result.values is None else result.values.tolist(),
+        "decimals": result.info.get("decimals"),
+        "senses": None if result.senses is None else ["up" if s > 0 else "down" for s in result.senses],
+        "seconds": seconds,
+        "timings": {k: float(v) for k, v in result.timings.items()},
+        "verification": None if result.verification is None else result.verification.summary(),
+        "quality": quality,
+    }
+
+
+def write_result_json(path: str, protection: Protection) -> None:
+    """`--json OUT.json` of `ctadesk solve` and `ctadesk protect`: the result document (result_json)
+    with the cells changed, the quality terms, and what repeats the run: the versions of ctadesk
+    and the solvers and the request as run (ProtectionRequest.options(), the widening seed with it)."""
+    quality = None if protection.quality is None else protection.quality.as_dict()
+    document = result_json(protection.result, protection.seconds, quality)
+    document["cells_changed"] = cells_changed(protection)
+    document["quality_terms"] = None if protection.terms is None else protection.terms.as_dict()
+    document["versions"] = versions()
+    document["request"] = request_record(protection.request.options())
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=1)
+    except OSError as error:
+        raise CTAError(f"cannot write {path}: {error.strerror or error}") from None

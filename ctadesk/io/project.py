@@ -4,8 +4,9 @@ A project is the editable state of one protection job, as the desktop app
 holds it: per-cell arrays (value, bounds, weight, status, protection levels,
 sense, the rule that flagged the cell), the table's relations, the structure
 used to display it, the chosen rules and solver options, the last result with
-its verification, and the solver log.  The zip holds ``arrays.npz`` (numbers,
-read with ``allow_pickle=False``) and ``project.json`` (everything else).
+its verification and the versions that computed it, and the solver log.  The zip
+holds ``arrays.npz`` (numbers, read with ``allow_pickle=False``) and
+``project.json`` (everything else).
 """
 
 from __future__ import annotations
@@ -49,8 +50,10 @@ class Project:
     statistics (per-cell frequencies and top contributions, from microdata or a
     tau-argus .tab) is what the safety rules read; rules holds the rules' settings
     (SafetyRules fields).  result_stale says the table was edited after the
-    result was computed.  source is the file the table came from as its reader
-    returned it (for exporting in the same layout); it is not saved.
+    result was computed.  versions names the ctadesk and solver versions that computed
+    the result (ctadesk.app.provenance.versions; empty before a run).  source is the file
+    the table came from as its reader returned it (for exporting in the same layout); it
+    is not saved.
     """
 
     structure: TableStructure
@@ -72,6 +75,7 @@ class Project:
     log: str = ""
     statistics: CellStatistics | None = None
     result_stale: bool = False
+    versions: dict[str, str] = dataclasses.field(default_factory=dict)
     source: Any = None
 
     # ------------------------------------------------------------ building
@@ -205,6 +209,7 @@ def save_project(path: str | Path, project: Project) -> None:
             "timings": _jsonable(dict(result.timings)), "info": _jsonable(dict(result.info)),
             "verification": _verification_json(result.verification)},
         "log": project.log, "result_stale": bool(project.result_stale),
+        "versions": {str(k): str(v) for k, v in project.versions.items()},
     }
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
@@ -256,7 +261,7 @@ def load_project(path: str | Path) -> Project:
         project = Project(structure=structure, relations=relations, flagged_by=flagged_by,
                           rules=_restored(meta.get("rules", {})), options=_restored(meta.get("options", {})),
                           log=meta.get("log", ""), result_stale=bool(meta.get("result_stale", False)),
-                          **cells)
+                          versions={str(k): str(v) for k, v in meta.get("versions", {}).items()}, **cells)
         if "statistics_values" in arrays:
             project.statistics = CellStatistics(**{name: arrays[f"statistics_{name}"] for name in _STATISTICS
                                                    if f"statistics_{name}" in arrays})

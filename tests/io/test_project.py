@@ -130,3 +130,12 @@ def test_the_shadow_variable_is_saved_with_the_statistics(tmp_path):
     project.statistics = CellStatistics(project.values, np.full(n, 3), top, shadow=project.values * 2)
     save_project(tmp_path / "shadow.ctaproj", project)
     assert np.array_equal(load_project(tmp_path / "shadow.ctaproj").statistics.shadow, project.values * 2)
+
+
+def test_the_versions_that_computed_the_result_are_saved_with_the_project(tmp_path):
+    project = _project()
+    project.versions = {"ctadesk": "0.1.0", "highspy": "1.16.0", "clarabel": "0.11.1"}
+    save_project(tmp_path / "job.ctaproj", project)
+    assert load_project(tmp_path / "job.ctaproj").versions == project.versions
+    save_project(tmp_path / "none.ctaproj", _project())
+    assert load_project(tmp_path / "none.ctaproj").versions == {}

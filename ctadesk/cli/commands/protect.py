@@ -1,6 +1,7 @@
 """`ctadesk protect MICRODATA ...`: microdata -> table -> safety rules -> CTA (protection levels
-secretly widened unless --no-widen) -> the adjusted table (CSV or JSON), and release and
-internal workbooks on request."""
+secretly widened unless --no-widen) -> the adjusted table (CSV or JSON), and on request the
+result document (--json), release and internal workbooks, the project (--save-project) and a
+tau-argus release .tab (--tab), so that nothing needs the app."""
 
 from __future__ import annotations
 
@@ -8,14 +9,24 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ctadesk.app import cells_changed
+from ctadesk.app import Protection, cells_changed
+from ctadesk.app.formats import format_of
 from ctadesk.cli.bivariate import add_bivariate_arguments, protect_two_variables
 from ctadesk.cli.commands.rules import add_table_arguments, build_table, cell_records, responses, write_records
-from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_release_arguments,
-                                 add_solve_arguments, quality_terms, request_from, run_protection, write_workbooks)
+from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_record_arguments,
+                                 add_release_arguments, add_solve_arguments, quality_terms, request_from,
+                                 run_protection, write_result_json, write_workbooks)
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.rules import to_problem
+
+if TYPE_CHECKING:
+    from ctadesk.app.session import Session
+    from ctadesk.engine.problem import CTAProblem
+    from ctadesk.engine.rules import RuleResult, SafetyRules
+    from ctadesk.engine.structure import TableStructure
+    from ctadesk.engine.tabulated import CellStatistics
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_bivariate_arguments(parser.add_argument_group("two response variables (--response A,B; Cox 2005, §4)"))
     add_solve_arguments(cta)
     parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
+    add_record_arguments(parser)
+    parser.add_argument("--tab", metavar="OUT.tab",
+                        help="write the protected table as a tau-argus release .tab with its .rda (a .tab input only)")
     add_release_arguments(parser)
     parser.set_defaults(func=run, stoppable=True)     # SIGINT/SIGTERM: ctadesk.cli.interrupt
 
@@ -41,6 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if len(names := responses(args)) > 1:
         return protect_two_variables(args, names)
+    if args.tab and format_of(args.microdata).key != "tab":
+        raise CTAError(f"--tab {args.tab}: {args.microdata} is not a tau-argus .tab; a release .tab is written "
+                       "only for a table read from one (use --release, -o or --json)")
     request = request_from(args)
     structure, stats, rules, result = build_table(args)
     problem = to_problem(structure, stats, result, rules, weights=args.cell_weights,
@@ -60,8 +77,36 @@ def run(args: argparse.Namespace) -> int:
         Path(args.output).write_text(json.dumps(document, indent=1), encoding="utf-8")
     else:
         write_records(records, args.output)
+    if args.json:
+        write_result_json(args.json, protection)
     write_workbooks(args, structure, protection, {"cell weights": args.cell_weights})
+    if args.save_project or args.tab:
+        session = _session(args, problem, structure, stats, rules, result, protection)
+        if args.save_project:
+            session.save(args.save_project)
+        if args.tab:
+            session.export("tab", args.tab)
     print(f"{structure.n_cells} cells, {problem.n_sensitive} unsafe, {cells_changed(protection)} changed; "
           f"{solved.status.value}, weighted absolute change {solved.objective:g}"
           f"{'' if solved.protected else ' (NOT fully protected)'}", file=sys.stderr)
     return 0 if solved.protected else 1
+
+
+def _session(args: argparse.Namespace, problem: CTAProblem, structure: TableStructure, stats: CellStatistics,
+             rules: SafetyRules, result: RuleResult, protection: Protection) -> Session:
+    """The session the app would hold after this run: the table with its statistics, the rules and
+    the cells they flagged, the request and the result; a .tab input is its source (for --tab)."""
+    from ctadesk.app.rules import flagged_names, rules_dict
+    from ctadesk.app.session import Session
+    from ctadesk.io.project import Project
+    from ctadesk.io.tauargus import read_tab
+
+    project = Project.from_problem(problem, structure)
+    project.statistics = stats
+    project.rules = rules_dict(rules)
+    project.flagged_by = flagged_names(result)
+    if format_of(args.microdata).key == "tab":
+        project.source = read_tab(args.microdata, args.rda)
+    session = Session(project)
+    session.keep(protection)
+    return session

@@ -5,18 +5,17 @@ and internal workbooks and the project with its result."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 import numpy as np
 
 from ctadesk.app import PRESERVABLE, cells_changed
 from ctadesk.cli.bivariate import add_bivariate_arguments, solve_two_variables
-from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_release_arguments,
-                                 add_solve_arguments, quality_terms, request_from, run_protection, write_workbooks)
+from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_record_arguments,
+                                 add_release_arguments, add_solve_arguments, quality_terms, request_from,
+                                 run_protection, write_result_json, write_workbooks)
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.methods.figures import figures
-from ctadesk.engine.result import CTAResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,8 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--senses", metavar="FILE",
                         help="senses of sensitive cells: lines 'cell, up|down|free' (cell: 0-based position or "
                              "label); cells not named keep the senses the input gives")
-    parser.add_argument("--save-project", metavar="OUT.ctaproj",
-                        help="save the project with its senses, options (the widening seed) and result")
+    add_record_arguments(parser)
     add_model_arguments(parser)
     add_solve_arguments(parser)
     parser.add_argument("--weights", default="file-costs", metavar="{unit,inverse,FILE}",
@@ -38,7 +36,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="keep the mean and/or the variance (regression slope 1) of the inner cells "
                              "by extra linear relations (Cox 2005, §3)")
     add_quality_arguments(parser)
-    parser.add_argument("--json", metavar="OUT.json", help="write the result as JSON")
     parser.add_argument("--sol", metavar="OUT.sol", help="write the adjusted table in RCTA .sol layout")
     two = parser.add_argument_group("two variables (Cox 2005, §4)")
     two.add_argument("--second-values", metavar="FILE.jj",
@@ -57,31 +54,6 @@ def preserved_measures(text: str) -> set[str]:
     if unknown:
         raise CTAError(f"--preserve: unknown measure '{sorted(unknown)[0]}'; choose from {', '.join(PRESERVABLE)}")
     return chosen
-
-
-def result_json(result: CTAResult, seconds: float, quality: dict | None = None) -> dict:
-    """The JSON document of a result (values in cell order, senses as up/down; quality per cell group)."""
-    def number(value):
-        return None if value is None or not np.isfinite(value) else float(value)
-
-    return {
-        "status": result.status.value,
-        "verified": result.verified,
-        "protected": result.protected,
-        "method": result.method,
-        "message": result.message,
-        "objective": number(result.objective),
-        "model_objective": number(result.model_objective),
-        "bound": number(result.bound),
-        "gap": number(result.gap),
-        "values": None if result.values is None else result.values.tolist(),
-        "decimals": result.info.get("decimals"),
-        "senses": None if result.senses is None else ["up" if s > 0 else "down" for s in result.senses],
-        "seconds": seconds,
-        "timings": {k: float(v) for k, v in result.timings.items()},
-        "verification": None if result.verification is None else result.verification.summary(),
-        "quality": quality,
-    }
 
 
 def _release_settings(args: argparse.Namespace) -> dict[str, str]:
@@ -130,12 +102,7 @@ def run(args: argparse.Namespace) -> int:
         session.save(args.save_project)
     result = protection.result
     if args.json:
-        quality = None if protection.quality is None else protection.quality.as_dict()
-        document = result_json(result, protection.seconds, quality)
-        document["cells_changed"] = cells_changed(protection)
-        document["quality_terms"] = None if protection.terms is None else protection.terms.as_dict()
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=1)
+        write_result_json(args.json, protection)
     if args.sol and result.values is not None:
         write_sol(args.sol, protection.required, result.values)
     write_workbooks(args, project.structure, protection, _release_settings(args))

@@ -1,0 +1,101 @@
+"""`ctadesk protect` writes what the app writes: the project, the result document (--json) and a
+tau-argus release .tab, each recording the versions and the request that made it."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ctadesk.app import ProtectionRequest
+from ctadesk.app.provenance import versions
+from ctadesk.app.session import Session
+from ctadesk.cli import main
+from ctadesk.io.tauargus import read_tab
+from tests.cli.test_release_cli import method_sheet
+from tests.cli.test_rules_cli import FIRMS, RULES
+
+PP = Path("/work/shared/formats/tauargus-examples/pp.tab")
+PP_RULES = ["--min-freq", "3", "--freq-range", "10", "--seed", "5"]
+
+
+@pytest.fixture
+def firms(tmp_path) -> Path:
+    data = tmp_path / "firms.csv"
+    data.write_text(FIRMS)
+    return data
+
+
+def test_protect_saves_a_project_that_loads_back_with_its_result_and_request(firms, tmp_path):
+    # was: protect had no --save-project; a project could be written only from the app or by 'solve'
+    project_path, out = tmp_path / "firms.ctaproj", tmp_path / "result.json"
+    assert main(["protect", str(firms), *RULES, "--seed", "77", "--json", str(out),
+                 "--save-project", str(project_path)]) == 0
+    document = json.loads(out.read_text())
+    session = Session.open(project_path)
+    project = session.project
+    np.testing.assert_allclose(project.result.values, document["values"], rtol=0, atol=0)
+    assert project.result.protected and not session.stale
+    request = ProtectionRequest.from_options(project.options)
+    assert request == ProtectionRequest.from_options(document["request"])
+    assert request.seed == session.widening_seed == 77
+    assert project.versions == versions()
+    assert project.statistics is not None and project.rules["min_frequency"] == 2
+    assert all(project.flagged_by[project.sensitive]) and not any(project.flagged_by[~project.sensitive])
+    # the project is a job the solver can repeat: the same seed, the same table
+    again = tmp_path / "again.json"
+    assert main(["solve", str(project_path), "--json", str(again)]) == 0
+    assert json.loads(again.read_text())["values"] == document["values"]
+
+
+def test_protect_json_is_the_result_document_with_versions_and_request(firms, tmp_path):
+    out = tmp_path / "result.json"
+    assert main(["protect", str(firms), *RULES, "--seed", "12", "--json", str(out)]) == 0
+    document = json.loads(out.read_text())
+    assert document["protected"] and document["verified"] and document["status"]
+    assert len(document["values"]) == 12 and document["cells_changed"] > 0
+    assert document["versions"] == versions() and set(versions()) == {"ctadesk", "highspy", "clarabel"}
+    assert document["request"]["widening_seed"] == 12 and document["request"]["time_limit"] is None
+
+
+@pytest.mark.skipif(not PP.exists(), reason="tau-argus examples missing")
+def test_protect_writes_a_release_tab_the_tauargus_reader_reads_back(tmp_path):
+    # was: a .tab release could be written only from the app
+    out, tab = tmp_path / "result.json", tmp_path / "release.tab"
+    assert main(["protect", str(PP), *PP_RULES, "--json", str(out), "--tab", str(tab)]) == 0
+    published = np.array(json.loads(out.read_text())["values"])
+    released = read_tab(tab)
+    np.testing.assert_allclose(released.values, published, rtol=0, atol=5e-9 * np.abs(published).max())
+    assert [v.name for v in released.metadata.variables] == ["Size", "Region", "Var2"]
+    assert not (published == read_tab(PP).values).all()
+
+
+def test_tab_of_microdata_is_refused_before_solving(firms, tmp_path, capsys):
+    tab = tmp_path / "release.tab"
+    assert main(["protect", str(firms), *RULES, "--tab", str(tab)]) == 2
+    err = capsys.readouterr().err
+    assert f"--tab {tab}" in err and "firms.csv is not a tau-argus .tab" in err
+    assert not tab.exists()
+
+
+def test_workbooks_name_the_versions_and_only_the_internal_one_the_seed(firms, tmp_path):
+    release, internal = tmp_path / "release.xlsx", tmp_path / "internal.xlsx"
+    assert main(["protect", str(firms), *RULES, "--seed", "918273645", "--release", str(release),
+                 "--internal", str(internal)]) == 0
+    public, secret = method_sheet(release), method_sheet(internal)
+    for name, value in versions().items():
+        label = {"ctadesk": "ctadesk", "highspy": "HiGHS (highspy)", "clarabel": "Clarabel"}[name]
+        assert public[f"{label} version"] == secret[f"{label} version"] == value
+    assert not any("seed" in str(key) or "918273645" in str(value) for key, value in public.items())
+    assert "request" not in public
+    request = json.loads(secret["request"])
+    assert request["widening_seed"] == 918273645 and request["distance"] == "l1"
+
+
+def test_solve_json_records_versions_and_request(firms, tmp_path):
+    project_path, out = tmp_path / "firms.ctaproj", tmp_path / "solve.json"
+    assert main(["protect", str(firms), *RULES, "--seed", "3", "--save-project", str(project_path)]) == 0
+    assert main(["solve", str(project_path), "--method", "milp", "--json", str(out)]) == 0
+    document = json.loads(out.read_text())
+    assert document["versions"] == versions()
+    assert document["request"]["method"] == "milp" and document["request"]["widening_seed"] == 3
