@@ -30,7 +30,8 @@ from ctadesk.engine.problem import NO_BOUND, CTAProblem
 from ctadesk.io.additivity import require_additive
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.numbers import finite_values, not_a_number
-from ctadesk.io.text import read_lines
+from ctadesk.io.decimals import padded, parse_decimals
+from ctadesk.io.text import decode_text, read_bytes, read_lines, split_lines
 
 STATUSES = ("s", "u", "m", "z")
 _COEF = re.compile(r"\(\s*([^()\s]+)\s*\)")
@@ -38,7 +39,21 @@ _WHOLE = re.compile(r"\+?[0-9]+")
 #: the fields of a cell line, parsed in one pass by np.loadtxt
 _CELL_LINE = np.dtype([("index", np.int64), ("value", float), ("cost", float), ("status", "U2"),
                        ("lower", float), ("upper", float), ("lpl", float), ("upl", float), ("spl", float)])
+#: bytes of lines read in bulk at a time
+BLOCK = 1 << 20
+#: the bytes a file read in bulk may hold (beyond them: line by line)
+_BULK_BYTES = b"0123456789.+-eE \t\n():sumzSUMZinfINFtyTY"
+#: a relation line's tokens by kind: 0 a number, 1 '(', 2 ')', 3 ':'
+_KINDS = np.zeros(256, np.int8)
+_KINDS[[ord("("), ord(")"), ord(":")]] = [1, 2, 3]
+#: the kinds of a relation line's tokens ``rhs k : c1 (v1) ...``: 'rhs k :', then 'c ( v )' for each term
+_HEAD_KINDS = np.array([0, 0, 3], np.int8)
+_TERM_KINDS = np.array([0, 1, 0, 2], np.int8)
 _SOL_LINE = np.dtype([("index", np.int64), ("value", float), ("adjusted", float), ("sensitive", np.int64)])
+
+
+#: a JJ file as read: the cell columns (_checked_cells), the relations, their right-hand sides and lines
+_Parsed = tuple[tuple, sp.csr_array, np.ndarray, np.ndarray]
 
 
 class JJFormatError(FileFormatError):
@@ -119,6 +134,20 @@ def _bound_columns(lower: np.ndarray, upper: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(lower) | (lower == -np.inf)) and np.all(np.isfinite(upper) | (upper == np.inf)))
 
 
+def _checked_cells(index: np.ndarray, status: np.ndarray, numbers: list[np.ndarray], n: int) -> tuple | None:
+    """The cell columns read in bulk (value, cost, lower, upper, lpl, upl, spl), in the order of
+    their indices, when they are right: each index 0..n-1 once, a known status, finite numbers and
+    bounds infinite only on their own side; None otherwise (the line-by-line reading names the fault)."""
+    in_order = np.array_equal(index, np.arange(n))
+    finite = [numbers[k] for k in (0, 1, 4, 5, 6)]
+    if not ((in_order or np.array_equal(np.sort(index), np.arange(n))) and np.all(np.isin(status, STATUSES))
+            and all(np.all(np.isfinite(column)) for column in finite) and _bound_columns(numbers[2], numbers[3])):
+        return None
+    order = slice(None) if in_order else np.argsort(index)
+    values, costs, lower, upper, lpl, upl, spl = (column[order] for column in numbers)
+    return (values, costs, status[order], *_bounds(lower, upper), lpl, upl, spl)
+
+
 def _read_cells(lines: list[tuple[int, str]], n: int, path: str):
     """The n cell lines as arrays; a fast vectorised path, and a line-by-line one for messages."""
     try:
@@ -126,16 +155,10 @@ def _read_cells(lines: list[tuple[int, str]], n: int, path: str):
     except ValueError:
         table = None
     if table is not None:
-        index = table["index"]
-        status = np.char.lower(table["status"])
         numbers = [table[name] for name in ("value", "cost", "lower", "upper", "lpl", "upl", "spl")]
-        in_order = np.array_equal(index, np.arange(n))
-        finite = [numbers[k] for k in (0, 1, 4, 5, 6)]
-        if ((in_order or np.array_equal(np.sort(index), np.arange(n))) and np.all(np.isin(status, STATUSES))
-                and all(np.all(np.isfinite(column)) for column in finite) and _bound_columns(numbers[2], numbers[3])):
-            order = slice(None) if in_order else np.argsort(index)
-            values, costs, lower, upper, lpl, upl, spl = (column[order] for column in numbers)
-            return (values, costs, status[order], *_bounds(lower, upper), lpl, upl, spl)
+        cells = _checked_cells(table["index"], np.char.lower(table["status"]), numbers, n)
+        if cells is not None:
+            return cells
     values, costs, lower, upper, lpl, upl, spl = (np.zeros(n) for _ in range(7))
     statuses = np.empty(n, dtype="<U1")
     seen = np.zeros(n, bool)
@@ -166,9 +189,177 @@ def _read_cells(lines: list[tuple[int, str]], n: int, path: str):
 def read_jj(path: str | os.PathLike, *, additive: bool = True) -> JJInstance:
     """Read a JJ file into a validated CTAProblem (costs become the weights).  With additive
     (the default) values that break a relation are refused (NonAdditiveError naming the
-    relation, its line and the amount); additive=False reads such a file as it is."""
+    relation, its line and the amount); additive=False reads such a file as it is.
+
+    A well-formed ASCII file is read in bulk (_read_bulk); any other, and any the bulk reading
+    does not take, line by line (_read_lines), which reads it the same or names the line at fault."""
     path = str(path)
-    lines = [(k, text) for k, line in enumerate(read_lines(path), start=1) if (text := line.strip())]
+    raw = read_bytes(path)
+    parsed = _read_bulk(raw) if raw.isascii() else None
+    if parsed is None:
+        parsed = _read_lines(decode_text(raw, file=path), path)
+    (values, costs, statuses, lower, upper, lpl, upl, spl), relations, rhs, relation_lines = parsed
+    if additive:
+        require_additive(relations, values, lambda r: f"relation {r} (line {relation_lines[r]})", rhs=rhs,
+                         file=path, advice="a JJ file's values must satisfy its relations")
+    sensitive = np.flatnonzero(statuses == "u")
+    try:
+        problem = CTAProblem(
+            values=values, relations=relations, rhs=rhs, lower=lower, upper=upper,
+            weights=costs, sensitive=sensitive, lower_protection=lpl[sensitive],
+            upper_protection=upl[sensitive], fixed=statuses == "z")
+    except ProblemError as error:
+        raise JJFormatError(str(error), file=path) from None
+    return JJInstance(problem, statuses, spl, costs)
+
+
+def _read_bulk(raw: bytes) -> _Parsed | None:
+    """A JJ file read in bulk: its cell and relation lines tokenised with numpy, their numbers
+    parsed by ctadesk.io.decimals.  It takes only a file whose lines are all there (no blank
+    line before the last relation), of the bytes _BULK_BYTES, and right; None for any other,
+    so that _read_lines reads it or names the fault."""
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n")
+    if raw.translate(None, _BULK_BYTES):
+        return None
+    buffer = padded(raw + b"\n")
+    ends = np.flatnonzero(buffer == ord("\n"))
+    starts = np.r_[0, ends[:-1] + 1]
+
+    def fields(line: int) -> list[bytes]:
+        """The fields of line (0-based)."""
+        return buffer[starts[line]:ends[line]].tobytes().split() if line < ends.size else []
+
+    def count(line: int) -> int | None:
+        """The whole number alone on line, if it is."""
+        number = fields(line)
+        return int(number[0]) if len(number) == 1 and number[0].isdigit() and len(number[0]) <= 18 else None
+
+    n = count(1)
+    if fields(0) != [b"0"] or not n or count(n + 2) is None:
+        return None
+    m = count(n + 2)
+    last = n + 2 + m
+    if last >= ends.size or raw[ends[last]:].strip():
+        return None
+    cells = _bulk_cells(buffer, starts[2:n + 2], ends[2:n + 2])
+    relations = _bulk_relations(buffer, starts[n + 3:last + 1], ends[n + 3:last + 1], n)
+    if cells is None or relations is None:
+        return None
+    return cells, *relations, np.arange(n + 4, n + 4 + m)
+
+
+def _blocks(line_starts: np.ndarray, line_ends: np.ndarray) -> list[slice]:
+    """The lines cut into runs of about BLOCK bytes (at least one line each), read one run at a
+    time so that the arrays of a run stay in the processor's cache."""
+    cuts = np.searchsorted(line_ends, np.arange(line_starts[0], line_ends[-1], BLOCK), side="right")
+    cuts = np.unique(np.r_[0, cuts[1:], line_starts.size]).tolist()
+    return [slice(begin, end) for begin, end in zip(cuts[:-1], cuts[1:])]
+
+
+def _fields(block: np.ndarray, separators: np.ndarray, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where the runs of block's bytes that are not separators start and end (offset added);
+    block starts and ends with a separator."""
+    edges = np.flatnonzero(separators[:-1] != separators[1:]) + (offset + 1)
+    return edges[0::2], edges[1::2]
+
+
+def _spaces(block: np.ndarray) -> np.ndarray:
+    """Which bytes of block are white space (space, tab, newline: all _BULK_BYTES has)."""
+    return (block == ord(" ")) | (block == ord("\t")) | (block == ord("\n"))
+
+
+def _bulk_cells(buffer: np.ndarray, line_starts: np.ndarray, line_ends: np.ndarray) -> tuple | None:
+    """The cell lines [line_starts, line_ends) of buffer read in bulk: nine fields on each line,
+    a one-letter status; None when they are not, or not right (_checked_cells)."""
+    n = line_starts.size
+    columns = np.empty((8, n))  # index value cost lower upper lpl upl spl
+    status = np.empty(n, np.uint8)
+    for lines in _blocks(line_starts, line_ends):
+        offset = line_starts[lines.start] - 1  # the newline before the block's first line
+        block = buffer[offset:line_ends[lines.stop - 1] + 1]
+        starts, ends = _fields(block, _spaces(block), offset)
+        count = lines.stop - lines.start
+        if starts.size != 9 * count:
+            return None
+        starts, ends = starts.reshape(count, 9).T, ends.reshape(count, 9).T
+        if not (np.all(starts[0] >= line_starts[lines]) and np.all(starts[8] < line_ends[lines])
+                and np.all(ends[3] - starts[3] == 1)):
+            return None  # not nine fields on each line, or a status of more than one letter
+        for column, field in enumerate((0, 1, 2, 4, 5, 6, 7, 8)):
+            parsed = parse_decimals(buffer, starts[field], ends[field])
+            if parsed is None or (field == 0 and not np.all(parsed[1])):
+                return None
+            columns[column, lines] = parsed[0]
+        status[lines] = buffer[starts[3]] | np.uint8(0x20)  # in lower case
+    return _checked_cells(columns[0].astype(np.int64), status.view("S1").astype("<U1"), list(columns[1:]), n)
+
+
+def _bulk_relations(buffer: np.ndarray, line_starts: np.ndarray, line_ends: np.ndarray,
+                    n: int) -> tuple[sp.csr_array, np.ndarray] | None:
+    """The relation lines [line_starts, line_ends) of buffer read in bulk, each ``rhs k : c1 (v1) ...``
+    with k terms, cells 0..n-1 and finite numbers: the relations and their right-hand sides;
+    None when a line is not such."""
+    m = line_starts.size
+    if m == 0:
+        return sp.csr_array((0, n)), np.zeros(0)
+    rhs = np.empty(m)
+    terms = np.empty(m, np.int64)
+    cells: list[np.ndarray] = []
+    coefficients: list[np.ndarray] = []
+    for lines in _blocks(line_starts, line_ends):
+        read = _relation_block(buffer, line_starts[lines], line_ends[lines], n)
+        if read is None:
+            return None
+        rhs[lines], terms[lines], block_cells, block_coefficients = read
+        cells.append(block_cells)
+        coefficients.append(block_coefficients)
+    relations = sp.csr_array((np.concatenate(coefficients), np.concatenate(cells), np.r_[0, np.cumsum(terms)]),
+                             shape=(m, n))
+    relations.sum_duplicates()  # a cell named twice in a relation: its coefficients added
+    return relations, rhs
+
+
+def _relation_block(buffer: np.ndarray, line_starts: np.ndarray, line_ends: np.ndarray, n: int
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Relation lines of buffer, each ``rhs k : c1 (v1) ...`` with k terms, cells 0..n-1 and
+    finite numbers: their right-hand sides, term counts, cells and coefficients; None when
+    a line is not such."""
+    m = line_starts.size
+    offset = line_starts[0] - 1
+    block = buffer[offset:line_ends[-1] + 1]
+    mark = (block == ord("(")) | (block == ord(")")) | (block == ord(":"))
+    word = ~(_spaces(block) | mark)
+    tokens = np.flatnonzero(mark[1:] | (word[1:] & ~word[:-1])) + 1
+    counts = np.diff(np.searchsorted(tokens, line_ends - offset), prepend=0)
+    terms = (counts - 3) // 4
+    if np.any(counts < 3) or np.any(counts % 4 != 3):
+        return None
+    kinds = _KINDS[block[tokens]]
+    heads = np.zeros(tokens.size, bool)  # the first three tokens of each line, 'rhs k :'
+    first = np.cumsum(counts) - counts
+    heads[first], heads[first + 1], heads[first + 2] = True, True, True
+    if not (np.all(kinds[heads].reshape(m, 3) == _HEAD_KINDS) and np.all(kinds[~heads].reshape(-1, 4) == _TERM_KINDS)):
+        return None
+    parsed = parse_decimals(buffer, *_fields(block, ~word, offset))
+    if parsed is None:
+        return None
+    values, whole = parsed
+    heads = np.zeros(values.size, bool)  # the numbers rhs and k of each line
+    first = np.cumsum(2 + 2 * terms) - (2 + 2 * terms)
+    heads[first], heads[first + 1] = True, True
+    cells, coefficients = values[~heads].reshape(-1, 2).T
+    if not (np.all(whole[first + 1]) and np.array_equal(values[first + 1], terms)
+            and np.all(whole[~heads].reshape(-1, 2)[:, 0]) and np.all(cells < n)
+            and np.all(np.isfinite(values[first])) and np.all(np.isfinite(coefficients))):
+        return None
+    return values[first], terms, cells.astype(np.int64), coefficients
+
+
+def _read_lines(text: str, path: str) -> _Parsed:
+    """A JJ file read line by line: its cells, relations, right-hand sides and the relations'
+    lines; JJFormatError naming the line at fault."""
+    lines = [(k, text) for k, line in enumerate(split_lines(text), start=1) if (text := line.strip())]
     if len(lines) < 2:
         raise JJFormatError("too short to be a JJ file (needs '0' and the number of cells)", file=path)
     position = 0
@@ -195,7 +386,7 @@ def read_jj(path: str | os.PathLike, *, additive: bool = True) -> JJInstance:
     n = count("cell")
     if n == 0:
         raise JJFormatError("the number of cells must be positive", file=path, row=lines[position - 1][0])
-    values, costs, statuses, lower, upper, lpl, upl, spl = _read_cells(lines[position:position + n], n, path)
+    cell_columns = _read_cells(lines[position:position + n], n, path)
     position += n
 
     m = count("relation")
@@ -232,19 +423,7 @@ def read_jj(path: str | os.PathLike, *, additive: bool = True) -> JJInstance:
         (np.concatenate(data) if data else np.zeros(0),
          (np.concatenate(rows) if rows else np.zeros(0, np.int64), np.concatenate(cols) if cols else np.zeros(0, np.int64))),
         shape=(m, n))  # duplicate (row, cell) pairs are summed here
-
-    if additive:
-        require_additive(relations, values, lambda r: f"relation {r} (line {relation_lines[r]})", rhs=rhs,
-                         file=path, advice="a JJ file's values must satisfy its relations")
-    sensitive = np.flatnonzero(statuses == "u")
-    try:
-        problem = CTAProblem(
-            values=values, relations=relations, rhs=rhs, lower=lower, upper=upper,
-            weights=costs, sensitive=sensitive, lower_protection=lpl[sensitive],
-            upper_protection=upl[sensitive], fixed=statuses == "z")
-    except ProblemError as error:
-        raise JJFormatError(str(error), file=path) from None
-    return JJInstance(problem, statuses, spl, costs)
+    return cell_columns, relations, rhs, relation_lines
 
 
 def write_jj(path: str | os.PathLike, problem: CTAProblem,

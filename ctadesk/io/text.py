@@ -58,7 +58,13 @@ def decode_text(raw: bytes, encoding: str | None = None, *, file: str | Path | N
 
 def read_text(path: str | Path, encoding: str | None = None, max_bytes: int | None = None) -> str:
     """The text of a file (see decode_text); FileFormatError when it is missing, a folder,
-    unreadable or larger than max_bytes."""
+    unreadable, larger than max_bytes or plainly not text (see read_bytes)."""
+    return decode_text(read_bytes(path, max_bytes), encoding, file=path)
+
+
+def read_bytes(path: str | Path, max_bytes: int | None = None) -> bytes:
+    """The bytes of a text file, not yet decoded; FileFormatError when it is missing, a folder,
+    unreadable, larger than max_bytes or plainly not text (a workbook, see _BINARY)."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -73,7 +79,7 @@ def read_text(path: str | Path, encoding: str | None = None, max_bytes: int | No
     what = binary_kind(raw[:8])
     if what is not None:
         raise FileFormatError(f"this file is {what}; a workbook is read by its own name (.xlsx)", file=path)
-    return decode_text(raw, encoding, file=path)
+    return raw
 
 
 def split_lines(text: str) -> list[str]:

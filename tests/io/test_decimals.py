@@ -1,0 +1,55 @@
+"""Decimals parsed in bulk are bit for bit what float reads, and what float refuses is refused."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctadesk.io.decimals import CHUNK, padded, parse_decimals
+
+_TOKENS = st.one_of(
+    st.from_regex(r"-?[0-9]{0,9}(\.[0-9]{0,9})?", fullmatch=True),
+    st.text(alphabet="0123456789.-+eE", min_size=1, max_size=12),
+    st.sampled_from(["inf", "-inf", "Infinity", "1e20", "-0", ".5", "5.", "00000007"]),
+)
+
+
+def _parse(tokens: list[str]):
+    """parse_decimals of tokens written one after the other, a space between."""
+    data = " ".join(tokens).encode()
+    lengths = np.array([len(token) for token in tokens])
+    starts = np.cumsum(lengths + 1) - lengths - 1
+    return parse_decimals(padded(data), starts, starts + lengths)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TOKENS, min_size=1, max_size=40))
+def test_numbers_are_read_as_float_reads_them(tokens):
+    readable = []
+    for token in tokens:
+        try:
+            readable.append(float(token))
+        except ValueError:
+            assert _parse([token]) is None, token
+    tokens = [token for token in tokens if token.strip() and _readable(token)]
+    if tokens:
+        values, whole = _parse(tokens)
+        expected = np.array([float(token) for token in tokens])
+        assert np.array_equal(values.view(np.uint64), expected.view(np.uint64)), tokens
+        assert whole.tolist() == [token.isdigit() and len(token) <= 8 for token in tokens]
+
+
+def _readable(token: str) -> bool:
+    """Does float read token?"""
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def test_many_tokens_over_several_chunks():
+    numbers = np.random.default_rng(1).integers(-10**7, 10**7, 3 * CHUNK) / 10.0
+    values, _ = _parse([f"{number:.10g}" for number in numbers.tolist()])
+    assert np.array_equal(values, numbers)
