@@ -36,6 +36,8 @@ from ctadesk.engine.widening import WideningReport, new_seed, widen
 
 Solve = Callable[[CTAProblem, str, SolveOptions], CTAResult]
 
+#: what engine/precision says of a relation no precision can hold exactly (the variance term's coefficients)
+NO_GRID = "not a whole number"
 #: seconds a stopped run has to put its best table at the published precision
 PUBLISH_AFTER_STOP = 2.0
 #: how many cells an error names
@@ -245,8 +247,8 @@ def _published(problem: CTAProblem, result: CTAResult, request: ProtectionReques
             note(why)
             return rounded, decimals
         reasons.append(f"not rounded to {decimals} decimals: {why}")
-        if options.budget is not None and options.budget.over():
-            break
+        if options.budget is not None and options.budget.over() or NO_GRID in why:
+            break           # out of time, or no precision can hold the relations (a non-integral coefficient)
     message = "; ".join(reasons)
     note(message)
     return result.replace(message=f"{result.message}; {message}" if result.message else message,

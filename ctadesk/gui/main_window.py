@@ -756,6 +756,23 @@ class MainWindow(QMainWindow):
         self.solve_state.setText(f"{result.status.value.replace('_', ' ')}: {state}"
                                  + (f" — {result.message}" if result.message else ""))
         self.statusBar().showMessage(f"{method_label(result.method)} finished: {result.status.value}", 10000)
+        if result.protected and not protection.precision_met:
+            self._offer_precision(protection)
+
+    def _offer_precision(self, protection: Protection) -> None:
+        """The protected table is not at the precision asked, so it cannot be released: offer the
+        finer precisions the model panel has (and none), and protect again at the one chosen."""
+        asked = protection.request.precision
+        finer = [(key, label) for label, key in self.model_panel.precision_choices()
+                 if key == "full" or (isinstance(key, int) and isinstance(asked, int) and key > asked)]
+        why = protection.result.info.get("precision_note", "no table at that precision was found")
+        choice = self.choose("Publish at another precision",
+                             f"{why}.\nThe table cannot be released as it stands. Publish it at:",
+                             dict(finer), finer[0][0])
+        if choice is None:
+            return
+        self.model_panel.set_precision(choice)
+        self.protect()
 
     def _solve_failed(self, error: BaseException) -> None:
         self._set_running(False)

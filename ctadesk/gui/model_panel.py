@@ -41,6 +41,11 @@ def method_label(method: str) -> str:
     return METHODS[method].label if method in METHODS else method.replace("_", " ").capitalize()
 
 
+#: the published precisions offered: (label, request value)
+PRECISIONS = (("as the data", "auto"), ("full (no rounding)", "full"), ("whole numbers", 0), ("1 decimal", 1),
+              ("2 decimals", 2), ("3 decimals", 3))
+
+
 class ModelPanel(QWidget):
     def __init__(self, methods: list[str], parent=None) -> None:
         super().__init__(parent)
@@ -72,8 +77,7 @@ class ModelPanel(QWidget):
         self.precision = QComboBox(objectName="precision")
         self.precision.setToolTip("Decimals the released table shows: it adds up exactly and stays protected at "
                                   "that precision")
-        for label, key in (("as the data", "auto"), ("full (no rounding)", "full"), ("whole numbers", 0),
-                           ("1 decimal", 1), ("2 decimals", 2), ("3 decimals", 3)):
+        for label, key in PRECISIONS:
             self.precision.addItem(label, key)
         self.widen = QCheckBox("Widen protection levels by a secret factor", objectName="widen", checked=True)
         self.widen.setToolTip("Each sensitive cell's levels grow by a random 0-25 % drawn from a secret seed kept in "
@@ -131,6 +135,14 @@ class ModelPanel(QWidget):
             self.method.addItem(method_label(method), method)
         position = self.method.findData(current)
         self.method.setCurrentIndex(max(position, 0))
+
+    def precision_choices(self) -> tuple[tuple[str, Any], ...]:
+        """The published precisions offered, (label, request value) in the list's order."""
+        return PRECISIONS
+
+    def set_precision(self, precision: Any) -> None:
+        """Choose the published precision ``precision`` (one of PRECISIONS' values)."""
+        self.precision.setCurrentIndex(max(self.precision.findData(precision), 0))
 
     def set_table(self, project: Project | None) -> None:
         """The table the quality terms' groups are read from (its terms are set by set_options)."""

@@ -30,3 +30,36 @@ def test_widening_keeps_a_secret_seed_in_the_project(qtbot, window):
     again = solve_and_wait(qtbot, window, "lp")       # the same project keeps its seed
     assert window.project.options["widening_seed"] == seed
     assert np.allclose(again.values, result.values)
+
+
+def test_a_table_not_at_the_precision_asked_is_offered_another(qtbot, window):
+    """Issue 29: a protected table that cannot be put at the precision asked cannot be released;
+    the app says why and offers the finer precisions, and protects again at the one chosen."""
+    from ctadesk.io.project import Project
+    from ctadesk.engine.problem import CTAProblem
+    from ctadesk.engine.structure import Dimension, TableStructure
+
+    structure = TableStructure((Dimension.flat("R", ["a", "b"]), Dimension.flat("C", ["x", "y"])))
+    values = structure.aggregate(np.pad(np.array([[10.4, 20.3], [30.2, 40.1]]), ((0, 1), (0, 1))))
+    # the sensitive cell's bounds hold no whole number beyond either safe value: 10.4 +/- 0.3 within [10.05, 10.95]
+    problem = CTAProblem(values=values, relations=structure.relations(), lower=0.0, sensitive=[0],
+                         lower_protection=[0.3], upper_protection=[0.3])
+    project = Project.from_problem(problem, structure)
+    project.lower[0], project.upper[0] = 10.05, 10.95
+    window.set_project(project)
+    asked = []
+
+    def choose(title, label, options, current):
+        asked.append((title, label, options, current))
+        return "full"
+
+    window.choose = choose
+    panel = window.model_panel
+    panel.set_precision(0)
+    panel.widen.setChecked(False)
+    with qtbot.waitSignal(window.runner.finished, timeout=30_000):   # the run again, at the precision chosen
+        solve_and_wait(qtbot, window, "lp")       # at 0 decimals: not releasable, so the app asks
+    assert asked and asked[0][0] == "Publish at another precision" and "full" in asked[0][2]
+    assert "0 decimals" in asked[0][1]
+    assert window.project.result.protected and window.project.options["precision"] == "full"
+    assert not any(key == 0 for key in asked[0][2])

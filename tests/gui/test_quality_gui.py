@@ -19,6 +19,7 @@ def test_preserve_boxes_keep_mean_and_slope_of_the_inner_cells_in_the_quality_ta
     assert abs(table.value(SLOPE, "inner cells")) > 0.01  # 5 x 4 table, seed 3: the slope moves
     window.model_panel.preserve_mean.setChecked(True)
     window.model_panel.preserve_variance.setChecked(True)
+    window.model_panel.set_precision("full")    # L(y) has fractional coefficients: no grid holds it exactly
     result = solve_and_wait(qtbot, window, "lp")
     assert result.protected
     assert abs(table.value(MEAN, "inner cells")) < 1e-7 and abs(table.value(SLOPE, "inner cells")) < 1e-6
@@ -32,6 +33,7 @@ def test_preserve_choice_is_remembered_in_the_settings_and_the_project(qtbot, wi
     from ctadesk.gui.main_window import MainWindow
 
     window.model_panel.preserve_variance.setChecked(True)
+    window.model_panel.set_precision("full")    # L(y) has fractional coefficients: no grid holds it exactly
     solve_and_wait(qtbot, window, "lp")
     assert window.save_to(tmp_path / "kept.ctaproj")
     again = MainWindow(settings)
