@@ -17,7 +17,11 @@ from ctadesk.cli.interrupt import EXIT_INTERRUPTED, interruptible
 from ctadesk.engine.errors import CTAError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser.  Given the arguments argv, and their first names a command,
+    only that command is registered: its module alone is imported (each command's module
+    imports the parts of the engine, the app and the file formats it uses, a second or so
+    for all of them); otherwise every command is."""
     parser = argparse.ArgumentParser(
         prog="ctadesk",
         description="Protect statistical tables by controlled tabular adjustment (CTA).")
@@ -25,8 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     from ctadesk.cli import commands
 
-    for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{module_info.name}")
+    names = sorted(module_info.name for module_info in pkgutil.iter_modules(commands.__path__))
+    if argv and argv[0] in names:
+        names = [argv[0]]
+    for name in names:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         if hasattr(module, "register"):
             module.register(subparsers)
     return parser
@@ -36,7 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status.  A command that runs a protection
     (``stoppable`` in its defaults) ends at SIGINT or SIGTERM with the best table found so far,
     written as usual, and EXIT_INTERRUPTED (ctadesk.cli.interrupt)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         args = parser.parse_args(["gui"])

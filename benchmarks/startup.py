@@ -1,0 +1,66 @@
+"""Command start and JJ reading (issue 34): wall seconds of whole processes, median of --runs.
+
+Printed side by side: a bare interpreter, `ctadesk solve --help` and a 3x4 solve
+(`ctadesk solve sample_data/thesis_3x4.jj`), each as overhead over the bare interpreter
+(target <= 0.3 s); and a Cox-recipe JJ file (cox_table(SHAPE, seed=1), written once to a
+temporary folder) read by read_jj, less a bare `import ctadesk.io.jj`, in MB/s (target >= 100).
+
+    .venv/bin/python benchmarks/startup.py                  # 1000x1000 (1 M cells, 55 MB)
+    .venv/bin/python benchmarks/startup.py --shape 300x350 --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "thesis_3x4.jj"
+
+
+def wall(command: list[str], runs: int) -> float:
+    """Median wall seconds of command run `runs` times (after one run not counted)."""
+    times = []
+    for _ in range(runs + 1):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times[1:])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shape", default="1000x1000", help="the JJ file's table (default 1000x1000)")
+    parser.add_argument("--runs", type=int, default=5, help="runs of each command (default 5)")
+    args = parser.parse_args()
+    python = sys.executable
+    bare = wall([python, "-c", "pass"], args.runs)
+    print(f"{'':32s} {'wall s':>8s} {'overhead s':>11s}")
+    print(f"{'python -c pass':32s} {bare:8.3f}")
+    for name, command in (("ctadesk solve --help", ["solve", "--help"]),
+                          ("ctadesk solve thesis_3x4.jj", ["solve", str(SAMPLE)])):
+        seconds = wall([python, "-m", "ctadesk", *command], args.runs)
+        print(f"{name:32s} {seconds:8.3f} {seconds - bare:11.3f}")
+
+    shape = tuple(int(size) for size in args.shape.lower().split("x"))
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "table.jj")
+        subprocess.run([python, "-c", "import sys; from ctadesk.engine.generate import cox_table; "
+                        "from ctadesk.io.jj import write_jj; "
+                        f"write_jj(sys.argv[1], cox_table({shape!r}, seed=1)[1])", path], check=True, cwd=ROOT)
+        size = os.path.getsize(path) / 1e6
+        imported = wall([python, "-c", "import ctadesk.io.jj"], args.runs)
+        read = wall([python, "-c", "import sys; from ctadesk.io.jj import read_jj; read_jj(sys.argv[1])", path],
+                    args.runs)
+    print(f"JJ {args.shape} ({size:.0f} MB): read_jj {read:.3f} s, import alone {imported:.3f} s, "
+          f"reading {read - imported:.3f} s = {size / (read - imported):.0f} MB/s")
+
+
+if __name__ == "__main__":
+    main()
