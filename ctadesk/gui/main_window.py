@@ -761,10 +761,12 @@ class MainWindow(QMainWindow):
 
     def _offer_precision(self, protection: Protection) -> None:
         """The protected table is not at the precision asked, so it cannot be released: offer the
-        finer precisions the model panel has (and none), and protect again at the one chosen."""
+        finer precisions the model panel has, the next one first, and none (full), and protect
+        again at the one chosen."""
         asked = protection.request.precision
-        finer = [(key, label) for label, key in self.model_panel.precision_choices()
-                 if key == "full" or (isinstance(key, int) and isinstance(asked, int) and key > asked)]
+        choices = self.model_panel.precision_choices()
+        finer = [(key, label) for label, key in choices if isinstance(key, int) and isinstance(asked, int)
+                 and key > asked] + [(key, label) for label, key in choices if key == "full"]
         why = protection.result.info.get("precision_note", "no table at that precision was found")
         choice = self.choose("Publish at another precision",
                              f"{why}.\nThe table cannot be released as it stands. Publish it at:",

@@ -62,4 +62,4 @@ def test_a_table_not_at_the_precision_asked_is_offered_another(qtbot, window):
     assert asked and asked[0][0] == "Publish at another precision" and "full" in asked[0][2]
     assert "0 decimals" in asked[0][1]
     assert window.project.result.protected and window.project.options["precision"] == "full"
-    assert not any(key == 0 for key in asked[0][2])
+    assert list(asked[0][2]) == [1, 2, 3, "full"] and asked[0][3] == 1     # the next finer first
