@@ -77,38 +77,25 @@ def timed(service: OnlineService, spanning: tuple[str, ...]) -> tuple[OnlineTabl
     return table, time.perf_counter() - started
 
 
-def attack(count: int, senses: str, values: str | None, time_budget: float | None) -> None:
+def attack_stream(count: int, senses: str, values: str | None, time_budget: float | None) -> None:
     """Issue 30's check: ``count`` random tables (2-3 of four variables, hierarchies cut at random
     levels) from one store over the 500 firms of tests/app/online/test_random_tables.py, the truth
     recomputed from the records, and an outsider's attack on what was published
     (tests/app/online/attack.py): every count 0 but the last line's, whose share of sensitive
     cells must be near the base rate (or there be no such value)."""
-    from ctadesk.app.online import cell_keys
-    from ctadesk.app.online.service import TableWithheld
-    from tests.app.online.attack import Findings, observe
+    from ctadesk.app.online.widening import rule_shares
+    from tests.app.online.attack import attack
     from tests.app.online.test_random_tables import firms as random_firms
     from tests.app.online.test_random_tables import random_tables
 
     microdata = random_firms()
-    findings = Findings()
     started = time.perf_counter()
     options = dict(measure="Turnover", senses=senses, values=values, time_budget=time_budget)
     with tempfile.TemporaryDirectory() as folder, \
             OnlineService(Path(folder) / "senses.db", microdata, RULES, init_store=True, **options) as service:
         for line in service.prepare():
             print(line)
-        for spanning in random_tables(microdata, count):
-            structure, problem = service.problem(spanning)
-            try:
-                table = service.publish(spanning)
-            except TableWithheld:
-                findings.withheld += 1
-                continue
-            keys = cell_keys(structure)
-            stored = service.store.senses("Turnover", [keys[i] for i in problem.sensitive])
-            senses_of = np.array([stored[keys[i]] for i in problem.sensitive])
-            observe(findings, microdata, spanning, structure, table.values, problem.sensitive,
-                    (problem.lower_protection, problem.upper_protection), senses_of, (0.10,), service.decimals)
+        findings = attack(service, microdata, random_tables(microdata, count), rule_shares(RULES))
         decimals = service.decimals
     print(f"attack: {count} random tables, senses '{senses}', values '{values or 'default'}', "
           f"{time.perf_counter() - started:.0f} s")
@@ -126,10 +113,10 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=100, help="small-table requests for the rate")
     parser.add_argument("--time-limit", type=float, default=30.0, help="the second stage's, per table")
     parser.add_argument("--attack", type=int, metavar="TABLES",
-                        help="instead: an outsider's attack on TABLES random tables from one store (attack())")
+                        help="instead: an outsider's attack on TABLES random tables from one store (attack_stream())")
     args = parser.parse_args()
     if args.attack:
-        attack(args.attack, args.senses, args.values, args.time_budget)
+        attack_stream(args.attack, args.senses, args.values, args.time_budget)
         return
     microdata = firms(args.records)
     print(f"{args.records} records, senses '{args.senses}', values '{args.values or 'default'}', time limit {args.time_limit:g} s, load average "

@@ -149,6 +149,8 @@ def at_precision(problem: CTAProblem, result: CTAResult, decimals: int,
     if cost is not None:
         low = np.maximum(k_low, np.floor(scaled + ON_GRID))
         high = np.minimum(k_high, np.ceil(scaled - ON_GRID))
+        # a cell the solver left a hair short of its safe value (low = its first safe grid value,
+        # above ceil(y)) takes that value: the box is [low, low]
         high = np.maximum(high, np.minimum(low, k_high))
         if np.all(low <= high):
             model = _rounding_model(problem, low - base, high - base, residual, cost, base, step)

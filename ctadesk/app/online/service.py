@@ -306,6 +306,11 @@ class OnlineService:
         every table: ctadesk.app.online.widening) and moved out to the grid of the data's
         decimals (engine/precision.grid_safe), never at exactly the value times 1 +/- a rule's share
         (off_rule_shares), the data set's bounds, the service's weights."""
+        structure, problem, _ = self._keyed_problem(spanning)
+        return structure, problem
+
+    def _keyed_problem(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem, list[str]]:
+        """problem() and every cell's key (cells.cell_keys)."""
         micro = table_microdata(self.microdata, tuple(spanning))
         stats = tabulate(micro, top_k=max(self.rules.contributions_needed(), 2),
                          holding_top_k=max(self.rules.contributions_needed(holding=True), 2))
@@ -315,14 +320,13 @@ class OnlineService:
         keys = cell_keys(micro.structure)
         widened = widened_for_keys(problem, [keys[i] for i in problem.sensitive], self.store.secret)
         return micro.structure, off_rule_shares(grid_safe(widened, self.decimals), rule_shares(self.rules),
-                                                self.decimals)
+                                                self.decimals), keys
 
     def _with_stored_senses(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem, list[str], list[str],
                                                                     np.ndarray]:
         """The table ``spanning``: its structure and problem, every cell's key, the sensitive
         cells' keys and their stored senses (SENSE_FREE where none), checked against the bounds."""
-        structure, problem = self.problem(spanning)
-        keys = cell_keys(structure)
+        structure, problem, keys = self._keyed_problem(spanning)
         sensitive = [keys[i] for i in problem.sensitive]
         stored = self.store.senses(self.measure, sensitive)
         known = np.array([stored.get(key, SENSE_FREE) for key in sensitive], dtype=np.int8)

@@ -94,3 +94,26 @@ def observe(findings: Findings, microdata, spanning, structure, values, sensitiv
         guesses = np.array([values[i] / (1 + p) for p in shares] + [values[i] / (1 - p) for p in shares])
         plausible = guesses[~decimals_of(guesses, decimals)]
         findings.recovered += bool(np.any(np.abs(plausible - truth[i]) < step * 1e-6))
+
+
+def attack(service, microdata, tables, shares: tuple[float, ...]) -> Findings:
+    """Publish ``tables`` (spanning tuples) in order through ``service`` and observe each published
+    table (a withheld one is counted); the service's own problem supplies the office's view of
+    which cells are sensitive, for the counts only."""
+    from ctadesk.app.online import cell_keys
+    from ctadesk.app.online.service import TableWithheld
+
+    findings = Findings()
+    for spanning in tables:
+        structure, problem = service.problem(spanning)
+        try:
+            table = service.publish(spanning)
+        except TableWithheld:
+            findings.withheld += 1
+            continue
+        keys = cell_keys(structure)
+        stored = service.store.senses(service.measure, [keys[i] for i in problem.sensitive])
+        senses = np.array([stored[keys[i]] for i in problem.sensitive])
+        observe(findings, microdata, spanning, structure, table.values, problem.sensitive,
+                (problem.lower_protection, problem.upper_protection), senses, shares, service.decimals)
+    return findings

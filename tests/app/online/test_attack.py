@@ -12,9 +12,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctadesk.app.online import OnlineService, cell_keys
-from ctadesk.app.online.service import TableWithheld
-from tests.app.online.attack import Findings, observe
+from ctadesk.app.online import OnlineService
+from tests.app.online.attack import attack
 from tests.app.online.synthetic import RULES, VARIABLES, firms
 
 SPANNINGS = [spanning for size in (1, 2, 3) for spanning in itertools.permutations(VARIABLES, size)]
@@ -27,22 +26,10 @@ SHARES = (0.10,)
        tables=st.lists(st.sampled_from(SPANNINGS), min_size=2, max_size=6))
 def test_no_published_value_gives_a_sensitive_one_away(seed, records, regions, tables):
     microdata = firms(seed=seed, records=records, regions=regions, sizes=3)
-    findings = Findings()
     with tempfile.TemporaryDirectory() as folder, \
             OnlineService(Path(folder) / "senses.db", microdata, RULES, measure="Turnover", init_store=True,
                           time_budget=5.0) as service:
-        for spanning in tables:
-            structure, problem = service.problem(spanning)
-            try:
-                table = service.publish(spanning)
-            except TableWithheld:
-                findings.withheld += 1
-                continue
-            keys = cell_keys(structure)
-            stored = service.store.senses("Turnover", [keys[i] for i in problem.sensitive])
-            senses = np.array([stored[keys[i]] for i in problem.sensitive])
-            observe(findings, microdata, spanning, structure, table.values, problem.sensitive,
-                    (problem.lower_protection, problem.upper_protection), senses, SHARES, service.decimals)
+        findings = attack(service, microdata, tables, SHARES)
     assert findings.non_additive == 0 and findings.both_sides == 0
     assert findings.recovered == 0, findings.lines(1)
     assert findings.differenced == 0
