@@ -26,7 +26,7 @@ DEFAULT_CASES = (("300x350", None), ("1000x1000", 20000))
 
 def run(shape: tuple[int, ...], sample: int | None, workers: int | None) -> None:
     from ctadesk.engine.audit import APriori, AttackerKnowledge, AuditOptions, Capacity, Release, audit
-    from ctadesk.engine.generate import cox_table
+    from ctadesk.engine.table.generate import cox_table
     from ctadesk.engine.methods import solve
 
     began = time.perf_counter()

@@ -26,12 +26,12 @@ import time
 
 import numpy as np
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import METHODS, choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.solvers._highs import LinearModel, solve_model
+from ctadesk.engine.solvers.highs import LinearModel, solve_model
 from ctadesk.engine.solvers.lp import l1_column_bounds, l1_matrix
 
 FIXED_SENSE_METHODS = ("lp", "l2", "soc", "huber")
@@ -87,7 +87,7 @@ def run_exact(sizes: list[str], seed: int, seconds: float, factor: float) -> Non
 
 #: one whole process: imports, the 1000 x 1000 table, the choice, the solve
 WHOLE_PROCESS = """
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.result import SolveOptions

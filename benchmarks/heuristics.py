@@ -16,7 +16,7 @@ import argparse
 import math
 import time
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import METHODS
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.feasible_start import starting_senses

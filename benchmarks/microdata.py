@@ -12,8 +12,8 @@ import time
 
 import numpy as np
 
-from ctadesk.engine.microdata import Microdata, tabulate
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.microdata import Microdata, tabulate
+from ctadesk.engine.table.structure import Dimension, TableStructure
 
 
 def digit_dimension(name: str, branching: tuple[int, ...]) -> Dimension:

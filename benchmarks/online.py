@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.app.online import SENSE_CHOICES, VALUE_CHOICES, OnlineError, OnlineService, OnlineTable
-from ctadesk.engine.microdata import Microdata
-from ctadesk.engine.rules import SafetyRules
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.microdata import Microdata
+from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.table.structure import Dimension, TableStructure
 
 RULES = SafetyRules(min_frequency=3, frequency_safety_range=10, p_percent=(10,))
 TABLES = [("Region:1", "Size"), ("Region", "Size"), ("Size", "Sector"), ("Region:1", "Size", "Sector"),

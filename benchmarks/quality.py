@@ -7,7 +7,7 @@ of Corr(a, x) and of the slope of x on a, seconds.
 Bivariate, per pair: a the Cox table, b = a x lognormal(0, 0.5) noise rounded (Corr(a, b) about
 0.7), 30 % of b's non-zero inner cells sensitive independently of a's, both with protection levels
 and capacities of 20 % (paper 002 §5's capacities).  Plain (the stacked problem, no target) against
-ctadesk.engine.bivariate's alternating and direct approaches with every target at --target %
+ctadesk.engine.methods.bivariate's alternating and direct approaches with every target at --target %
 (given three times --seconds: they solve the stacked problem three times for their senses):
 distance (and its excess over plain), percent change of Var(a), Var(b), Cov(a, b), Corr(a, b) and
 the slope of b on a over the inner cells, whether every target was met, seconds.
@@ -23,11 +23,11 @@ import time
 
 import numpy as np
 
-from ctadesk.engine.bivariate import APPROACHES, BivariateProblem, BivariateTargets, solve_bivariate
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.methods.bivariate import APPROACHES, BivariateProblem, BivariateTargets, solve_bivariate
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import solve
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality import inner_cells, preserve, quality_report
+from ctadesk.engine.quality.measures import inner_cells, preserve, quality_report
 from ctadesk.engine.result import SolveOptions
 
 TABLES = ["8x8", "10x10"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.solvers.lower_bound import lower_bound

@@ -24,9 +24,9 @@ CASES = [("2d", "network"), ("2d", "network-l2"), ("2d", "lp"), ("1h2d", "networ
 
 
 def table(kind: str):
-    from ctadesk.engine.generate import cox_table
+    from ctadesk.engine.table.generate import cox_table
     from ctadesk.engine.problem import CTAProblem
-    from ctadesk.engine.structure import Dimension, TableStructure
+    from ctadesk.engine.table.structure import Dimension, TableStructure
 
     if kind == "2d":
         return cox_table((1000, 1000), seed=1)[1]

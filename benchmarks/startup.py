@@ -51,7 +51,7 @@ def main() -> None:
     shape = tuple(int(size) for size in args.shape.lower().split("x"))
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "table.jj")
-        subprocess.run([python, "-c", "import sys; from ctadesk.engine.generate import cox_table; "
+        subprocess.run([python, "-c", "import sys; from ctadesk.engine.table.generate import cox_table; "
                         "from ctadesk.io.jj import write_jj; "
                         f"write_jj(sys.argv[1], cox_table({shape!r}, seed=1)[1])", path], check=True, cwd=ROOT)
         size = os.path.getsize(path) / 1e6

@@ -3,7 +3,7 @@ fast as a unit-weight one), end to end by the method choose_method picks.
 
 Tables: Cox-recipe 2-D tables (300x350, 500x500, 1000x1000), benchmarks/scale.py's 1H2D table
 (487 411 cells) and a 30x30x30 table; weights: unit, the table's own, 1/|value| (the default for
-tabulated microdata, ctadesk.engine.weights.inverse_weights), |value| (large cells dear) and
+tabulated microdata, ctadesk.engine.quality.weights.inverse_weights), |value| (large cells dear) and
 random (log-uniform over 1e-6..1 per cell, uncorrelated with the values).  Senses by the
 ordering heuristic.  Per case: the method, its status, seconds, whether the table verified, the
 objective and the sifting LP's note (pricing rounds, simplex iterations) or the fallback's reason.
@@ -20,12 +20,12 @@ import time
 
 import numpy as np
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.weights import inverse_weights
+from ctadesk.engine.quality.weights import inverse_weights
 from scale import table as scale_table
 
 TABLES = ["300x350", "500x500", "1000x1000", "1h2d", "30x30x30"]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ctadesk.app import files
-from ctadesk.engine.rules import SafetyRules, apply_rules
+from ctadesk.engine.rules.safety import SafetyRules, apply_rules
 from ctadesk.io.excel import import_table
 from ctadesk.io.hierarchy import read_hrc
 from ctadesk.io.senses import read_senses

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.microdata import Microdata
+from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.releases import (DEFAULT_THRESHOLD, UTILITIES, CountTable, Release, RiskReport, Subtable,
                                      critical_widths, decomposable_release, disclosure_risk, optimal_release,
                                      ordered_marginals)

@@ -24,13 +24,13 @@ import numpy as np
 from ctadesk.app.provenance import request_text, version_settings
 from ctadesk.app.request import ProtectionRequest
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.linked import LinkedTables
-from ctadesk.engine.microdata import Microdata, tabulate
+from ctadesk.engine.table.linked import LinkedTables
+from ctadesk.engine.table.microdata import Microdata, tabulate
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality import QualityReport, quality_report
+from ctadesk.engine.quality.measures import QualityReport, quality_report
 from ctadesk.engine.result import CTAResult
-from ctadesk.engine.rules import SafetyRules, apply_rules, to_problem
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.rules.safety import SafetyRules, apply_rules, to_problem
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.additivity import NonAdditiveError, require_additive
 from ctadesk.io.excel import ExcelTable, ExportOutcome
 from ctadesk.io.project import PROJECT_SUFFIX, Project, load_project

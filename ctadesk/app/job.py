@@ -23,16 +23,16 @@ from ctadesk.engine.budget import Budget
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.methods import METHODS, choose_method
 from ctadesk.engine.model import Distance, Model, Senses
-from ctadesk.engine.precision import MAX_DECIMALS, grid_safe, published_decimals, published_or_why
+from ctadesk.engine.publish.precision import MAX_DECIMALS, grid_safe, published_decimals, published_or_why
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
-from ctadesk.engine.quality import QualityReport, quality_report
-from ctadesk.engine.quality_terms import (TermsReport, hard_relations, published_with_terms, solve_with_terms,
+from ctadesk.engine.quality.measures import QualityReport, quality_report
+from ctadesk.engine.quality.terms import (TermsReport, hard_relations, published_with_terms, solve_with_terms,
                                          terms_problem)
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions
 from ctadesk.engine.solvers import cells_changed as count_changed
 from ctadesk.engine.solvers.conic import HUBER_DELTA
-from ctadesk.engine.weights import inverse_weights, unit_weights
-from ctadesk.engine.widening import WideningReport, new_seed, widen
+from ctadesk.engine.quality.weights import inverse_weights, unit_weights
+from ctadesk.engine.publish.widening import WideningReport, new_seed, widen
 
 Solve = Callable[[CTAProblem, str, SolveOptions], CTAResult]
 
@@ -62,7 +62,7 @@ class Protection:
     required   the table with the weights used and the protection levels the rules require
                (what quality is measured against and what the release protects)
     solved     the problem the result is for (widened levels, the hard quality terms' relations;
-               bounded and weighted terms were auxiliary cells around it, engine/quality_terms.py)
+               bounded and weighted terms were auxiliary cells around it, engine/quality/terms.py)
     result     the method's result, at the published precision when it could be put there
     decimals   the published precision reached (None: unrounded)
     notes      lines for the log: the widening summary, the precision outcome
@@ -222,7 +222,7 @@ def _share(rounding: bool, another_solve: bool) -> float:
 def _published(problem: CTAProblem, result: CTAResult, request: ProtectionRequest, options: SolveOptions,
                note: Callable[[str], None], report: TermsReport | None = None,
                distance: Distance = Distance.L1, delta: float = HUBER_DELTA) -> tuple[CTAResult, int | None]:
-    """``result`` at the request's precision (engine/precision.py), under the ``distance`` of the
+    """``result`` at the request's precision (engine/publish/precision.py), under the ``distance`` of the
     model that solved it, and the decimals reached; with quality terms (``report``, for ``result``)
     a table at that precision must keep every term that held (quality_terms.published_with_terms).
 
@@ -256,7 +256,7 @@ def _published(problem: CTAProblem, result: CTAResult, request: ProtectionReques
 
 
 def cells_changed(protection: Protection) -> int:
-    """How many cells the published table changes (engine/solvers/_finish.py: a change below 1e-9
+    """How many cells the published table changes (engine/solvers/finish.py: a change below 1e-9
     of the cell's magnitude is no change)."""
     values = protection.result.values
     return 0 if values is None else count_changed(protection.required, values)

@@ -15,8 +15,8 @@ from typing import Any
 
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.model import Distance, Senses
-from ctadesk.engine.precision import MAX_DECIMALS
-from ctadesk.engine.quality_terms import QualityTerm
+from ctadesk.engine.publish.precision import MAX_DECIMALS
+from ctadesk.engine.quality.terms import QualityTerm
 
 #: cell weights a request can name: the table's own, 1 (total absolute change) or 1/|a| (relative change)
 WEIGHT_CHOICES = ("table", "unit", "inverse")
@@ -44,10 +44,10 @@ class ProtectionRequest:
     weights      'table', 'unit' or 'inverse' (paper 004 eq. (1))
     preserve     measures kept exactly: 'mean', 'variance' (paper 002 §3), over the inner cells
     quality      quality terms, each hard, bounded or weighted, on any group of cells
-                 (ctadesk.engine.quality_terms: mean, L(y), correlation; paper 002 §3)
+                 (ctadesk.engine.quality.terms: mean, L(y), correlation; paper 002 §3)
     quality_price  also solve once without each quality term, to report its price
     time_limit   seconds (inf: none);  gap: relative MIP gap;  threads: solver threads (None: default)
-    widen        widen every protection level by a secret factor (engine/widening.py)
+    widen        widen every protection level by a secret factor (engine/publish/widening.py)
     seed         the widening seed (None: a fresh secret one, drawn when the run starts)
     widen_cost   also solve at the required levels, to report what widening costs
     precision    'auto' (the data's decimals), 'full' (no rounding) or a number of decimals

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ctadesk.engine.rules import RULE_NAMES, RuleResult, SafetyRules
+from ctadesk.engine.rules.safety import RULE_NAMES, RuleResult, SafetyRules
 
 
 def rule_counts(result: RuleResult) -> dict[str, int]:

@@ -29,7 +29,7 @@ from ctadesk.app.rules import flagged_names, rules_dict
 from ctadesk.engine.audit import AttackerKnowledge, AuditOptions, AuditResult, Release, audit
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import Progress
-from ctadesk.engine.rules import RuleResult, SafetyRules, apply_rules
+from ctadesk.engine.rules.safety import RuleResult, SafetyRules, apply_rules
 from ctadesk.io.project import Project, load_project, save_project
 
 #: the per-cell arrays of a Project an edit may change

@@ -78,13 +78,13 @@ def _run(args: argparse.Namespace) -> int:
 
 def console() -> NoReturn:
     """The ``ctadesk`` program (and ``python -m ctadesk``): main(), then the process ends with
-    its status without waiting for a solver run left behind (solvers/_highs.py end_process).
+    its status without waiting for a solver run left behind (solvers/highs.py end_process).
     Ctrl-C while the commands load (seconds: the solvers' libraries) is reported as in a command."""
     try:
         code = main()
     except KeyboardInterrupt:
         print("ctadesk: interrupted", file=sys.stderr)
         code = EXIT_INTERRUPTED
-    from ctadesk.engine.solvers._highs import end_process
+    from ctadesk.engine.solvers.highs import end_process
 
     end_process(code)

@@ -1,4 +1,4 @@
-"""Two response variables protected together from the command line (paper 002 §4; engine/bivariate.py):
+"""Two response variables protected together from the command line (paper 002 §4; engine/methods/bivariate.py):
 `ctadesk solve INSTANCE --second-values FILE.jj` and `ctadesk protect MICRODATA --response A,B`
 share the options, the run and the JSON document here.
 
@@ -17,13 +17,13 @@ import sys
 from pathlib import Path
 
 from ctadesk.app import weighted
-from ctadesk.engine.bivariate import APPROACHES, BivariateProblem, BivariateResult, BivariateTargets, solve_bivariate
+from ctadesk.engine.methods.bivariate import APPROACHES, BivariateProblem, BivariateResult, BivariateTargets, solve_bivariate
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality import bivariate_report, quality_report
+from ctadesk.engine.quality.measures import bivariate_report, quality_report
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.solvers._finish import finish
-from ctadesk.engine.widening import new_seed, widen
+from ctadesk.engine.solvers.finish import finish
+from ctadesk.engine.publish.widening import new_seed, widen
 
 
 def _percent_or_none(text: str) -> float | None:
@@ -184,7 +184,7 @@ def protect_two_variables(args: argparse.Namespace, names: list[str]) -> int:
     --json: the bivariate document."""
     from ctadesk.app.formats import format_of
     from ctadesk.cli.commands.rules import build_table, cell_records, write_records
-    from ctadesk.engine.rules import to_problem
+    from ctadesk.engine.rules.safety import to_problem
 
     refuse(args, ("release", "internal", "save_project", "tab", "widen_cost", "quality"))
     if format_of(args.microdata).key == "tab":

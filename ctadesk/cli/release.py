@@ -16,11 +16,11 @@ from ctadesk.app import Protection, ProtectionRequest, cells_changed, protect
 from ctadesk.app.provenance import request_record, request_text, version_settings, versions
 from ctadesk.app.request import AUTO
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.precision import MAX_DECIMALS
+from ctadesk.engine.publish.precision import MAX_DECIMALS
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality_terms import QualityTerm, parse_term
+from ctadesk.engine.quality.terms import QualityTerm, parse_term
 from ctadesk.engine.result import CTAResult
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 
 
 def add_model_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ctadesk.engine.budget import Budget
-from ctadesk.engine.verify import Verification
+from ctadesk.engine.publish.verify import Verification
 
 
 class Status(str, enum.Enum):

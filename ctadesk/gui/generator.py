@@ -1,5 +1,5 @@
 """The dialog of the table generator of the thesis GUI (paper 003 §6.2.3); the tables come from
-ctadesk.engine.generate (its Cox preset is the Cox recipe of paper 004 §3)."""
+ctadesk.engine.table.generate (its Cox preset is the Cox recipe of paper 004 §3)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import dataclasses
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from ctadesk.engine.generate import COX_PRESET, GeneratorSpec
+from ctadesk.engine.table.generate import COX_PRESET, GeneratorSpec
 
 
 class GeneratorDialog(QDialog):

@@ -22,9 +22,9 @@ from ctadesk.app.rules import rules_dict
 from ctadesk.app.session import Edit, Session
 from ctadesk.engine.audit import AuditResult
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.generate import COX_PRESET, GeneratorSpec, generate_table
+from ctadesk.engine.table.generate import COX_PRESET, GeneratorSpec, generate_table
 from ctadesk.engine.result import CTAResult
-from ctadesk.engine.widening import new_seed
+from ctadesk.engine.publish.widening import new_seed
 from ctadesk.gui.app import about_text
 from ctadesk.gui.audit_panel import NO_AUDIT
 from ctadesk.gui.audit_runner import AuditRunner

@@ -158,8 +158,8 @@ class ModelPanel(QWidget):
         choice), parameters (the Huber delta with the automatic algorithm; an expert's algorithm's
         parameters that differ from their defaults), weights, time_limit (inf: none), gap (a fraction),
         preserve (['mean', 'variance'] or part), quality_price (price each quality term), widen
-        (secret widening of the protection levels, engine/widening.py) and precision ("auto",
-        "full" or a number of decimals, engine/precision.py).  Not the quality terms: they name
+        (secret widening of the protection levels, engine/publish/widening.py) and precision ("auto",
+        "full" or a number of decimals, engine/publish/precision.py).  Not the quality terms: they name
         groups of one table."""
         limit = self.time_limit.value()
         preserve = [name for name, box in (("mean", self.preserve_mean), ("variance", self.preserve_variance))

@@ -1,5 +1,5 @@
 """The quality report of a result (paper 002, Tables 1-2) as a table widget for the results panel,
-and beside it the quality terms' report (ctadesk.engine.quality_terms.TermsReport): per term the
+and beside it the quality terms' report (ctadesk.engine.quality.terms.TermsReport): per term the
 value reached on the published table, its target, whether it was met and its price."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from ctadesk.engine.quality import QualityReport
+from ctadesk.engine.quality.measures import QualityReport
 
 LARGEST = "largest relative change (%)"
 #: the key of a result's info that holds its TermsReport.as_dict() (kept in the project with the result)

@@ -1,7 +1,7 @@
 """The quality terms of the model selector (issue 16; Cox 2005, *Quality-preserving CTA*, paper
 002 §3): a list of terms, each a measure (the mean change m(y), the variance term L(y), the
 correlation Corr(a, x)) over a group of cells, kept hard, within a bound or at a weight, and
-whether to price each term.  The terms themselves are the engine's (ctadesk.engine.quality_terms):
+whether to price each term.  The terms themselves are the engine's (ctadesk.engine.quality.terms):
 every row is checked by building its QualityTerm on the table as it stands, and the engine's
 message is shown under the row.
 
@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGridLayout, QHBoxL
 
 from ctadesk.engine.errors import CTAError, ProblemError
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality import inner_cells
-from ctadesk.engine.quality_terms import INNER, QualityTerm, size_class, slice_cells
+from ctadesk.engine.quality.measures import inner_cells
+from ctadesk.engine.quality.terms import INNER, QualityTerm, size_class, slice_cells
 from ctadesk.gui.wheel_guard import guard_wheel
 from ctadesk.io.project import Project
 

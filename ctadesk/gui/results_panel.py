@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QTabWidget, 
 
 from ctadesk.app.files import project_quality
 from ctadesk.engine.methods.figures import figures
-from ctadesk.engine.quality import QualityReport
+from ctadesk.engine.quality.measures import QualityReport
 from ctadesk.engine.result import CTAResult
 from ctadesk.gui.audit_panel import AuditPanel
 from ctadesk.gui.model_panel import method_label
@@ -222,7 +222,7 @@ class ResultsPanel(QTabWidget):
                 cells = [violation.index]
             elif violation.index < relations.shape[0]:
                 cells = relations.indices[relations.indptr[violation.index]:relations.indptr[violation.index + 1]].tolist()
-            else:  # a quality-preserving relation (ctadesk.engine.quality.preserve) spans the whole table
+            else:  # a quality-preserving relation (ctadesk.engine.quality.measures.preserve) spans the whole table
                 cells = []
             item.setData(Qt.ItemDataRole.UserRole, [int(c) for c in cells if c >= 0])
             self.findings.addItem(item)

@@ -1,5 +1,5 @@
 """The sensitivity-rule panel: primary safety rules with their parameters (paper 003 Table 3.1;
-ctadesk.engine.rules) and, after Apply, how many cells each rule flagged.
+ctadesk.engine.rules.safety) and, after Apply, how many cells each rule flagged.
 
 The panel only builds a SafetyRules and shows counts; the main window applies
 the rules to the project's CellStatistics (undoably).  It is enabled when the
@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
                                QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from ctadesk.app.rules import rule_counts
-from ctadesk.engine.rules import RuleResult, SafetyRules
-from ctadesk.engine.tabulated import CellStatistics
+from ctadesk.engine.rules.safety import RuleResult, SafetyRules
+from ctadesk.engine.table.statistics import CellStatistics
 from ctadesk.gui.table_model import RULE_COLOURS
 
 #: how the levels of a cell several rules flag combine (SafetyRules.level_combination)

@@ -38,7 +38,7 @@ STATUS_COLOURS = {
     CellStatus.FIXED: QColor(205, 205, 205),
     CellStatus.ADJUSTED: QColor(170, 205, 240),
 }
-#: colour of a sensitive cell by the (first) safety rule that flagged it (ctadesk.engine.rules.RULE_NAMES)
+#: colour of a sensitive cell by the (first) safety rule that flagged it (ctadesk.engine.rules.safety.RULE_NAMES)
 RULE_COLOURS = {
     "frequency": QColor(244, 170, 160), "dominance": QColor(240, 196, 120), "p%": QColor(214, 170, 230),
     "pq": QColor(190, 160, 220), "zero": QColor(200, 225, 160), "request": QColor(160, 220, 215),

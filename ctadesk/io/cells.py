@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.errors import FileFormatError
 
 #: the most cells a table read from codes may span (a few lines of codes can span

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.cells import CellLocator
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.layout import TOTAL_CODES, DetectedLayout, detect_layout, is_total_code

@@ -1,7 +1,7 @@
 """Hierarchies of spanning variables: tau-argus .hrc files, sdcTable-style level
 CSVs, and digit positions of the codes (tau-argus <HIERLEVELS>).
 
-All three give a ``Dimension`` (ctadesk.engine.structure) whose total is the root.
+All three give a ``Dimension`` (ctadesk.engine.table.structure) whose total is the root.
 Files are decoded as ctadesk.io.text decides (UTF-8, else cp1252) and, like the
 table files they go with, may be at most ctadesk.io.csv_table.MAX_BYTES long.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension
+from ctadesk.engine.table.structure import DEFAULT_TOTAL, Dimension
 from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.text import csv_records, read_lines

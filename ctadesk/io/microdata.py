@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.microdata import Microdata
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.microdata import Microdata
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.cells import check_table_size
 from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError

@@ -25,10 +25,10 @@ import scipy.sparse as sp
 from ctadesk.engine.errors import CTAError, ProblemError
 from ctadesk.engine.problem import NO_BOUND, CTAProblem
 from ctadesk.engine.result import CTAResult, Status
-from ctadesk.engine.structure import Dimension, TableStructure
-from ctadesk.engine.structure_guess import guess_structure
-from ctadesk.engine.tabulated import CellStatistics
-from ctadesk.engine.verify import Verification, Violation
+from ctadesk.engine.table.structure import Dimension, TableStructure
+from ctadesk.engine.table.guess import guess_structure
+from ctadesk.engine.table.statistics import CellStatistics
+from ctadesk.engine.publish.verify import Verification, Violation
 
 FORMAT_VERSION = 1
 PROJECT_SUFFIX = ".ctaproj"

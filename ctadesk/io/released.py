@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.cells import CellLocator
 from ctadesk.io.csv_table import MAX_BYTES, detect_dialect
 from ctadesk.io.errors import FileFormatError

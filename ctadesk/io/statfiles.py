@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ctadesk.engine.microdata import Microdata
+from ctadesk.engine.table.microdata import Microdata
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.microdata import MicrodataSpec, _code_text, microdata_from_columns
 

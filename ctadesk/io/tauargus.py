@@ -37,8 +37,8 @@ import numpy as np
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.structure import DEFAULT_TOTAL, Dimension, TableStructure
-from ctadesk.engine.tabulated import CellStatistics
+from ctadesk.engine.table.structure import DEFAULT_TOTAL, Dimension, TableStructure
+from ctadesk.engine.table.statistics import CellStatistics
 from ctadesk.io.additivity import RTOL, NonAdditiveRelation, non_additive
 from ctadesk.io.cells import CellLocator
 from ctadesk.io.csv_table import MAX_BYTES

@@ -14,7 +14,7 @@ import queue
 from collections.abc import Callable, Iterator
 
 from ctadesk.app.online import OnlineService
-from ctadesk.engine.microdata import Microdata
+from ctadesk.engine.table.microdata import Microdata
 
 #: seconds close() waits for a service still at work (its solve is bounded by its time limit)
 CLOSE_WAIT = 30.0

@@ -17,7 +17,7 @@ from ctadesk.app import ProtectionRequest, RequestError, cells_changed, protect,
 from ctadesk.app.job import PUBLISH_SHARE
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from tests.crosscheck.checker import check_table
 from tests.crosscheck.instances import build, specs
 

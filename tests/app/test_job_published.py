@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from ctadesk.app import ProtectionRequest, protect
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.precision import published_decimals
+from ctadesk.engine.publish.precision import published_decimals
 from tests.crosscheck.published import (check_claims, grid_units, linked_faults, linked_office_table, office_table,
                                         published_faults, requests, runnable, tables)
 

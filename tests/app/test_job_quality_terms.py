@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.app import ProtectionRequest, RequestError, protect
-from ctadesk.engine.generate import cox_table
-from ctadesk.engine.quality_terms import QualityTerm
+from ctadesk.engine.table.generate import cox_table
+from ctadesk.engine.quality.terms import QualityTerm
 from tests.crosscheck.checker import check_table
 
 

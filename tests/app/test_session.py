@@ -9,7 +9,7 @@ import pytest
 from ctadesk.app import ProtectionRequest, files
 from ctadesk.app.session import Session
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.rules import SafetyRules
+from ctadesk.engine.rules.safety import SafetyRules
 from ctadesk.io.project import Project
 from tests.app.test_job import _table
 
@@ -110,7 +110,7 @@ def test_a_release_names_quality_terms_without_their_cells(tmp_path):
     """A term over the sensitive cells must not list them in the release (it would single them out)."""
     import zipfile
 
-    from ctadesk.engine.quality_terms import QualityTerm
+    from ctadesk.engine.quality.terms import QualityTerm
 
     s = session()
     sensitive = tuple(int(i) for i in np.flatnonzero(s.project.sensitive))

@@ -8,7 +8,7 @@ import pytest
 
 from ctadesk.cli import main
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.jj import read_jj, write_jj
 
 

@@ -18,8 +18,8 @@ import ctadesk.cli
 import ctadesk.cli.release
 from ctadesk.cli import console, main
 from ctadesk.cli.interrupt import EXIT_INTERRUPTED
-from ctadesk.engine.generate import cox_table
-from ctadesk.engine.solvers import _highs
+from ctadesk.engine.table.generate import cox_table
+from ctadesk.engine.solvers import highs
 from ctadesk.io.jj import read_jj, write_jj
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
@@ -117,7 +117,7 @@ def test_ctrl_c_while_the_commands_load_is_one_line_and_130(monkeypatch, capsys)
 
     ended: list[int] = []
     monkeypatch.setattr(ctadesk.cli, "main", loading)
-    monkeypatch.setattr(_highs, "end_process", ended.append)     # the real one would end pytest
+    monkeypatch.setattr(highs, "end_process", ended.append)     # the real one would end pytest
     console()
     assert ended == [EXIT_INTERRUPTED]
     assert capsys.readouterr().err == "ctadesk: interrupted\n"

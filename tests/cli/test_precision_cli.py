@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ctadesk.cli import main
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.io.jj import read_jj, write_jj
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from ctadesk.cli import main
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.excel import import_table
 from ctadesk.io.jj import write_jj
 from tests.cli.test_rules_cli import FIRMS, RULES

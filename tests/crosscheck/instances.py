@@ -5,7 +5,7 @@ draws a Spec deterministically from (seed, index), the benchmark's way to name a
 instance, and ``specs()`` is the hypothesis strategy over the same parameters.
 
 What the generator covers: 1-4 dimensions with totals, hierarchical dimensions
-(ctadesk.engine.structure.Dimension.from_levels), 3 to ~300 cells, zero cells,
+(ctadesk.engine.table.structure.Dimension.from_levels), 3 to ~300 cells, zero cells,
 cells at their bounds, magnitudes from 1e-3 to 1e7 (mixed within one table, and a
 few negative cells), bounds nonneg / near (a capacity) / huge (1e9) / the 1e20
 "no bound" marker / inf / a mix, nonzero right-hand sides (published totals that
@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 
 DIMENSIONS = (1, 2, 3, 4)
 SIZES = ("tiny", "small", "medium")

@@ -24,7 +24,7 @@ import scipy.optimize
 import scipy.sparse as sp
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from tests.crosscheck.checker import check_table, effective_bounds, table_senses, table_unit, weighted_l1
 
 
@@ -57,9 +57,9 @@ def office_table(rng: np.random.Generator) -> tuple[TableStructure, CTAProblem]:
 
 def linked_office_table(rng: np.random.Generator) -> tuple[list[TableStructure], CTAProblem]:
     """Two tables from one population, Region x Size and Region x Sector, sharing their Region
-    margin (linked tables: one CTA over the union of their relations, engine/linked.py): their
+    margin (linked tables: one CTA over the union of their relations, engine/table/linked.py): their
     structures and the problem over their unique cells."""
-    from ctadesk.engine.linked import LinkedTables
+    from ctadesk.engine.table.linked import LinkedTables
 
     codes = {name: [str(k + 1) for k in range(int(rng.integers(2, 5)))] for name in ("Region", "Size", "Sector")}
     data_decimals = int(rng.choice([0, 1]))
@@ -92,7 +92,7 @@ def linked_faults(structures: list[TableStructure], problem: CTAProblem, x: np.n
     """Each table of a linked set, rebuilt from the published unique cells, against its own
     relations (structure.relations(), independent of the union's): the relations that do not add
     up, by table."""
-    from ctadesk.engine.linked import LinkedTables
+    from ctadesk.engine.table.linked import LinkedTables
 
     faults = []
     for t, (structure, values) in enumerate(zip(structures, LinkedTables.link(structures).scatter(x))):

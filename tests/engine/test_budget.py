@@ -8,10 +8,10 @@ import time
 import pytest
 
 from ctadesk.engine.budget import Budget
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import solve
 from ctadesk.engine.result import SolveOptions, Status
-from ctadesk.engine.solvers._highs import OVERRUN_GRACE
+from ctadesk.engine.solvers.highs import OVERRUN_GRACE
 from ctadesk.engine.solvers.lower_bound import lower_bound
 
 

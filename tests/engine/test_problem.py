@@ -3,7 +3,7 @@ import pytest
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 
 
 def small(**changes):

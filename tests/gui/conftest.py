@@ -1,7 +1,7 @@
 import pytest
 from PySide6.QtCore import QSettings
 
-from ctadesk.engine.generate import GeneratorSpec
+from ctadesk.engine.table.generate import GeneratorSpec
 from ctadesk.gui.main_window import MainWindow
 
 SMALL = GeneratorSpec(shape=(5, 4), seed=3)

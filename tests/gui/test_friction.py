@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QComboBox, QHeaderView
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.gui.results_panel import axis_ticks
 from ctadesk.gui.table_model import CellTableModel, Display, format_number
 from ctadesk.io.project import Project

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QPushButton
 
 from ctadesk.engine.errors import SolverError
-from ctadesk.engine.generate import COX_PRESET, GeneratorSpec
+from ctadesk.engine.table.generate import COX_PRESET, GeneratorSpec
 from ctadesk.gui.main_window import MainWindow
 from ctadesk.gui.table_model import relative_change
 
@@ -227,9 +227,9 @@ def test_a_failed_solve_keeps_the_table_options_and_edits(qtbot, settings):
 
 
 def test_a_relation_finding_selects_every_cell_of_the_relation_and_a_preserved_one_is_listed(window):
-    from ctadesk.engine.quality import preserve
+    from ctadesk.engine.quality.measures import preserve
     from ctadesk.engine.result import CTAResult, Status
-    from ctadesk.engine.verify import verify
+    from ctadesk.engine.publish.verify import verify
 
     project = window.project
     values = project.values.copy()

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from ctadesk.engine.result import Status
-from ctadesk.engine.verify import verify
-from ctadesk.engine.generate import GeneratorSpec
+from ctadesk.engine.publish.verify import verify
+from ctadesk.engine.table.generate import GeneratorSpec
 from ctadesk.gui.solve_runner import available_methods
 from ctadesk.gui.table_model import Display
 
@@ -151,7 +151,7 @@ def test_opening_the_sample_jj_shows_it_as_a_21_by_21_grid(window):
 
 def test_clicking_a_finding_selects_its_cell(qtbot, window):
     from ctadesk.engine.result import CTAResult
-    from ctadesk.engine.verify import verify as check
+    from ctadesk.engine.publish.verify import verify as check
 
     values = window.project.values.copy()  # unchanged: every sensitive cell is unprotected
     problem = window.project.to_problem()

@@ -4,7 +4,7 @@ import numpy as np
 import openpyxl
 import pytest
 
-from ctadesk.engine.quality import inner_cells
+from ctadesk.engine.quality.measures import inner_cells
 
 from .conftest import solve_and_wait
 from .test_files import _accept, _workbook

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.generate import GeneratorSpec, generate_table
-from ctadesk.engine.quality_terms import QualityTerm
+from ctadesk.engine.table.generate import GeneratorSpec, generate_table
+from ctadesk.engine.quality.terms import QualityTerm
 from ctadesk.gui.quality_table import TERMS_REPORT, target_text, value_text
 from ctadesk.gui.quality_terms_panel import (ALL, NOT_SENSITIVE, SENSITIVE, SIZE, SLICE, group_choice, group_of,
                                              table_problem)

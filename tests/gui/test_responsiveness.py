@@ -11,7 +11,7 @@ from PySide6.QtCore import QTimer
 
 from ctadesk.app.job import PUBLISH_SHARE
 from ctadesk.engine.result import Status
-from ctadesk.engine.generate import GeneratorSpec
+from ctadesk.engine.table.generate import GeneratorSpec
 
 
 def test_a_10_ms_timer_never_waits_more_than_100_ms_during_a_20_second_milp(qtbot, window):

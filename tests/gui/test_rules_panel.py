@@ -130,7 +130,7 @@ def test_holding_rules_appear_and_apply_when_the_microdata_have_holdings(window,
 
 
 def test_the_level_combination_is_chosen_applied_and_kept_in_the_project(micro_window, tmp_path, qtbot, settings):
-    from ctadesk.engine.rules import LEVEL_COMBINATIONS
+    from ctadesk.engine.rules.safety import LEVEL_COMBINATIONS
     from ctadesk.gui.main_window import MainWindow
 
     panel = micro_window.rules_panel

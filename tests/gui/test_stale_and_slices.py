@@ -3,7 +3,7 @@
 import numpy as np
 from PySide6.QtCore import Qt
 
-from ctadesk.engine.generate import GeneratorSpec
+from ctadesk.engine.table.generate import GeneratorSpec
 
 from .conftest import solve_and_wait
 

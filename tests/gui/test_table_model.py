@@ -3,7 +3,7 @@ import time
 import numpy as np
 from PySide6.QtCore import Qt
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.gui.table_model import CellStatus, CellTableModel, Display, SliceLayout
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.io.project import Project

@@ -66,7 +66,7 @@ def test_the_bundle_reports_its_version(bundle):
 def test_the_portfolio_heuristic_process_runs_from_the_bundle(bundle, monkeypatch):
     """The MILP portfolio starts its heuristic as `sys.executable -c CODE`: with the bundle as
     sys.executable, a heuristic table comes back through the pipes."""
-    from ctadesk.engine.generate import cox_table
+    from ctadesk.engine.table.generate import cox_table
     from ctadesk.engine.result import SolveOptions
     from ctadesk.engine.senses.bcd import solve_bcd
     from ctadesk.engine.senses.portfolio import _Helper

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ctadesk.engine.structure import Dimension
+from ctadesk.engine.table.structure import Dimension
 from ctadesk.io.csv_table import (detect_dialect, read_long_csv, read_wide_csv, write_long_csv,
                                   write_wide_csv)
 from ctadesk.io.errors import FileFormatError

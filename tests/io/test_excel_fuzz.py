@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel import export_table_workbook, import_table
 from tests.io import office_books as office

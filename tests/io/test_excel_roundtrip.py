@@ -9,7 +9,7 @@ import numpy as np
 import openpyxl
 import pytest
 
-from ctadesk.engine.linked import LinkedTables
+from ctadesk.engine.table.linked import LinkedTables
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.methods import solve
 from ctadesk.io.excel import ExportReport, export_workbook, import_table, import_workbook

@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 from openpyxl.styles import Alignment, Font
 
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel import (canonical_rows, export_table_workbook, import_table, open_workbook, read_grid, safe_xml,
                                sheet_part)

@@ -10,7 +10,7 @@ import openpyxl
 import pytest
 from openpyxl.styles import Alignment, Font
 
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel import ExportReport, export_table_workbook, export_workbook, import_table
 from ctadesk.io.excel.sheet_part import ColumnFormat

@@ -3,7 +3,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.io.jj import JJFormatError, read_jj, read_sol, write_jj, write_sol
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "shared" / "formats" / "manual_audit_example.jj"

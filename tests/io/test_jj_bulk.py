@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.io.jj import JJFormatError, _read_bulk, _read_lines, read_jj, write_jj
 
 

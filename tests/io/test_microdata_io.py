@@ -6,7 +6,7 @@ import numpy as np
 import openpyxl
 import pytest
 
-from ctadesk.engine.microdata import tabulate
+from ctadesk.engine.table.microdata import tabulate
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.hierarchy import read_hrc
 from ctadesk.io.microdata import MicrodataSpec, microdata_from_columns, read_csv_microdata, read_microdata

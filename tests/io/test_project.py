@@ -3,11 +3,11 @@ import zipfile
 import numpy as np
 import pytest
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, Status
-from ctadesk.engine.verify import verify
-from ctadesk.engine.structure_guess import guess_structure
+from ctadesk.engine.publish.verify import verify
+from ctadesk.engine.table.guess import guess_structure
 from ctadesk.io.project import Project, ProjectError, load_project, save_project
 
 
@@ -88,7 +88,7 @@ def test_a_damaged_project_is_reported_not_crashed_on(tmp_path):
 
 
 def test_per_cell_statistics_and_the_stale_flag_are_saved_with_the_project(tmp_path):
-    from ctadesk.engine.tabulated import CellStatistics
+    from ctadesk.engine.table.statistics import CellStatistics
 
     project = _project()
     n = project.n_cells
@@ -122,7 +122,7 @@ def test_a_project_with_nan_values_is_refused_and_1e20_bounds_are_no_bounds(tmp_
 
 
 def test_the_shadow_variable_is_saved_with_the_statistics(tmp_path):
-    from ctadesk.engine.tabulated import CellStatistics
+    from ctadesk.engine.table.statistics import CellStatistics
 
     project = _project()
     n = project.n_cells

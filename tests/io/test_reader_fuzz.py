@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import NO_BOUND
 from ctadesk.io.csv_table import read_long_csv, read_wide_csv
 from ctadesk.io.errors import FileFormatError

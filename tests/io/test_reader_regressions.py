@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.io import cells
 from ctadesk.io.csv_table import read_long_csv, read_wide_csv, write_long_csv, write_wide_csv
 from ctadesk.io.errors import FileFormatError

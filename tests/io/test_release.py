@@ -23,10 +23,10 @@ from openpyxl.workbook.defined_name import DefinedName
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.methods import solve
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.excel import ExportReport, export_table_workbook, export_workbook, import_table
 from ctadesk.io.jj import read_jj, write_jj
-from ctadesk.engine.structure_guess import guess_structure
+from ctadesk.engine.table.guess import guess_structure
 from ctadesk.io.tauargus import read_tab, write_tab
 
 INNER = np.array([[4817.0, 25613.0, 70422.0], [162.0, 31337.0, 58290.0], [19754.0, 8861.0, 44708.0]])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.jj import write_jj, write_sol
 from ctadesk.io.released import read_released

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ctadesk.engine.microdata import tabulate
+from ctadesk.engine.table.microdata import tabulate
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.microdata import MicrodataSpec
 from ctadesk.io.statfiles import read_statfile_columns, read_statfile_microdata

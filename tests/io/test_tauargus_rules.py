@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from ctadesk.cli import main
-from ctadesk.engine.rules import SafetyRules, apply_rules
+from ctadesk.engine.rules.safety import SafetyRules, apply_rules
 from ctadesk.io.tauargus import read_tab
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "shared" / "formats" / "tauargus-examples"

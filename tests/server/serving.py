@@ -17,7 +17,7 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from ctadesk.app.online import OnlineService
-from ctadesk.engine.microdata import Microdata
+from ctadesk.engine.table.microdata import Microdata
 from ctadesk.server.limits import Connections
 from ctadesk.server.pool import ServicePool
 from ctadesk.server.run import server_config

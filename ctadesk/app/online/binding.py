@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from ctadesk.engine.microdata import Microdata
-from ctadesk.engine.rules import SafetyRules
-from ctadesk.engine.structure import Dimension
+from ctadesk.engine.table.microdata import Microdata
+from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.table.structure import Dimension
 
 #: the meta rows a binding is kept in
 META_NAMES = ("measure", "records", "record_count", "variables", "rules")

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 
 SEPARATOR = "|"
 ASSIGN = "="

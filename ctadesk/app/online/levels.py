@@ -14,7 +14,7 @@ import numpy as np
 
 from ctadesk.app.online.cells import total_code
 from ctadesk.app.online.errors import OnlineError
-from ctadesk.engine.structure import Dimension
+from ctadesk.engine.table.structure import Dimension
 
 #: "Region:1": a variable and the deepest level of its hierarchy a table shows
 LEVEL_MARK = ":"

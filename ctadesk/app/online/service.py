@@ -52,16 +52,16 @@ from ctadesk.app.online.binding import StoreBinding
 from ctadesk.app.online.store import BUSY_TIMEOUT, open_store
 from ctadesk.app.online.widening import keyed_shares, off_rule_shares, rule_shares, widened_for_keys
 from ctadesk.engine.methods import solve
-from ctadesk.engine.microdata import Microdata, tabulate
-from ctadesk.engine.precision import at_precision, grid_safe, published_decimals
+from ctadesk.engine.table.microdata import Microdata, tabulate
+from ctadesk.engine.publish.precision import at_precision, grid_safe, published_decimals
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
-from ctadesk.engine.rules import SafetyRules, apply_rules, to_problem
-from ctadesk.engine.solvers._finish import finish
+from ctadesk.engine.rules.safety import SafetyRules, apply_rules, to_problem
+from ctadesk.engine.solvers.finish import finish
 from ctadesk.engine.solvers.soft import RELATION_PENALTY
-from ctadesk.engine.structure import TableStructure
-from ctadesk.engine.units import table_unit
-from ctadesk.engine.verify import RTOL, relation_scale
+from ctadesk.engine.table.structure import TableStructure
+from ctadesk.engine.table.units import table_unit
+from ctadesk.engine.publish.verify import RTOL, relation_scale
 
 #: the second stage's methods: the fixed-sense L1 LP with pinned cells held exactly, tried first
 #: (on a 47 k-cell table it takes a third of the soft LP's time, and its optimum is the soft LP's
@@ -129,7 +129,7 @@ class Relaxation:
     def of(cls, problem: CTAProblem, senses: np.ndarray, values: np.ndarray,
            table_relations: int | None = None) -> Relaxation:
         """The relaxation of ``values`` against ``problem`` with ``senses``, to the verifier's
-        tolerances (ctadesk.engine.verify); relations from ``table_relations`` on (pinned()'s
+        tolerances (ctadesk.engine.publish.verify); relations from ``table_relations`` on (pinned()'s
         published values) are reported as ``published``."""
         a = problem.values
         unit = table_unit(problem)

@@ -1,6 +1,6 @@
 """Secret widening of the on-line service's protection levels, the same for a cell in every table.
 
-The desktop widens each run's levels by factors drawn from a seed (ctadesk.engine.widening); a
+The desktop widens each run's levels by factors drawn from a seed (ctadesk.engine.publish.widening); a
 table server publishes many tables that share cells, and a cell must have one level wherever it
 appears (consistency on input, paper 000 §4), so its factors come from the store's secret and the
 cell's key: 1 + U(spread) per side, U the first 8 bytes of HMAC-SHA256(secret, side | key) as a
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.rules import SafetyRules
-from ctadesk.engine.widening import DEFAULT_SPREAD, spread_of, widened_by
+from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.publish.widening import DEFAULT_SPREAD, spread_of, widened_by
 
 #: the sides a factor is drawn for, in the order of widened_by's factors
 SIDES = ("lower", "upper")

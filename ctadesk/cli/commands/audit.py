@@ -76,7 +76,7 @@ def _original(path: Path, rda: str | None):
     suffix = path.suffix.lower()
     if suffix == ".jj":
         from ctadesk.io.jj import read_jj
-        from ctadesk.engine.structure_guess import guess_structure
+        from ctadesk.engine.table.guess import guess_structure
 
         problem = read_jj(path).problem
         structure = guess_structure(problem)

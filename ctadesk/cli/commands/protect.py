@@ -19,14 +19,14 @@ from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add
                                  add_release_arguments, add_solve_arguments, quality_terms, request_from,
                                  run_protection, write_result_json, write_workbooks)
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.rules import to_problem
+from ctadesk.engine.rules.safety import to_problem
 
 if TYPE_CHECKING:
     from ctadesk.app.session import Session
     from ctadesk.engine.problem import CTAProblem
-    from ctadesk.engine.rules import RuleResult, SafetyRules
-    from ctadesk.engine.structure import TableStructure
-    from ctadesk.engine.tabulated import CellStatistics
+    from ctadesk.engine.rules.safety import RuleResult, SafetyRules
+    from ctadesk.engine.table.structure import TableStructure
+    from ctadesk.engine.table.statistics import CellStatistics
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -5,7 +5,7 @@ and write every cell's status and protection levels (CSV or JSON).
 A .tab is read as tau-argus reads it (ctadesk.io.tauargus): its shadow variable,
 when it names one, is what the dominance and p%/(p,q) rules apply to.  A cell
 several rules flag gets tau-argus's protection level unless --largest-level
-(ctadesk.engine.rules)."""
+(ctadesk.engine.rules.safety)."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ import numpy as np
 
 from ctadesk.app.formats import MICRODATA, format_of
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.microdata import Microdata, tabulate
-from ctadesk.engine.rules import RuleResult, SafetyRules, apply_rules
-from ctadesk.engine.structure import TableStructure
-from ctadesk.engine.tabulated import CellStatistics
+from ctadesk.engine.table.microdata import Microdata, tabulate
+from ctadesk.engine.rules.safety import RuleResult, SafetyRules, apply_rules
+from ctadesk.engine.table.structure import TableStructure
+from ctadesk.engine.table.statistics import CellStatistics
 
 
 def _pair(text: str) -> tuple[float, float]:

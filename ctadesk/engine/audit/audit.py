@@ -24,7 +24,7 @@ from ctadesk.engine.audit.parallel import solve_ends
 from ctadesk.engine.audit.result import AuditResult
 from ctadesk.engine.audit.verdicts import judge
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.units import table_unit
+from ctadesk.engine.table.units import table_unit
 
 #: below this many (unknown cells x audited cells) one process does the work: starting workers
 #: costs about a second

@@ -25,7 +25,7 @@ import enum
 import numpy as np
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.precision import MAX_DECIMALS, published_decimals
+from ctadesk.engine.publish.precision import MAX_DECIMALS, published_decimals
 from ctadesk.engine.problem import CTAProblem
 
 
@@ -102,7 +102,7 @@ class Release:
 
     def half_step(self) -> float:
         """How far a published value may lie from the value it was rounded from: 0.5 10^-d when
-        every published value has at most d <= MAX_DECIMALS decimals (ctadesk.engine.precision;
+        every published value has at most d <= MAX_DECIMALS decimals (ctadesk.engine.publish.precision;
         0.5 for whole numbers), 0 when they are published in full (on no such grid)."""
         values = self.published[~self.missing]
         decimals = published_decimals(values, MAX_DECIMALS + 1)

@@ -25,8 +25,8 @@ import numpy as np
 
 from ctadesk.engine.audit.model import AttackerModel
 from ctadesk.engine.errors import SolverError
-from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, pass_model
-from ctadesk.engine.solvers._highs_process import new_highs
+from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, pass_model
+from ctadesk.engine.solvers.highs_process import new_highs
 
 #: HiGHS's simplex_strategy for the primal simplex
 PRIMAL_SIMPLEX = 4

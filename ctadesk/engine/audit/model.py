@@ -5,7 +5,7 @@ of table relations") solved in the form that makes each of its many LPs cheap:
 
 * cells the attacker knows exactly (a published cell of a suppressed release, a fixed cell)
   are no unknowns: they move to the right-hand side, and relations left without unknowns go;
-* the LP is restated in table units (ctadesk.engine.units: a power of two, so exact), since
+* the LP is restated in table units (ctadesk.engine.table.units: a power of two, so exact), since
   HiGHS works to absolute tolerances;
 * bound propagation over the relations (the "star" of each cell: a relation's right-hand side
   less the extremes of its other cells) gives an outer bound on each interval end; where a
@@ -25,8 +25,8 @@ import scipy.sparse as sp
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.solvers.propagation import implied_bounds
-from ctadesk.engine.units import table_unit
-from ctadesk.engine.verify import relation_scale
+from ctadesk.engine.table.units import table_unit
+from ctadesk.engine.publish.verify import relation_scale
 
 #: rounds of bound propagation for the outer bounds (each one O(nonzeros))
 OUTER_ROUNDS = 3

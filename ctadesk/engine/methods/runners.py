@@ -19,7 +19,7 @@ import numpy as np
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.solvers._finish import describe
+from ctadesk.engine.solvers.finish import describe
 from ctadesk.engine.solvers.lp import solve_lp
 
 Function = Callable[..., CTAResult]

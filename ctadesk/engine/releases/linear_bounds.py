@@ -25,8 +25,8 @@ from ctadesk.engine.errors import SolverError
 from ctadesk.engine.releases.marginals import basis_constraints, marginal_constraints
 from ctadesk.engine.releases.release import Release
 from ctadesk.engine.releases.table import CountTable, Subtable
-from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, pass_model
-from ctadesk.engine.solvers._highs_process import new_highs
+from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, pass_model
+from ctadesk.engine.solvers.highs_process import new_highs
 
 #: HiGHS simplex_strategy: 4 primal (from the last basis, a changed objective leaves it primal
 #: feasible; benchmarks/releases.py measures it 3x faster than 1, the dual simplex)

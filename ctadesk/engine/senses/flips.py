@@ -25,8 +25,8 @@ import numpy as np
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.common import free_positions
-from ctadesk.engine.solvers._finish import finish
-from ctadesk.engine.solvers._highs import HighsRun, LinearModel
+from ctadesk.engine.solvers.finish import finish
+from ctadesk.engine.solvers.highs import HighsRun, LinearModel
 from ctadesk.engine.solvers.lp import l1_column_bounds, l1_matrix
 
 METHOD = "flips"

@@ -23,7 +23,7 @@ from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.senses.common import SenseEvaluator, free_positions
 from ctadesk.engine.senses.feasible_start import sat_senses, starting_senses
 from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.solvers._highs import solve_model
+from ctadesk.engine.solvers.highs import solve_model
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
 
 METHOD = "learning"

@@ -47,8 +47,8 @@ from ctadesk.engine.senses.bcd import solve_bcd
 from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.senses.flips import flip_descent
 from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.solvers._finish import finish
-from ctadesk.engine.solvers._highs import HighsRun
+from ctadesk.engine.solvers.finish import finish
+from ctadesk.engine.solvers.highs import HighsRun
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
@@ -290,7 +290,7 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
         z = np.asarray(h.getSolution().col_value) \
             if info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible else None
         objective, bound = float(info.objective_function_value), float(info.mip_dual_bound)
-    else:       # left inside a cut-separation round (see _highs): what the callbacks saw
+    else:       # left inside a cut-separation round (see solvers.highs): what the callbacks saw
         status, described = Status.TIME_LIMIT, "stopped inside a cut-separation round"
         z, objective, bound = watch.values, watch.objective, watch.bound
     if status is Status.ERROR and z is not None:     # HiGHS stopped oddly but left an incumbent

@@ -24,7 +24,7 @@ from ctadesk.engine.senses.common import SenseEvaluator, free_positions
 from ctadesk.engine.senses.feasible_start import sat_senses
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.senses.random_best import random_senses
-from ctadesk.engine.solvers._finish import senses_of
+from ctadesk.engine.solvers.finish import senses_of
 from ctadesk.engine.solvers.soft import solve_soft_lp
 
 METHOD = "scatter"

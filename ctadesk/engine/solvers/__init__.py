@@ -14,7 +14,7 @@ solve_soft_lp     fixed-sense L1 with penalised protection slack (paper 000 §4)
 
 from __future__ import annotations
 
-from ctadesk.engine.solvers._finish import cells_changed
+from ctadesk.engine.solvers.finish import cells_changed
 from ctadesk.engine.solvers.conic import solve_huber, solve_l2, solve_soc
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import solve_milp

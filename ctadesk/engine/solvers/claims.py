@@ -1,7 +1,7 @@
 """What a method's result may claim, decided in one place for every registered method (issue 10).
 
 Each method of ctadesk.engine.methods runs on the problem restated in table units
-(ctadesk.engine.units) and its answer passes through ``honest``, which judges it by the model
+(ctadesk.engine.table.units) and its answer passes through ``honest``, which judges it by the model
 the method solves (ctadesk.engine.model):
 
 - "protected / verified": the table is mapped back to the user's units exactly and verified
@@ -31,11 +31,11 @@ import numpy as np
 from ctadesk.engine.model import Model, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status, relative_gap
-from ctadesk.engine.solvers._finish import cells_changed, describe, weighted_l1
+from ctadesk.engine.solvers.finish import cells_changed, describe, weighted_l1
 from ctadesk.engine.solvers.lower_bound import LowerBound, lower_bound
 from ctadesk.engine.solvers.milp import relations_admit_a_table
-from ctadesk.engine.units import in_units, table_unit, weight_unit
-from ctadesk.engine.verify import verify
+from ctadesk.engine.table.units import in_units, table_unit, weight_unit
+from ctadesk.engine.publish.verify import verify
 
 Method = Callable[[CTAProblem, SolveOptions], CTAResult]
 

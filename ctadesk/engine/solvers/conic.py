@@ -20,8 +20,8 @@ import scipy.sparse as sp
 
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
-from ctadesk.engine.solvers._finish import describe, finish
-from ctadesk.engine.solvers._highs import PROGRESS_INTERVAL
+from ctadesk.engine.solvers.finish import describe, finish
+from ctadesk.engine.solvers.highs import PROGRESS_INTERVAL
 from ctadesk.engine.solvers.dual_bounds import huber_dual_bound, l2_dual_bound
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, solve_lp
 

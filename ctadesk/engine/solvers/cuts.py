@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
-from ctadesk.engine.solvers._highs import LinearModel
+from ctadesk.engine.solvers.highs import LinearModel
 
 #: relations with more free sensitive cells than this get no cut (2^k sense vectors each)
 MAX_FREE = 14

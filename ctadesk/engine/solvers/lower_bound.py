@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from ctadesk.engine.budget import Budget
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
-from ctadesk.engine.solvers._highs import ColumnMatrix, HighsRun, LinearModel
+from ctadesk.engine.solvers.highs import ColumnMatrix, HighsRun, LinearModel
 from ctadesk.engine.solvers.cuts import imbalance_bounds
 from ctadesk.engine.solvers.lp import l1_column_bounds
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds

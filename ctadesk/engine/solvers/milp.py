@@ -24,8 +24,8 @@ import scipy.sparse as sp
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
-from ctadesk.engine.solvers._finish import describe, finish, senses_of
-from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, cost_tolerances, irreducible_conflict, solve_model
+from ctadesk.engine.solvers.finish import describe, finish, senses_of
+from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, cost_tolerances, irreducible_conflict, solve_model
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import CONFLICT_NAMES, deviation_bounds, l1_column_bounds, l1_matrix, solve_lp

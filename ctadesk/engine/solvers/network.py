@@ -61,8 +61,8 @@ import scipy.sparse.linalg as spla
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
-from ctadesk.engine.solvers._finish import finish
-from ctadesk.engine.solvers._highs import HighsRun
+from ctadesk.engine.solvers.finish import finish
+from ctadesk.engine.solvers.highs import HighsRun
 from ctadesk.engine.solvers.conic import solve_l2
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, senses_bound, solve_lp
 from ctadesk.engine.solvers.sparse import WeightedL1, optimal_face, sparsest_on_face, with_fewer_changes

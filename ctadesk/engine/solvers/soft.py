@@ -27,8 +27,8 @@ import scipy.sparse as sp
 
 from ctadesk.engine.problem import SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
-from ctadesk.engine.solvers._finish import finish
-from ctadesk.engine.solvers._highs import ColumnMatrix, LinearModel, solve_model
+from ctadesk.engine.solvers.finish import finish
+from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, solve_model
 from ctadesk.engine.solvers.lp import deviation_bounds, fixed_senses, solve_lp
 
 METHOD = "soft-lp"

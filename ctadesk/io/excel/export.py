@@ -65,9 +65,9 @@ class ExportReport:
                     settings: Mapping[str, object] | None = None, measures=None,
                     internal_settings: Iterable[Row] = ()) -> ExportReport:
         """The report of a `CTAResult` on the unique cells `original` with sensitive indices;
-        measures is its `ctadesk.engine.quality.QualityReport` (default: over all cells)."""
+        measures is its `ctadesk.engine.quality.measures.QualityReport` (default: over all cells)."""
         from ctadesk.engine.problem import CTAProblem
-        from ctadesk.engine.quality import quality_report
+        from ctadesk.engine.quality.measures import quality_report
 
         original = np.asarray(original, float)
         if measures is None:

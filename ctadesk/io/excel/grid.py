@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from openpyxl.styles import Alignment, Font
 
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.export import ExportOutcome, ExportReport, unique_title, write_side_sheets
 from ctadesk.io.excel.source_sheet import SENSITIVE_NOTE

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ctadesk.engine.structure import Dimension
+from ctadesk.engine.table.structure import Dimension
 from ctadesk.io.errors import FileFormatError
 
 

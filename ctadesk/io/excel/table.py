@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.additivity import non_additive
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.labels import column_paths, dimension_from_paths, row_paths

@@ -9,8 +9,8 @@ import string
 
 import numpy as np
 
-from ctadesk.engine.microdata import Microdata
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.microdata import Microdata
+from ctadesk.engine.table.structure import TableStructure
 
 TOTAL = "Total"
 #: relative tolerance of every check (the verifier's is 1e-6)

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from ctadesk.engine.microdata import Microdata
-from ctadesk.engine.rules import SafetyRules
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.microdata import Microdata
+from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.table.structure import Dimension, TableStructure
 
 VARIABLES = ("Region", "Size", "Sector")
 RULES = SafetyRules(min_frequency=3, frequency_safety_range=10, p_percent=(10,))

@@ -1,7 +1,7 @@
 """A cell's key is its definition: the same in every table it appears in (paper 000 §4)."""
 
 from ctadesk.app.online import cell_key, cell_keys
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 
 REGION = Dimension.from_levels("Region", [1, 2, 2], ["N", "N1", "N2"])
 SIZE = Dimension.flat("Size", ["1", "2"])

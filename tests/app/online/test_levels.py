@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from ctadesk.app.online import OnlineError, cell_keys
 from ctadesk.app.online.levels import cut, levels, requested_level
 from ctadesk.app.online.service import table_microdata
-from ctadesk.engine.microdata import Microdata
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.microdata import Microdata
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from tests.app.online.checker import original_table
 from tests.app.online.synthetic import firms
 

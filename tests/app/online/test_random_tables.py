@@ -18,8 +18,8 @@ import pytest
 
 from ctadesk.app.online import OnlineService, cell_keys
 from ctadesk.app.online.service import TableWithheld
-from ctadesk.engine.microdata import Microdata
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.microdata import Microdata
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from tests.app.online.checker import both_sides, cell_names, full_original, problems
 from tests.app.online.stores import new_store
 from tests.app.online.synthetic import RULES

@@ -11,7 +11,7 @@ from ctadesk.app.online.service import Relaxation, held, second_stage
 from ctadesk.engine.methods import solve
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 
 #: cells A, B and their total T = A + B, A sensitive (up, level 2)
 ABT = CTAProblem(values=[10.0, 5.0, 15.0], relations=[[1.0, 1.0, -1.0]], lower=0.0, sensitive=[0],

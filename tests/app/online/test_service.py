@@ -9,10 +9,10 @@ import pytest
 
 from ctadesk.app.online import OnlineError, OnlineService, cell_keys, open_store
 from ctadesk.app.online.service import EMPTY, PUBLISHED, TableWithheld, check_sides
-from ctadesk.engine.microdata import Microdata
+from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.rules import SafetyRules
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.table.structure import Dimension, TableStructure
 from tests.app.online.published import both_sides, publish_all
 from tests.app.online.stores import new_store
 from tests.app.online.synthetic import RULES, firms

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 
 #: Petrenko (2017) Figure 6.1 (a), the thesis 3 x 4 example with margins
 THESIS = np.array([[10, 15, 11, 9, 45],

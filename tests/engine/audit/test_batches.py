@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.audit.batches import independent_batch
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 
 
 @settings(max_examples=30, deadline=None)

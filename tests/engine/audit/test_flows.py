@@ -13,7 +13,7 @@ from scipy.optimize import linprog
 from ctadesk.engine.audit.flows import FEASIBILITY, FlowTables
 from ctadesk.engine.audit.model import build_model
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.structure import Dimension, TableStructure
+from ctadesk.engine.table.structure import Dimension, TableStructure
 
 
 def model_of(rows: int, columns: int, seed: int, hierarchical: bool = False, slack: float = 0.3):

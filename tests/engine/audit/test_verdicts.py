@@ -55,7 +55,7 @@ def test_a_release_off_the_exact_level_is_not_singled_out():
 
 def test_a_release_rounded_to_its_precision_still_singles_out_the_original():
     # a = 100.33 moved up by its 10 % level is 110.363, published to one decimal (rounded away
-    # from a, as engine/precision.py does) as 110.4: 110.4 / 1.1 = 100.364 misses a by more than
+    # from a, as engine/publish/precision.py does) as 110.4: 110.4 / 1.1 = 100.364 misses a by more than
     # a float tolerance, but 110.4 stands for [110.35, 110.45], i.e. an original in
     # [100.318, 100.409], which holds a
     a, level, published = np.array([100.33]), np.array([10.033]), np.array([110.4])

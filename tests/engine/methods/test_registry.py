@@ -10,7 +10,7 @@ import pytest
 
 import ctadesk.engine.solvers.network as network
 from ctadesk.engine.errors import MethodError
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import METHODS, method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.result import SolveOptions

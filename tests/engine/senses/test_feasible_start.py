@@ -4,8 +4,8 @@ import numpy as np
 
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.senses.feasible_start import infeasible_combinations, sat_senses, solve_sat_lp
-from ctadesk.engine.generate import cox_table
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.generate import cox_table
+from ctadesk.engine.table.structure import TableStructure
 
 
 def two_by_two(upper_total: float) -> CTAProblem:

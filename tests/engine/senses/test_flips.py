@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import SENSE_FREE
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.flips import flip_descent

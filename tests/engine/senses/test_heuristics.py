@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import METHODS, solve
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.bcd import solve_bcd

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.portfolio import _run_milp, milp_columns, solve_milp_portfolio
 from ctadesk.engine.senses.random_best import random_senses

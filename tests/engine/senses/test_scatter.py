@@ -2,7 +2,7 @@ import time
 
 import numpy as np
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.senses.scatter import solve_scatter
 from ctadesk.engine.solvers.milp import solve_milp
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.table.structure import TableStructure
 
 #: Petrenko (2017) Figure 6.1 (a): a 3 x 4 table with its margins
 THESIS_TABLE = np.array([[10, 15, 11, 9, 45],

@@ -5,15 +5,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.methods import METHODS, solve
 from ctadesk.engine.solvers.claims import honest
 from ctadesk.engine.solvers.lower_bound import lower_bound
-from ctadesk.engine.structure import TableStructure
-from ctadesk.engine.units import in_units, table_unit
-from ctadesk.engine.verify import verify
+from ctadesk.engine.table.structure import TableStructure
+from ctadesk.engine.table.units import in_units, table_unit
+from ctadesk.engine.publish.verify import verify
 from ctadesk.io.jj import read_jj
 
 SAMPLES = Path(__file__).resolve().parents[3] / "sample_data"

@@ -3,7 +3,7 @@ import threading
 import numpy as np
 import pytest
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses import ordering_senses
 from ctadesk.engine.methods import METHODS, solve

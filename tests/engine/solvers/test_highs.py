@@ -1,4 +1,4 @@
-"""A MIP run the caller stops waiting for (engine/solvers/_highs.py): a KeyboardInterrupt while
+"""A MIP run the caller stops waiting for (engine/solvers/highs.py): a KeyboardInterrupt while
 waiting ends it at HiGHS's next poll, and a program ending through end_process does not wait
 for one still running."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.solvers import _highs
+from ctadesk.engine.solvers import highs
 from ctadesk.engine.solvers.milp import milp_model
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -32,10 +32,10 @@ def test_a_keyboard_interrupt_while_waiting_for_a_mip_interrupts_the_run():
             interrupted.append(True)
             _thread.interrupt_main()
 
-    left_before = set(_highs._LEFT_RUNNING)
+    left_before = set(highs._LEFT_RUNNING)
     with pytest.raises(KeyboardInterrupt):
-        _highs.solve_model(model, SolveOptions(threads=1, on_progress=interrupt_the_caller))
-    left = set(_highs._LEFT_RUNNING) - left_before
+        highs.solve_model(model, SolveOptions(threads=1, on_progress=interrupt_the_caller))
+    left = set(highs._LEFT_RUNNING) - left_before
     assert len(left) == 1
     run = left.pop()
     run.join(HANG_GUARD)
@@ -47,12 +47,12 @@ def test_end_process_does_not_wait_for_a_run_left_running():
     interpreter at exit for EXIT_WAIT; end_process leaves at once with the status and the output."""
     script = textwrap.dedent("""
         import threading, time
-        from ctadesk.engine.solvers import _highs
+        from ctadesk.engine.solvers import highs
         run = threading.Thread(target=time.sleep, args=(3600,), daemon=True)
         run.start()
-        _highs._LEFT_RUNNING.add(run)
+        highs._LEFT_RUNNING.add(run)
         print("the table", end="")
-        _highs.end_process(3)
+        highs.end_process(3)
     """)
     finished = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
                               timeout=HANG_GUARD)

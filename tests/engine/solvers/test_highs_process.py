@@ -1,4 +1,4 @@
-"""What HiGHS keeps per process and per thread (engine/solvers/_highs_process.py): its banner stays
+"""What HiGHS keeps per process and per thread (engine/solvers/highs_process.py): its banner stays
 off standard output, and runs asking for different numbers of threads all solve."""
 
 import subprocess
@@ -6,7 +6,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import solve
 from ctadesk.engine.result import SolveOptions
 

@@ -5,13 +5,13 @@ import highspy
 import numpy as np
 import pytest
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses import ordering_senses
 from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.methods import solve
-from ctadesk.engine.solvers._highs import run_outcome, solve_model
+from ctadesk.engine.solvers.highs import run_outcome, solve_model
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
@@ -99,7 +99,7 @@ def test_infeasible_problem_gives_infeasible_status_and_no_table():
 
 
 def test_infeasibility_names_the_cell_in_conflict():
-    from ctadesk.engine.structure import TableStructure
+    from ctadesk.engine.table.structure import TableStructure
 
     structure = TableStructure.flat(3, 4)
     problem = locked_problem().replace(cell_label=structure.cell_label, relation_label=structure.relation_label)

@@ -10,15 +10,15 @@ import scipy.sparse.csgraph as csgraph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import solve
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.network import _cheapest_tree, network_form, solve_network_l1, solve_network_l2
-from ctadesk.engine.structure import Dimension, TableStructure
-from ctadesk.engine.weights import inverse_weights
+from ctadesk.engine.table.structure import Dimension, TableStructure
+from ctadesk.engine.quality.weights import inverse_weights
 from ctadesk.io.jj import read_jj
 
 

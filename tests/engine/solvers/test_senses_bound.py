@@ -9,10 +9,10 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.solvers._highs import reduced_costs
+from ctadesk.engine.solvers.highs import reduced_costs
 from ctadesk.engine.solvers.lp import l1_column_bounds, l1_matrix, senses_bound
-from ctadesk.engine.solvers._highs import LinearModel
-from ctadesk.engine.structure import TableStructure
+from ctadesk.engine.solvers.highs import LinearModel
+from ctadesk.engine.table.structure import TableStructure
 
 
 def fixed_sense_problem(seed: int, scale: float) -> CTAProblem:

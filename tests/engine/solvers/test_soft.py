@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from ctadesk.engine.generate import cox_table
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.result import Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers import soft

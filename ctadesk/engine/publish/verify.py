@@ -1,0 +1,135 @@
+"""Check an adjusted table against its CTA problem, independently of any solver.
+
+Checks, in the terms of paper 000 model (1): A x = b, l <= x <= u, fixed
+cells unchanged, and every sensitive cell at or beyond its safe value
+(x_i <= a_i - lpl_i or x_i >= a_i + upl_i), on the side of its reported sense.
+
+Every tolerance is fixed by the original table, never by the returned values
+(issue 10): relation r may be off by RTOL times the largest of |b_r| and
+|c_rj a_j| over its cells, a cell by RTOL times |a_i|, each with the floor
+RTOL times the table's unit (ctadesk.engine.table.units), so a table that moved
+cells to 3e19 is not excused by its own size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ctadesk.engine.table.units import table_unit
+
+if TYPE_CHECKING:
+    from ctadesk.engine.problem import CTAProblem
+
+#: relative tolerance of every check, in the table's own magnitudes (module docstring)
+RTOL = 1e-9
+#: at most this many violations are kept in detail; counts are always complete
+MAX_DETAILS = 200
+
+
+@dataclasses.dataclass(frozen=True)
+class Violation:
+    """One failed check: kind is relation, bound, fixed, protection or sense."""
+
+    kind: str
+    index: int
+    amount: float
+    message: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Verification:
+    """What the verifier found; ok is True only when nothing failed."""
+
+    ok: bool
+    counts: dict[str, int]
+    violations: tuple[Violation, ...]
+    max_relation_error: float
+    max_bound_error: float
+    min_protection_margin: float
+
+    def summary(self) -> str:
+        if self.ok:
+            return "verified: additive, within bounds, every sensitive cell protected"
+        parts = [f"{count} {kind} violation{'s' * (count != 1)}" for kind, count in self.counts.items() if count]
+        first = self.violations[0].message if self.violations else ""
+        return "NOT protected: " + ", ".join(parts) + (f"; first: {first}" if first else "")
+
+
+def relation_scale(problem: CTAProblem, unit: float) -> np.ndarray:
+    """Per relation: max(|b_r|, max_j |c_rj a_j|, unit), the magnitude its residual is measured in."""
+    A = problem.relations
+    terms = np.abs(A.data * problem.values[A.indices])
+    largest = np.zeros(problem.n_relations)
+    filled = np.flatnonzero(np.diff(A.indptr) > 0)
+    if filled.size:
+        largest[filled] = np.maximum.reduceat(terms, A.indptr[filled])
+    return np.maximum(np.maximum(largest, np.abs(problem.rhs)), unit)
+
+
+def verify(problem: CTAProblem, values: np.ndarray, senses: np.ndarray | None = None,
+           rtol: float = RTOL) -> Verification:
+    """Verify adjusted values x (n,) for problem; senses (s,) if the method reported them."""
+    x = np.asarray(values, dtype=float).reshape(-1)
+    details: list[Violation] = []
+    counts = {"shape": 0, "nonfinite": 0, "relation": 0, "bound": 0, "fixed": 0, "protection": 0, "sense": 0}
+
+    def record(kind: str, idx: np.ndarray, amount: np.ndarray, text) -> None:
+        counts[kind] += int(idx.size)
+        order = np.argsort(-np.abs(amount), kind="stable")[: max(0, MAX_DETAILS - len(details))]
+        details.extend(Violation(kind, int(idx[k]), float(amount[k]), text(int(idx[k]), float(amount[k]))) for k in order)
+
+    if x.shape != (problem.n_cells,):
+        counts["shape"] = 1
+        message = f"{x.size} values returned for a table of {problem.n_cells} cells"
+        return Verification(False, counts, (Violation("shape", -1, float(x.size), message),), np.inf, np.inf, -np.inf)
+    bad = np.flatnonzero(~np.isfinite(x))
+    if bad.size:
+        record("nonfinite", bad, np.full(bad.size, np.inf), lambda i, _: f"{problem.describe_cell(i)} is NaN or infinite")
+        return Verification(False, counts, tuple(details), np.inf, np.inf, -np.inf)
+
+    a = problem.values
+    unit = table_unit(problem)
+    residual = problem.relations @ x - problem.rhs
+    row_scale = relation_scale(problem, unit)
+    bad = np.flatnonzero(np.abs(residual) > rtol * row_scale)
+    record("relation", bad, residual[bad],
+           lambda r, amt: f"{problem.describe_relation(r)} does not add up (off by {amt:.6g})")
+    max_relation_error = float(np.max(np.abs(residual) / row_scale)) if residual.size else 0.0
+
+    cell_scale = np.maximum(np.abs(a), unit)
+    tol = rtol * cell_scale
+    below = problem.lower - x
+    above = x - problem.upper
+    excess = np.maximum(below, above)
+    bad = np.flatnonzero((excess > tol) & ~problem.fixed)
+    record("bound", bad, excess[bad],
+           lambda i, amt: f"{problem.describe_cell(i)} = {x[i]:.6g} lies outside its bounds "
+                          f"[{problem.lower[i]:g}, {problem.upper[i]:g}]")
+    max_bound_error = float(np.max(np.maximum(excess, 0.0) / cell_scale)) if x.size else 0.0
+    moved = np.abs(x - a)
+    bad = np.flatnonzero(problem.fixed & (moved > tol))
+    record("fixed", bad, moved[bad], lambda i, amt: f"{problem.describe_cell(i)} must not change but moved by {amt:.6g}")
+
+    s_idx = problem.sensitive
+    deviation = x[s_idx] - a[s_idx]
+    up_margin = deviation - problem.upper_protection
+    down_margin = -deviation - problem.lower_protection
+    margin = np.maximum(up_margin, down_margin)
+    stol = tol[s_idx]
+    unprotected = np.flatnonzero(margin < -stol)
+    record("protection", s_idx[unprotected], margin[unprotected],
+           lambda i, amt: f"{problem.describe_cell(i)} = {x[i]:.6g} is inside its protection interval "
+                          f"({a[i] - problem.lower_protection[np.searchsorted(s_idx, i)]:g}, "
+                          f"{a[i] + problem.upper_protection[np.searchsorted(s_idx, i)]:g})")
+    required = problem.effective_senses if senses is None else np.asarray(senses)
+    protected = margin >= -stol
+    wrong = np.flatnonzero(protected & (
+        ((required == 1) & (up_margin < -stol)) | ((required == -1) & (down_margin < -stol))))
+    record("sense", s_idx[wrong], margin[wrong],
+           lambda i, amt: f"{problem.describe_cell(i)} moved against its required sense")
+    min_margin = float(np.min(margin / cell_scale[s_idx])) if s_idx.size else np.inf
+    ok = not any(counts.values())
+    return Verification(ok, counts, tuple(details), max_relation_error, max_bound_error, min_margin)
