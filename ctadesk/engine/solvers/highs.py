@@ -373,23 +373,6 @@ def irreducible_conflict(h: highspy.Highs, budget: Budget) -> tuple[np.ndarray, 
     return np.asarray(iis.row_index_, np.int64), np.asarray(iis.col_index_, np.int64)
 
 
-def safe_dual_bound(model: LinearModel, row_dual: np.ndarray, col_lower: np.ndarray | None = None,
-                    col_upper: np.ndarray | None = None) -> float:
-    """A lower bound on the LP ``model``'s optimum that holds for any row multipliers y, so a solver's
-    tolerances cannot make it wrong (Neumaier & Shcherbina 2004, "safe bounds"): for every feasible x,
-
-        cost . x = (cost - M^T y) . x + y . M x  >=  sum_j min over [l_j, u_j] of d_j x_j
-                                                    + sum_r min over [row_lower_r, row_upper_r] of y_r s.
-
-    ``col_lower``/``col_upper`` may replace the model's column bounds by tighter ones that hold for
-    every feasible x.  -inf when a reduced cost pushes towards an infinite bound.
-    """
-    y = np.asarray(row_dual, dtype=float)
-    return bound_from_reduced_costs(reduced_costs(model, y), model.col_lower if col_lower is None else col_lower,
-                                    model.col_upper if col_upper is None else col_upper, y, model.row_lower,
-                                    model.row_upper)
-
-
 def reduced_costs(model: LinearModel, y: np.ndarray) -> np.ndarray:
     """cost - M^T y, computed here (a solver's own reduced costs carry its tolerances)."""
     m = model.matrix
@@ -399,7 +382,16 @@ def reduced_costs(model: LinearModel, y: np.ndarray) -> np.ndarray:
 
 def bound_from_reduced_costs(reduced: np.ndarray, col_lower: np.ndarray, col_upper: np.ndarray, y: np.ndarray,
                              row_lower: np.ndarray, row_upper: np.ndarray) -> float:
-    """safe_dual_bound from the reduced costs cost - M^T y (computed exactly from y, not the solver's)."""
+    """A lower bound on an LP's optimum that holds for any row multipliers y, so a solver's tolerances
+    cannot make it wrong (Neumaier & Shcherbina 2004, "safe bounds"): for every feasible x,
+
+        cost . x = d . x + y . M x  >=  sum_j min over [l_j, u_j] of d_j x_j
+                                        + sum_r min over [row_lower_r, row_upper_r] of y_r s,
+
+    with the reduced costs d = cost - M^T y computed exactly from y (not the solver's).  The column
+    bounds may be tighter ones that hold for every feasible x.  -inf when a reduced cost pushes
+    towards an infinite bound.
+    """
     with np.errstate(invalid="ignore"):
         column_part = np.where(reduced > 0, reduced * col_lower,
                                np.where(reduced < 0, reduced * col_upper, 0.0))

@@ -196,7 +196,7 @@ def senses_bound(problem: CTAProblem, col_lower: np.ndarray, col_upper: np.ndarr
                  row_dual: np.ndarray) -> float:
     """A lower bound on the cost of every table with the senses of the column bounds (5.12) of
     [z+, z-], from an LP's row duals y and the reduced costs [w, w] - [A, -A]^T y computed from
-    them (highs.safe_dual_bound: valid whatever the solver's tolerances); where a cell has no
+    them (highs.bound_from_reduced_costs: valid whatever the solver's tolerances); where a cell has no
     bound of its own, the bound propagation over the relations gives one."""
     rhs = problem.deviation_rhs
     bound = bound_from_reduced_costs(reduced, col_lower, col_upper, row_dual, rhs, rhs)
