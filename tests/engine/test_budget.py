@@ -13,6 +13,7 @@ from ctadesk.engine.methods import solve
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.solvers.highs import OVERRUN_GRACE
 from ctadesk.engine.solvers.lower_bound import lower_bound
+from tests.timing import timed
 
 
 def test_a_child_gets_its_share_and_never_outlives_its_parent():
@@ -38,14 +39,15 @@ def test_options_begin_their_budget_once():
     assert options.begun() is options and options.budget.remaining() < 4.96
 
 
+@timed
 @pytest.mark.parametrize("method", ["milp", "bcd", "learning-milp"])
-def test_a_time_limited_solve_ends_at_its_time_limit_with_everything_after_it(method):
+def test_a_time_limited_solve_ends_at_its_time_limit_with_everything_after_it(method, timed):
     _, problem = cox_table((8, 8, 8), seed=1)     # no method proves its optimum in 3 s
     began = time.perf_counter()
     result = solve(problem, method, SolveOptions(time_limit=3.0))
     seconds = time.perf_counter() - began
     assert result.verified and result.bound is not None and result.status is not Status.OPTIMAL
-    assert seconds < 3.0 + OVERRUN_GRACE + 0.5, seconds
+    assert not timed or seconds < 3.0 + OVERRUN_GRACE + 0.5, seconds
 
 
 def test_the_certified_bound_of_a_spent_budget_is_its_greedy_part_and_is_not_kept():

@@ -6,10 +6,11 @@ import pytest
 from ctadesk.engine.result import Status
 from ctadesk.engine.publish.verify import verify
 from ctadesk.engine.table.generate import GeneratorSpec
-from ctadesk.gui.solve_runner import available_methods
+from ctadesk.gui.jobs import available_methods
 from ctadesk.gui.table_model import Display
 
 from .conftest import solve_and_wait
+from tests.timing import timed
 
 
 def test_the_method_selector_lists_every_method_of_the_solvers(qapp):
@@ -56,7 +57,8 @@ def test_marking_a_cell_sensitive_then_protecting_shows_a_verified_adjusted_tabl
     assert window.protect_button.isEnabled() and not window.cancel_button.isEnabled()
 
 
-def test_cancel_during_a_long_milp_returns_control_within_2_seconds(qtbot, window):
+@timed
+def test_cancel_during_a_long_milp_returns_control_within_2_seconds(qtbot, window, timed):
     window.new_generated(GeneratorSpec(shape=(20, 20), seed=0))  # Cox 20 x 20: MILP needs > 60 s
     window.model_panel.time_limit.setValue(0)  # no time limit
     window.model_panel.method.setCurrentIndex(window.model_panel.method.findData("milp"))
@@ -64,10 +66,10 @@ def test_cancel_during_a_long_milp_returns_control_within_2_seconds(qtbot, windo
     qtbot.wait(1500)
     assert window.runner.running
     cancelled_at = time.perf_counter()
-    with qtbot.waitSignal(window.runner.finished, timeout=5000):
+    with qtbot.waitSignal(window.runner.finished, timeout=5000 if timed else 60_000):
         window.cancel_button.click()
     seconds = time.perf_counter() - cancelled_at
-    assert seconds < 2.0, f"cancel took {seconds:.2f} s"
+    assert not timed or seconds < 2.0, f"cancel took {seconds:.2f} s"
     assert window.project.result.status is Status.CANCELLED
     assert window.protect_button.isEnabled()
     assert window.project.sensitive.sum() == 120  # what the user set up is untouched

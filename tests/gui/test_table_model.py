@@ -7,6 +7,7 @@ from ctadesk.engine.table.generate import cox_table
 from ctadesk.gui.table_model import CellStatus, CellTableModel, Display, SliceLayout
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.io.project import Project
+from tests.timing import timed
 
 
 def test_slice_of_a_3d_table_holds_the_cells_of_the_chosen_code():
@@ -64,7 +65,8 @@ def test_editing_a_cell_requests_an_edit_instead_of_changing_the_table():
     assert project.values[3] == problem.values[3]
 
 
-def test_a_1000_by_1000_table_opens_in_under_3_seconds_asking_only_for_visible_cells(qtbot):
+@timed
+def test_a_1000_by_1000_table_opens_in_under_3_seconds_asking_only_for_visible_cells(qtbot, timed):
     started = time.perf_counter()
     structure, problem = cox_table((1000, 1000), seed=0)
     project = Project.from_problem(problem, structure)
@@ -85,6 +87,6 @@ def test_a_1000_by_1000_table_opens_in_under_3_seconds_asking_only_for_visible_c
     qtbot.waitExposed(editor)
     qtbot.wait(50)
     seconds = time.perf_counter() - started
-    assert seconds < 3.0, f"opening took {seconds:.2f} s"
+    assert not timed or seconds < 3.0, f"opening took {seconds:.2f} s"
     assert editor.model.rowCount() == 1001
     assert 0 < len(asked) < 20 * 1000  # a screenful of cells times a few roles, not 1 M cells

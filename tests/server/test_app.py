@@ -20,6 +20,7 @@ from ctadesk.server.app import create_app  # noqa: E402
 from ctadesk.server.limits import Limits  # noqa: E402
 from tests.app.online.checker import both_sides, cell_names, full_original, problems  # noqa: E402
 from tests.server.serving import MICRODATA  # noqa: E402
+from tests.timing import timed
 
 
 def client(pool, **limits) -> TestClient:
@@ -186,7 +187,8 @@ def test_a_withheld_table_is_a_409_saying_why_and_nothing_is_recorded(pool, monk
     assert client(pool).get("/store").json() == {"tables_requested": 0, "tables_published": 0}
 
 
-def test_a_request_out_of_time_is_a_503_and_frees_its_worker_later(pool, monkeypatch):
+@timed
+def test_a_request_out_of_time_is_a_503_and_frees_its_worker_later(pool, monkeypatch, timed):
     slow = OnlineService.publish
 
     def publish(self, spanning, abandoned=None):
@@ -197,7 +199,7 @@ def test_a_request_out_of_time_is_a_503_and_frees_its_worker_later(pool, monkeyp
     app = client(pool, request_seconds=0.3)
     started = time.perf_counter()
     assert_json_error(app.get("/tables", params={"spanning": "Size"}), 503, "0.3 s")
-    assert time.perf_counter() - started < 0.9
+    assert not timed or time.perf_counter() - started < 0.9
     assert app.get("/health").status_code == 200
     monkeypatch.setattr(OnlineService, "publish", slow)
     time.sleep(1.5)

@@ -17,6 +17,7 @@ from ctadesk.engine.solvers.milp import milp_model, solve_milp
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
 from .conftest import locked_problem, thesis_problem
+from tests.timing import timed
 
 
 def test_thesis_example_with_free_senses_is_at_most_20():
@@ -80,14 +81,15 @@ def test_time_limit_returns_the_incumbent_with_bound_and_gap():
     assert 0 < result.bound < result.objective and result.gap > 1e-4
 
 
-def test_stop_from_another_thread_returns_promptly_with_the_incumbent():
+@timed
+def test_stop_from_another_thread_returns_promptly_with_the_incumbent(timed):
     _, problem = cox_table((25, 25), 0)
     stop = threading.Event()
     progress = []
     threading.Timer(0.5, stop.set).start()
     began = time.perf_counter()
     result = solve_milp(problem, SolveOptions(stop=stop, on_progress=progress.append))
-    assert time.perf_counter() - began < 2.5
+    assert not timed or time.perf_counter() - began < 2.5
     assert result.status is Status.CANCELLED and result.protected
     assert any(np.isfinite(p.bound) and np.isfinite(p.objective) for p in progress)
 
@@ -139,16 +141,18 @@ def test_an_interrupt_is_a_time_limit_unless_the_user_cancelled():
     assert run_outcome(highspy.HighsModelStatus.kOptimal, options) is Status.OPTIMAL
 
 
-def test_the_deadline_interrupts_a_run_that_outlives_its_time_limit():
+@timed
+def test_the_deadline_interrupts_a_run_that_outlives_its_time_limit(timed):
     _, problem = cox_table((8, 8, 8), seed=1)
     model, _, _ = milp_model(problem, SolveOptions())
     # HiGHS's own limit is far away; only the deadline callback can stop the run (at 0.5 s)
     outcome = solve_model(model, SolveOptions(time_limit=0.3), {"time_limit": 1e6})
     assert outcome.status is Status.TIME_LIMIT
-    assert outcome.seconds < 1.5
+    assert not timed or outcome.seconds < 1.5
 
 
-def test_a_cancel_inside_a_long_cut_round_returns_at_once():
+@timed
+def test_a_cancel_inside_a_long_cut_round_returns_at_once(timed):
     # HiGHS spends 20 s and more in one root separation round of this table without polling
     # its callbacks; the caller must not wait for the round to end
     _, problem = cox_table((20, 20, 20), seed=1)
@@ -156,7 +160,7 @@ def test_a_cancel_inside_a_long_cut_round_returns_at_once():
     threading.Timer(8.0, stop.set).start()
     began = time.perf_counter()
     result = solve_milp(problem, SolveOptions(stop=stop))
-    assert time.perf_counter() - began < 8.0 + 2.0
+    assert not timed or time.perf_counter() - began < 8.0 + 2.0
     assert result.status is Status.CANCELLED
 
 
