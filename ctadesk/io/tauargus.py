@@ -245,7 +245,7 @@ def _structure(metadata: RdaMetadata, records: list[tuple[int, list[str]]], reco
                                          [row for row, _ in records], records_path)
             dimensions.append(dimension)
             messages += note
-            labels.append(_codelist(variable, metadata.path.parent))
+            labels.append(variable_labels(variable, metadata.path.parent))
         return TableStructure(tuple(dimensions)), tuple(labels), messages
     except ProblemError as error:
         raise FileFormatError(str(error), file=metadata.path) from None
@@ -395,7 +395,7 @@ def _copy_code_files(spanning: list[RdaVariable], source: Path, target: Path) ->
         for keyword in ("CODELIST", "HIERCODELIST"):
             name = variable.option(keyword)
             if name and not (target / _base_name(name)).exists():
-                shutil.copyfile(_find(source, name), target / _base_name(name))
+                shutil.copyfile(find_beside(source, name), target / _base_name(name))
 
 
 # ------------------------------------------------------------------ helpers
@@ -414,7 +414,7 @@ def _base_name(name: str) -> str:
     return base
 
 
-def _find(directory: Path, name: str) -> Path:
+def find_beside(directory: Path, name: str) -> Path:
     """A file named in an .rda, found next to it, case-insensitively (tau-argus ran on Windows);
     a folder part of the name (absolute, '..') is not followed."""
     base = _base_name(name)
@@ -439,7 +439,7 @@ def _dimension(variable: RdaVariable, codes: list[str], directory: Path, rows: l
     seen = list(dict.fromkeys(code for code in codes if code != total))
     if not (variable.has("HIERARCHICAL") and variable.option("HIERCODELIST")):
         return Dimension.flat(variable.name, seen, total=total, total_first=bool(codes) and codes[0] == total), []
-    hierarchy = _hierarchy(variable, directory, total)
+    hierarchy = variable_hierarchy(variable, directory, total)
     extra = [code for code in seen if code not in hierarchy.codes]
     if not extra:
         return hierarchy, []
@@ -455,9 +455,9 @@ def _dimension(variable: RdaVariable, codes: list[str], directory: Path, rows: l
                        f"added directly under {total}" for code in extra]
 
 
-def _hierarchy(variable: RdaVariable, directory: Path, total: str) -> Dimension:
+def variable_hierarchy(variable: RdaVariable, directory: Path, total: str) -> Dimension:
     """The variable's `<HIERCODELIST>` hierarchy with its codes trimmed."""
-    path = _find(directory, variable.option("HIERCODELIST"))
+    path = find_beside(directory, variable.option("HIERCODELIST"))
     hierarchy = read_hrc(path, variable.name, lead=variable.option("HIERLEADSTRING", "@"), total=total)
     try:
         return Dimension(variable.name, tuple(code.strip() for code in hierarchy.codes), hierarchy.parents)
@@ -465,9 +465,9 @@ def _hierarchy(variable: RdaVariable, directory: Path, total: str) -> Dimension:
         raise FileFormatError(str(error), file=path) from None
 
 
-def _codelist(variable: RdaVariable, directory: Path) -> dict[str, str]:
+def variable_labels(variable: RdaVariable, directory: Path) -> dict[str, str]:
     name = variable.option("CODELIST")
     if not name:
         return {}
-    labels = read_cdl(_find(directory, name))
+    labels = read_cdl(find_beside(directory, name))
     return {**labels, **{code.strip(): label for code, label in labels.items()}}
