@@ -12,12 +12,14 @@ duplicate relations dropped (de Wolf & Giessing's linked-table model; paper 003
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from ctadesk.engine.errors import ProblemError
+from ctadesk.engine.table.statistics import CellStatistics
 from ctadesk.engine.table.structure import Dimension, TableStructure
 
 CellKey = tuple[tuple[str, str], ...]
@@ -84,11 +86,23 @@ class LinkedTables:
 
     def relations(self) -> sp.csr_array:
         """The additivity matrix over the unique cells, each distinct relation once."""
-        blocks = []
-        for structure, cell_map in zip(self.structures, self.cell_maps):
+        return self._relations[0]
+
+    def relation_label(self, r: int) -> str:
+        """Relation ``r`` of relations() as its first table states it, e.g.
+        'Region=Nr = sum of its parts at Size=Total (table 1)'."""
+        table, row = self._relations[1][r]
+        return f"{self.structures[table].relation_label(int(row))} (table {table + 1})"
+
+    @functools.cached_property
+    def _relations(self) -> tuple[sp.csr_array, np.ndarray]:
+        """relations() and, per relation, the (table, row) it was first written by."""
+        blocks, sources = [], []
+        for t, (structure, cell_map) in enumerate(zip(self.structures, self.cell_maps)):
             relations = structure.relations().tocoo()
             blocks.append(sp.csr_array((relations.data, (relations.row, cell_map[relations.col])),
                                        shape=(relations.shape[0], self.n_cells)))
+            sources.append(np.column_stack([np.full(relations.shape[0], t), np.arange(relations.shape[0])]))
         stacked = sp.csr_array(sp.vstack(blocks, format="csr"))
         stacked.sort_indices()
         # identical rows have identical sorted entries, hence bit-identical projections on
@@ -96,7 +110,28 @@ class LinkedTables:
         probes = np.random.default_rng(0).random((self.n_cells, 2))
         signature = stacked @ probes
         _, first = np.unique(signature, axis=0, return_index=True)
-        return sp.csr_array(stacked[np.sort(first)])
+        kept = np.sort(first)
+        return sp.csr_array(stacked[kept]), np.concatenate(sources)[kept]
+
+    def gather_statistics(self, statistics: Sequence[CellStatistics]) -> CellStatistics:
+        """Unique cell statistics from each table's: a shared cell's from the first table holding it.
+
+        Tables tabulated from one microdata set hold the same records in a shared cell, so its
+        value and frequency must agree between tables (checked, as gather() checks values)."""
+        if len(statistics) != len(self.structures):
+            raise ProblemError(f"{len(statistics)} sets of statistics for {len(self.structures)} tables")
+        self.gather([s.values for s in statistics])
+        self.gather([s.freq for s in statistics])
+        _, first = np.unique(np.concatenate(self.cell_maps), return_index=True)
+        fields = {}
+        for field in dataclasses.fields(CellStatistics):
+            columns = [getattr(s, field.name) for s in statistics]
+            if any(column is None for column in columns):
+                if not all(column is None for column in columns):
+                    raise ProblemError(f"some tables have {field.name} and some not")
+                continue
+            fields[field.name] = np.concatenate(columns)[first]
+        return CellStatistics(**fields)
 
     def gather(self, tables_values: Sequence[np.ndarray], rtol: float = 1e-9) -> np.ndarray:
         """Unique cell values from each table's values; shared cells must agree."""

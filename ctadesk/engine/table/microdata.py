@@ -167,6 +167,20 @@ class Microdata:
         """The (C-order) cell of each record."""
         return np.ravel_multi_index(self.codes, self.structure.shape)
 
+    def spanned_by(self, names: Sequence[str]) -> Microdata:
+        """The same records spanned by the dimensions ``names`` only, in that order: the table of
+        a subset of the variables (one of several tables of one microdata set)."""
+        positions = {dimension.name: d for d, dimension in enumerate(self.structure.dimensions)}
+        unknown = [name for name in names if name not in positions]
+        if unknown:
+            raise ProblemError(f"no spanning variable {unknown[0]} in the microdata "
+                               f"(variables: {', '.join(positions)})")
+        if len(set(names)) != len(names):
+            raise ProblemError(f"a table spans {', '.join(names)}: a variable named twice")
+        chosen = [positions[name] for name in names]
+        return dataclasses.replace(self, structure=TableStructure(tuple(self.structure.dimensions[d] for d in chosen)),
+                                   codes=tuple(self.codes[d] for d in chosen))
+
 
 # ---------------------------------------------------------------- group-bys
 def _keep_largest(cells: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
