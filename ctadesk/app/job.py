@@ -26,8 +26,8 @@ from ctadesk.engine.model import Distance, Model, Senses
 from ctadesk.engine.publish.precision import MAX_DECIMALS, grid_safe, published_decimals, published_or_why
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.quality.measures import QualityReport, quality_report
-from ctadesk.engine.quality.terms import (TermsReport, hard_relations, published_with_terms, solve_with_terms,
-                                         terms_problem)
+from ctadesk.engine.quality.terms import (MET_RTOL, PUBLISHED_RTOL, TermsReport, hard_relations,
+                                         published_with_terms, solve_with_terms, terms_problem)
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions
 from ctadesk.engine.solvers import cells_changed as count_changed
 from ctadesk.engine.solvers.conic import HUBER_DELTA
@@ -198,7 +198,7 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
     result, decimals = _published(solved, result, request, options.within(publishing), note, report, distance, delta)
     quality = None if result.values is None else quality_report(required, result.values)
     if report is not None and result.values is not None:
-        report = report.evaluated(required, result.values)
+        report = report.evaluated(required, result.values, MET_RTOL if decimals is None else PUBLISHED_RTOL)
     for line in report.lines() if report is not None else ():
         note(line)
     if notes:

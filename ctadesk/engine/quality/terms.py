@@ -65,6 +65,8 @@ MEASURE_NAMES = {"mean": "mean", "l": "L", "variance": "L", "slope": "L", "corre
 CUT_ROUNDS = 10
 #: a term counts as met within this share of its scale sum_S |c_i a_i| (solvers' tolerances)
 MET_RTOL = 1e-6
+#: ... and within this share on a published table, whose numbers are exact: only floating-point sums
+PUBLISHED_RTOL = 1e-12
 #: a correlation counts as reaching its target within this
 CORRELATION_TOL = 1e-9
 #: the group a term covers when it names none
@@ -313,15 +315,15 @@ class QualityTerm:
             return float(self.coefficients(problem) @ (x - problem.values))
         return correlation(problem.values, x, self.group_cells(problem))
 
-    def met(self, problem: CTAProblem, value: float) -> bool | None:
-        """Whether ``value`` (from QualityTerm.value) meets the term within the tolerances (MET_RTOL,
+    def met(self, problem: CTAProblem, value: float, rtol: float = MET_RTOL) -> bool | None:
+        """Whether ``value`` (from QualityTerm.value) meets the term within the tolerances (``rtol``,
         CORRELATION_TOL); None for a weighted term, which has no target."""
         if self.mode == "weighted":
             return None
         if self.measure == "correlation":
             return bool(value >= self.bound - CORRELATION_TOL)
         c = self.coefficients(problem)
-        slack = MET_RTOL * max(float(np.abs(c) @ np.abs(problem.values)), float(np.abs(c).max()))
+        slack = rtol * max(float(np.abs(c) @ np.abs(problem.values)), float(np.abs(c).max()))
         return bool(abs(value) <= (0.0 if self.mode == "hard" else self.bound) + slack)
 
     # ----------------------------------------------------------- as a model
@@ -449,13 +451,13 @@ class TermsReport:
         """Every term with a bound or target holds."""
         return all(outcome.met is not False for outcome in self.outcomes)
 
-    def evaluated(self, problem: CTAProblem, values: np.ndarray) -> TermsReport:
+    def evaluated(self, problem: CTAProblem, values: np.ndarray, rtol: float = MET_RTOL) -> TermsReport:
         """The same report with each term's value and verdict on the table ``values`` (e.g. the
-        published one, after rounding); prices and rounds are the solve's."""
+        published one, after rounding, judged within PUBLISHED_RTOL); prices and rounds are the solve's."""
         outcomes = []
         for outcome in self.outcomes:
             value = outcome.term.value(problem, values)
-            outcomes.append(dataclasses.replace(outcome, value=value, met=outcome.term.met(problem, value)))
+            outcomes.append(dataclasses.replace(outcome, value=value, met=outcome.term.met(problem, value, rtol)))
         return dataclasses.replace(self, outcomes=tuple(outcomes))
 
     def lines(self) -> list[str]:
@@ -626,7 +628,7 @@ def published_with_terms(problem: CTAProblem, result: CTAResult, decimals: int, 
         if found is None:
             reasons.append(why)
             continue
-        after = report.evaluated(problem, found.values)
+        after = report.evaluated(problem, found.values, PUBLISHED_RTOL)
         broken = [f"{was.term.name} ({now.value:.6g})"
                   for was, now in zip(report.outcomes, after.outcomes) if was.met and now.met is False]
         if broken:
