@@ -1,12 +1,11 @@
 """The `ctadesk` command line.  Every module in ctadesk/cli/commands/ with a
-``register(subparsers)`` function adds one subcommand; with no subcommand the
-desktop app opens."""
+``register(subparsers)`` function adds one subcommand, listed in COMMANDS; with no
+subcommand the desktop app opens."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 import threading
 from collections.abc import Sequence
@@ -16,26 +15,38 @@ from ctadesk import __version__
 from ctadesk.cli.interrupt import EXIT_INTERRUPTED, interruptible
 from ctadesk.engine.errors import CTAError
 
+#: every command's module name in ctadesk/cli/commands/ and the line ``ctadesk --help`` shows for
+#: it (the help its register() gives, checked by tests/cli/test_command_table.py): the listing
+#: needs no command module, so ``ctadesk --help`` loads none of the numerical libraries
+COMMANDS: dict[str, str] = {
+    "audit": "audit a released table: attacker intervals of the sensitive cells",
+    "convert": "convert a table between file formats",
+    "export": "write a release, internal workbook or table from a project",
+    "gui": "open the desktop application",
+    "online": "protect one table of an on-line table server consistently with the tables before it",
+    "protect": "build a table from microdata, apply safety rules and protect it by CTA",
+    "releases": "choose the marginal sub-tables of a count table that may be released",
+    "rules": "apply safety rules to a table built from microdata",
+    "serve": "serve protected tables over HTTP (on-line CTA, loopback only by default)",
+    "solve": "protect a JJ instance or a project by controlled tabular adjustment",
+}
+
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The command line's parser.  Given the arguments argv, and their first names a command,
     only that command is registered: its module alone is imported (each command's module
-    imports the parts of the engine, the app and the file formats it uses, a second or so
-    for all of them); otherwise every command is."""
+    imports the parts of the engine, the app and the file formats it uses).  Otherwise every
+    command is listed by its COMMANDS line, and none is imported: naming one parses again."""
     parser = argparse.ArgumentParser(
         prog="ctadesk",
         description="Protect statistical tables by controlled tabular adjustment (CTA).")
     parser.add_argument("--version", action="version", version=f"ctadesk {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from ctadesk.cli import commands
-
-    names = sorted(module_info.name for module_info in pkgutil.iter_modules(commands.__path__))
-    if argv and argv[0] in names:
-        names = [argv[0]]
-    for name in names:
-        module = importlib.import_module(f"{commands.__name__}.{name}")
-        if hasattr(module, "register"):
-            module.register(subparsers)
+    if argv and argv[0] in COMMANDS:
+        importlib.import_module(f"ctadesk.cli.commands.{argv[0]}").register(subparsers)
+    else:
+        for name, line in COMMANDS.items():
+            subparsers.add_parser(name, help=line, add_help=False)
     return parser
 
 
@@ -44,10 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     (``stoppable`` in its defaults) ends at SIGINT or SIGTERM with the best table found so far,
     written as usual, and EXIT_INTERRUPTED (ctadesk.cli.interrupt)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["gui"])
+        args = build_parser(["gui"]).parse_args(["gui"])
     args.stop = threading.Event()
     if not getattr(args, "stoppable", False):
         return _run(args)
