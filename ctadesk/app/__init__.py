@@ -5,10 +5,36 @@ Python API and a table server share.
     protection = protect(problem, ProtectionRequest(method="lp", precision=0))
 
 Imports flow one way: ctadesk.engine <- ctadesk.io <- ctadesk.app <- ctadesk.gui, ctadesk.cli.
+
+The names below are imported on first use (PEP 562 module ``__getattr__``), so a module that
+needs one of them, or a submodule such as ctadesk.app.formats, does not load the job and the
+solvers behind it: a command's ``--help`` stays quick.
 """
 
-from ctadesk.app.job import Protection, cells_changed, protect, weighted
-from ctadesk.app.request import PRESERVABLE, WEIGHT_CHOICES, WIDENING_SEED, ProtectionRequest, RequestError
+from __future__ import annotations
 
-__all__ = ["PRESERVABLE", "WEIGHT_CHOICES", "WIDENING_SEED", "Protection", "ProtectionRequest", "RequestError",
-           "cells_changed", "protect", "weighted"]
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ctadesk.app.job import Protection, cells_changed, protect, weighted
+    from ctadesk.app.request import PRESERVABLE, WEIGHT_CHOICES, WIDENING_SEED, ProtectionRequest, RequestError
+
+#: each public name and the module that defines it
+_HOMES = {
+    "Protection": "job", "cells_changed": "job", "protect": "job", "weighted": "job",
+    "PRESERVABLE": "request", "WEIGHT_CHOICES": "request", "WIDENING_SEED": "request",
+    "ProtectionRequest": "request", "RequestError": "request",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> object:
+    try:
+        home = _HOMES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
