@@ -1,8 +1,8 @@
 """Command start and JJ reading (issue 34): wall seconds of whole processes, median of --runs.
 
-Printed side by side: a bare interpreter, `ctadesk solve --help` and a 3x4 solve
-(`ctadesk solve sample_data/thesis_3x4.jj`), each as overhead over the bare interpreter
-(target <= 0.3 s); and a Cox-recipe JJ file (cox_table(SHAPE, seed=1), written once to a
+Printed side by side: a bare interpreter, `ctadesk --help`, `ctadesk solve --help` and a 3x4
+solve (`ctadesk solve sample_data/thesis_3x4.jj`), each as overhead over the bare interpreter
+(target <= 0.3 s), with the machine's load average when measured; and a Cox-recipe JJ file (cox_table(SHAPE, seed=1), written once to a
 temporary folder) read by read_jj, less a bare `import ctadesk.io.jj`, in MB/s (target >= 100).
 
     .venv/bin/python benchmarks/startup.py                  # 1000x1000 (1 M cells, 55 MB)
@@ -41,9 +41,10 @@ def main() -> None:
     args = parser.parse_args()
     python = sys.executable
     bare = wall([python, "-c", "pass"], args.runs)
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; median of {args.runs} runs")
     print(f"{'':32s} {'wall s':>8s} {'overhead s':>11s}")
     print(f"{'python -c pass':32s} {bare:8.3f}")
-    for name, command in (("ctadesk solve --help", ["solve", "--help"]),
+    for name, command in (("ctadesk --help", ["--help"]), ("ctadesk solve --help", ["solve", "--help"]),
                           ("ctadesk solve thesis_3x4.jj", ["solve", str(SAMPLE)])):
         seconds = wall([python, "-m", "ctadesk", *command], args.runs)
         print(f"{name:32s} {seconds:8.3f} {seconds - bare:11.3f}")
