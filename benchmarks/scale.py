@@ -52,7 +52,8 @@ def run_case(kind: str, method: str) -> None:
     from ctadesk.engine.senses.ordering import ordering_senses
     from ctadesk.engine.solvers.lower_bound import lower_bound
     from ctadesk.engine.solvers.lp import solve_lp
-    from ctadesk.engine.solvers.network import solve_network_l1, solve_network_l2
+    from ctadesk.engine.solvers.network_l1 import solve_network_l1
+    from ctadesk.engine.solvers.newton_l2 import solve_network_l2
 
     began = time.perf_counter()
     problem = table(kind)

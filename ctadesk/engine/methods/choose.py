@@ -9,7 +9,7 @@ the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, paper
   takes 17-26 s.  Whatever the weights (benchmarks/weights.py, issue 29): with 1/value weights
   1000x1000 1.05-1.44 s against 0.99-1.25 s with unit weights, 300x350 0.11 s; weights that make
   its simplex pivot long (random, or growing with the cell) it hands to the IPM over all columns
-  after a bounded number of simplex iterations (network.SIFTING_ITERATIONS): 500x500 12.1 s
+  after a bounded number of simplex iterations (network_l1.SIFTING_ITERATIONS): 500x500 12.1 s
   (|value| weights) and 11.2 s (random) against 10.2 and 9.6 s for the IPM chosen directly, side
   by side; a choice by the weights alone would save that fifth but cost 14x on weights it guessed
   wrong (1000x1000 with 1/value weights: 1.2 s by the network solver, 17 s by the IPM).

@@ -22,7 +22,8 @@ from ctadesk.engine.solvers import soft
 from ctadesk.engine.solvers.conic import HUBER_DELTA, solve_huber, solve_l2, solve_soc
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import solve_milp
-from ctadesk.engine.solvers.network import solve_network_l1, solve_network_l2
+from ctadesk.engine.solvers.network_l1 import solve_network_l1
+from ctadesk.engine.solvers.newton_l2 import solve_network_l2
 
 EXACT_L1 = Model(Distance.L1, Senses.OPTIMAL)
 FIXED_L1 = Model(Distance.L1, Senses.FIXED)

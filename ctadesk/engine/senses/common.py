@@ -21,7 +21,8 @@ from ctadesk.engine.solvers.highs import solve_model
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import milp_model
-from ctadesk.engine.solvers.network import SIMPLEX_ROWS, network_form, solve_network_l1
+from ctadesk.engine.solvers.network import SIMPLEX_ROWS, network_form
+from ctadesk.engine.solvers.network_l1 import solve_network_l1
 
 
 class SenseEvaluator:

@@ -18,7 +18,8 @@ from ctadesk.engine.solvers.finish import cells_changed
 from ctadesk.engine.solvers.conic import solve_huber, solve_l2, solve_soc
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import solve_milp
-from ctadesk.engine.solvers.network import solve_network_l1, solve_network_l2
+from ctadesk.engine.solvers.network_l1 import solve_network_l1
+from ctadesk.engine.solvers.newton_l2 import solve_network_l2
 from ctadesk.engine.solvers.soft import solve_soft_lp
 
 __all__ = ["cells_changed", "solve_huber", "solve_l2", "solve_lp", "solve_milp", "solve_network_l1",

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-import ctadesk.engine.solvers.network as network
+import ctadesk.engine.solvers.newton_l2 as newton_l2
 from ctadesk.engine.errors import MethodError
 from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import METHODS, method, solve
@@ -95,7 +95,7 @@ def test_a_method_that_falls_back_reports_the_whole_time(monkeypatch):
         time.sleep(0.3)
         return None, "did not converge"
 
-    monkeypatch.setattr(network, "least_squares_deviations", slow_failure)
+    monkeypatch.setattr(newton_l2, "least_squares_deviations", slow_failure)
     _, problem = cox_table((6, 7), 0)
     result = solve(problem, "network-l2")
     assert result.verified and "did not converge" in result.info["network"]

@@ -1,332 +1,58 @@
-"""The network solver gives the same fixed-sense optima as the general LP, on 2-D and 1H2D tables."""
-
-import re
-from pathlib import Path
+"""The network form of a table's relations (solvers/network.py): cells as arcs whose node balances
+are the kept relations, and the sense bounds shared by the L1 and L2 methods."""
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
-import scipy.sparse.csgraph as csgraph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP
+from ctadesk.engine.solvers.network import network_form, sense_bounds
 from ctadesk.engine.table.generate import cox_table
-from ctadesk.engine.methods import solve
-from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.result import Status
-from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.network import _cheapest_tree, network_form, solve_network_l1, solve_network_l2
-from ctadesk.engine.table.structure import Dimension, TableStructure
-from ctadesk.engine.quality.weights import inverse_weights
-from ctadesk.io.jj import read_jj
+from tests.engine.solvers.network_tables import hierarchical_table
 
 
-def hierarchical_table(seed: int) -> CTAProblem:
-    """A 1H2D table: a 3-level hierarchy of 10 codes under the total, crossed with 6 columns."""
-    levels = [1, 2, 2, 2, 1, 2, 2, 3, 3, 1]
-    structure = TableStructure((Dimension.from_levels("H", levels, [f"h{i}" for i in range(10)]),
-                                Dimension.flat("C", [str(j) for j in range(6)])))
-    rng = np.random.default_rng(seed)
-    values = structure.aggregate(rng.integers(1, 1000, structure.shape))
-    sensitive = rng.choice(np.flatnonzero(structure.inner_mask()), 10, replace=False)
-    return CTAProblem(values, structure.relations(), lower=0.7 * values, upper=1.3 * values,
-                      sensitive=sensitive, lower_protection=0.2 * values[sensitive],
-                      upper_protection=0.2 * values[sensitive])
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_l1_optimum_equals_the_general_lp_on_random_2d_tables(seed):
-    rng = np.random.default_rng(seed)
-    _, problem = cox_table(tuple(int(k) for k in rng.integers(3, 30, 2)), seed=seed, capacity=0.3)
-    senses = ordering_senses(problem)
-    network = solve_network_l1(problem, senses=senses)
-    general = solve_lp(problem, senses=senses)
-    assert network.verified and network.status is Status.OPTIMAL
-    assert network.objective == pytest.approx(general.objective, rel=1e-6)
-
-
-def test_l1_optimum_equals_the_general_lp_on_a_1h2d_table():
-    problem = hierarchical_table(1)
-    senses = ordering_senses(problem)
-    network = solve_network_l1(problem, senses=senses)
-    assert network.info["dropped_relations"] == 3          # the row relations of the 3 subtotals
-    assert network.verified
-    assert network.objective == pytest.approx(solve_lp(problem, senses=senses).objective, rel=1e-6)
-
-
-def test_a_3d_table_is_not_a_network_and_falls_back_to_the_lp():
-    _, problem = cox_table((4, 4, 4), seed=2)
-    assert network_form(problem) is None
-    result = solve_network_l1(problem, senses=ordering_senses(problem))
-    assert result.verified
-    assert "general LP" in result.info["network"]
-
-
-def test_senses_that_no_table_satisfies_are_reported_infeasible():
-    # a 2 x 2 table with totals fixed: both inner cells of row 1 cannot go up together
-    values = np.array([[5, 5, 10], [5, 5, 10], [10, 10, 20]], float).reshape(-1)
-    problem = CTAProblem(values, cox_table((2, 2))[0].relations(), lower=values * 0, upper=values * 2,
-                         fixed=np.isin(np.arange(9), [2, 5, 6, 7, 8]), sensitive=[0, 1],
-                         lower_protection=[1, 1], upper_protection=[1, 1])
-    result = solve_network_l1(problem, senses=np.array([1, 1]))
-    assert result.status is Status.INFEASIBLE and result.values is None
-
-
-def test_l2_optimum_is_the_least_squares_table_of_the_thesis_example():
-    # paper 003 Figure 6.1: 3 x 4 table, cells (1,1)=10 (upl 3) and (3,4)=13 (upl 5); L2 |x-a| sums to 20.69
-    inner = np.array([[10, 15, 11, 9], [8, 10, 12, 15], [10, 12, 11, 13]], float)
-    structure = TableStructure.flat(3, 4)
-    values = structure.aggregate(np.pad(inner, ((0, 1), (0, 1))))
-    fixed = ~structure.inner_mask()
-    sensitive = [0, 13]
-    problem = CTAProblem(values, structure.relations(), lower=np.zeros(values.size), fixed=fixed,
-                         sensitive=sensitive, upper_protection=[3, 5], senses=[1, 1])
-    result = solve_network_l2(problem)
-    assert result.verified
-    assert result.objective == pytest.approx(20.69, abs=0.01)
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_l2_matches_a_general_qp_solver_on_random_2d_tables(seed):
-    clarabel = pytest.importorskip("clarabel")
-    import scipy.sparse as sp
-
-    _, problem = cox_table((6 + seed, 8), seed=seed, capacity=0.3)
-    senses = ordering_senses(problem)
-    result = solve_network_l2(problem, senses=senses)
-    from ctadesk.engine.solvers.network import sense_bounds
-
-    lower, upper = sense_bounds(problem, senses)
-    n = problem.n_cells
-    P = sp.csc_matrix(sp.diags(2 * problem.weights))
-    A = sp.vstack([problem.relations, sp.identity(n), -sp.identity(n)]).tocsc()
-    b = np.concatenate([problem.deviation_rhs, upper, -lower])
-    cones = [clarabel.ZeroConeT(problem.n_relations), clarabel.NonnegativeConeT(2 * n)]
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    solution = clarabel.DefaultSolver(P, np.zeros(n), A, b, cones, settings).solve()
-    assert result.verified
-    assert result.model_objective == pytest.approx(solution.obj_val, rel=1e-6)
-
-
-CASTRO = Path(__file__).resolve().parents[4] / "shared" / "instances" / "castro-l2"
-
-
-def best_known() -> dict[str, float]:
-    """The best known objectives of the instances' README table."""
-    table = {}
-    for line in (CASTRO / "README.md").read_text().splitlines():
-        parts = [part.strip() for part in line.strip("|").split("|")]
-        if len(parts) == 5:
-            try:
-                table[parts[0]] = float(parts[4])
-            except ValueError:
-                continue
-    return table
-
-
-#: Newton steps (all rounds) each instance takes, measured, with a fifth more as margin
-CASTRO_STEPS = {"table3": 8, "table6": 10, "hier133a": 3, "hier163a": 5, "hier133d": 3, "jjtabel3": 24,
-                "toysarah": 20, "nine5d": 14, "hie1327d": 4}
-
-
-@pytest.mark.parametrize("units", ["user", "table"])
-@pytest.mark.parametrize("name", list(CASTRO_STEPS))
-def test_l2_newton_solves_castros_office_tables_itself(name, units):
-    """Cells from 0.5 to 1e11 with weights down to 1e-11 (toysarah, table6: the dual's value is a
-    difference of numbers near 1e20, so the line search reads slopes), relations mostly redundant
-    (nine5d: 17 295, of which 10 750 are kept), relations whose cells are all at their bounds
-    (a step to the first breakpoint; in table units table6 had one stuck for 50 steps).  The
-    Newton method itself gives the table (clarabel is not called) within the steps measured, in
-    the user's units and through the registry in table units, as good as the best known."""
-    if not CASTRO.is_dir():
-        pytest.skip("J. Castro's instances are in ../shared/instances/castro-l2")
-    problem = read_jj(CASTRO / f"{name}.jj").problem
-    problem = problem.with_senses(np.loadtxt(CASTRO / f"{name}.senses", dtype=np.int8, ndmin=1))
-    result = solve_network_l2(problem) if units == "user" else solve(problem, "network-l2")
-    assert result.verified and "network" not in result.info
-    steps = [int(found) for found in re.findall(r"L2 dual Newton: (\d+) iterations", result.log)]
-    assert steps and sum(steps) <= CASTRO_STEPS[name]
-    assert result.model_objective <= best_known()[name] * (1 + 1e-6)
-
-
-def linked_tables(rng: np.random.Generator, a: int, b: int, c: int, magnitude: float) -> CTAProblem:
-    """Two tables A x B and A x C linked by their common margin A (and grand total): the margin
-    cell A_i totals two relations with different parts, so one is not implied by the other tables'
-    relations (the case defining_relations alone misses)."""
-    x = rng.integers(1, 100, size=(a, b))
-    margin = x.sum(axis=1)
-    y = np.floor(rng.dirichlet(np.ones(c), size=a) * margin[:, None]).astype(int)
-    y[:, -1] += margin - y.sum(axis=1)                 # whole units: both breakdowns of A_i add up exactly
-    values = magnitude * np.concatenate([x.ravel(), y.ravel(), margin, x.sum(axis=0), y.sum(axis=0),
-                                         [margin.sum()]]).astype(float)
-    nx, ny = a * b, a * c
-    A_at, B_at, C_at, T = nx + ny, nx + ny + a, nx + ny + a + b, nx + ny + a + b + c
-    rows = []
-    for i in range(a):
-        rows.append({A_at + i: -1.0, **{i * b + j: 1.0 for j in range(b)}})
-        rows.append({A_at + i: -1.0, **{nx + i * c + k: 1.0 for k in range(c)}})
-    rows += [{B_at + j: -1.0, **{i * b + j: 1.0 for i in range(a)}} for j in range(b)]
-    rows += [{C_at + k: -1.0, **{nx + i * c + k: 1.0 for i in range(a)}} for k in range(c)]
-    rows += [{T: -1.0, **{start + i: 1.0 for i in range(size)}} for start, size in ((A_at, a), (B_at, b), (C_at, c))]
-    matrix = np.zeros((len(rows), values.size))
-    for r, row in enumerate(rows):
-        matrix[r, list(row)] = list(row.values())
-    sensitive = np.sort(rng.choice(nx + ny, size=max(1, (nx + ny) // 6), replace=False))
-    level = np.round(0.3 * values[sensitive] / magnitude) * magnitude
-    weights = 10.0 ** rng.uniform(-3, 3, values.size) / magnitude
-    return CTAProblem(values=values, relations=matrix, lower=0.0, weights=weights, sensitive=sensitive,
-                      lower_protection=level, upper_protection=level,
-                      senses=np.where(rng.random(sensitive.size) < 0.7, 1, -1))
-
-
-@settings(max_examples=25, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(2, 6), st.integers(2, 8), st.integers(2, 8),
-       st.sampled_from([1e-3, 1.0, 1e6]))
-def test_l2_newton_agrees_with_clarabel_on_linked_tables(seed, a, b, c, magnitude):
-    problem = linked_tables(np.random.default_rng(seed), a, b, c, magnitude)
-    reference = solve(problem, "l2")
-    ours = solve(problem, "network-l2")
-    if reference.status is Status.INFEASIBLE:
-        assert not ours.verified
-        return
-    assert reference.verified and ours.verified and "network" not in ours.info   # the Newton method's own table
-    # both tables are verified, so only a higher objective would be wrong (clarabel's stops within its gap)
-    assert ours.model_objective <= reference.model_objective * (1 + 1e-6)
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 60), st.floats(0.0, 1.0))
-def test_newton_systems_on_a_fixed_pattern_equal_the_explicit_system(seed, m, n, share_free):
-    """_Pattern's entries for a free set, factorised by QDLDL, solve the same shifted system
-    A D A^T + shift as one built from the free cells' columns: a free set only zeroes entries of
-    the pattern built with every movable cell free."""
-    import scipy.sparse as sp
-
-    from ctadesk.engine.solvers.network import _Pattern, _shift
-
-    rng = np.random.default_rng(seed)
-    A = sp.random_array((m, n), density=min(1.0, 2.5 / m), rng=rng, data_sampler=lambda size: rng.choice([-1.0, 1.0], size))
-    A = sp.csr_array(A)
-    half_inverse = 10.0 ** rng.uniform(-3, 3, n)
-    movable = rng.random(n) < 0.9
-    free = movable & (rng.random(n) < share_free)
-    pattern = _Pattern.of(A, half_inverse, movable)
-    if pattern is None:                                         # too dense for the pattern path
-        assert (np.bincount(A.indices, minlength=n)[movable] ** 2).sum() > 12 * m
-        return
-    data, diagonal, _ = pattern.entries(free)
-    explicit = (A[:, np.flatnonzero(free)] * half_inverse[free]) @ A[:, np.flatnonzero(free)].T
-    explicit = np.asarray(sp.csr_array(explicit).todense()).reshape(m, m)
-    np.testing.assert_allclose(diagonal, np.diag(explicit), rtol=1e-12, atol=0)
-    shifted = explicit + np.diag(_shift(diagonal))
-    gradient = rng.normal(size=m)
-    np.testing.assert_allclose(shifted @ pattern.factor(data)(gradient), gradient, rtol=0,
-                               atol=1e-6 * np.abs(shifted).max() * np.abs(np.linalg.solve(shifted, gradient)).max()
-                               + 1e-9)
-
-
-def test_a_failed_ldl_factorisation_falls_back_to_the_general_one(monkeypatch):
-    """QDLDL factorises without pivoting and raises on a pivot too small: the Newton system is then
-    factorised by _factor, and the table is the same."""
-    import ctadesk.engine.solvers.network as network
-
-    problem = hierarchical_table(3)
-    problem = problem.with_senses(ordering_senses(problem))
-    expected = solve_network_l2(problem)
-
-    class Failing:
-        def __init__(self, *args, **kwargs):
-            raise RuntimeError("Input matrix is not quasi-definite")
-
-    monkeypatch.setattr(network.qdldl, "Solver", Failing)
-    result = solve_network_l2(problem)
-    assert result.verified and "network" not in result.info
-    assert result.model_objective == pytest.approx(expected.model_objective, rel=1e-9)
-
-
-def table_weights(kind: str, values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Unit, 1/value (the default for tabulated microdata), 1/sqrt(value) or random weights."""
-    return {"unit": np.ones(values.size), "inverse": inverse_weights(values),
-            "sqrt": np.sqrt(inverse_weights(values)),
-            "random": 10.0 ** rng.uniform(-6.0, 0.0, values.size)}[kind]
-
-
-def sifting_figures(log: str) -> tuple[int, int]:
-    """(pricing rounds, simplex iterations) of the sifting LP's note."""
-    found = re.search(r"sifting LP: (\d+) pricing rounds, .* (\d+) simplex iterations", log)
-    assert found, log
-    return int(found.group(1)), int(found.group(2))
-
-
-@pytest.mark.parametrize("shape, seed", [((60, 80), 1), ((100, 120), 2), ((150, 40), 3)])
-@pytest.mark.parametrize("kind", ["inverse", "sqrt"])
-def test_weights_that_favour_large_cells_need_one_pricing_round(shape, seed, kind):
-    """The max flow's support joined by the cheapest tree is the whole optimum's support with
-    1/value-like weights: one LP, about one dual simplex pivot per relation (the max flow alone
-    took 3 rounds, and 49 s on 1000 x 1000)."""
-    _, problem = cox_table(shape, seed=seed)
-    problem = problem.replace(weights=table_weights(kind, problem.values, np.random.default_rng(seed)))
-    result = solve_network_l1(problem, senses=ordering_senses(problem))
-    assert result.verified and result.status is Status.OPTIMAL and "network" not in result.info
-    rounds, iterations = sifting_figures(result.log)
-    assert rounds <= 2 and iterations <= 2 * problem.n_relations
+def node_balance(form, flow: np.ndarray) -> np.ndarray:
+    """Out minus in of every node (the ground last) for a flow on the cells' arcs."""
+    balance = np.zeros(form.n_nodes)
+    np.add.at(balance, form.tail, flow)
+    np.subtract.at(balance, form.head, flow)
+    return balance
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(2, 25), st.integers(2, 25),
-       st.sampled_from(["unit", "inverse", "sqrt", "random"]))
-def test_weighted_network_optimum_equals_the_general_lp(seed, rows, columns, kind):
-    rng = np.random.default_rng(seed)
-    _, problem = cox_table((rows, columns), seed=seed % 1000, capacity=0.3)
-    problem = problem.replace(weights=table_weights(kind, problem.values, rng))
-    senses = ordering_senses(problem)
-    network = solve_network_l1(problem, senses=senses)
-    general = solve_lp(problem, senses=senses)
-    assert network.verified == general.verified
-    if general.verified:
-        assert network.status is Status.OPTIMAL
-        scale = max(1.0, float(problem.weights @ np.abs(problem.values)))
-        assert network.objective == pytest.approx(general.objective, rel=1e-6, abs=1e-9 * scale)
-
-
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("kind", ["inverse", "random"])
-def test_weighted_network_optimum_of_a_1h2d_table_equals_the_general_lp(seed, kind):
-    """1H2D: the network form drops the subtotals' row relations; the tree spans what is left."""
-    problem = hierarchical_table(seed)
-    problem = problem.replace(weights=table_weights(kind, problem.values, np.random.default_rng(seed)))
-    senses = ordering_senses(problem)
-    network = solve_network_l1(problem, senses=senses)
-    assert network.verified and network.status is Status.OPTIMAL and "network" not in network.info
-    assert network.objective == pytest.approx(solve_lp(problem, senses=senses).objective, rel=1e-6)
-
-
-def test_the_cheapest_tree_spans_the_network():
-    _, problem = cox_table((12, 17), seed=4)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 12), st.integers(2, 12))
+def test_node_balances_are_the_signed_relations_of_a_2d_table(seed, rows, columns):
+    _, problem = cox_table((rows, columns), seed=seed % 1000)
     form = network_form(problem)
-    weights = table_weights("random", problem.values, np.random.default_rng(4))
-    forward, backward = np.ones(problem.n_cells), np.zeros(problem.n_cells)
-    rising, falling = _cheapest_tree(form, weights, forward, backward)
-    tree = sp.coo_array((np.ones(rising.size), (form.tail[rising], form.head[rising])),
-                        shape=(form.n_nodes, form.n_nodes))
-    every = sp.coo_array((np.ones(problem.n_cells), (form.tail, form.head)), shape=(form.n_nodes, form.n_nodes))
-    components, piece = csgraph.connected_components(every, directed=False)
-    assert falling.size == 0 and rising.size == form.n_nodes - components      # a forest ...
-    assert np.array_equal(csgraph.connected_components(tree, directed=False)[1], piece)   # ... spanning
+    assert form is not None and form.kept.size == problem.n_relations
+    flow = np.random.default_rng(seed).normal(size=problem.n_cells)
+    balance = node_balance(form, flow)
+    np.testing.assert_allclose(balance[:-1], form.sign * (problem.relations @ flow)[form.kept], atol=1e-9)
+    assert balance.sum() == pytest.approx(0.0, abs=1e-9)
 
 
-def test_sifting_past_its_simplex_iterations_hands_over_to_the_general_lp(monkeypatch):
-    """Weights the tree does not foresee can make the simplex pivot long: past SIFTING_ITERATIONS
-    per relation the general LP solves the table, with the same optimum."""
-    import ctadesk.engine.solvers.network as network
+def test_a_1h2d_table_keeps_all_but_the_subtotals_row_relations():
+    problem = hierarchical_table(1)
+    form = network_form(problem)
+    assert form is not None and form.kept.size == problem.n_relations - 3     # 3 subtotals
+    deviation = np.random.default_rng(1).normal(size=problem.n_cells)
+    np.testing.assert_allclose(node_balance(form, deviation)[:-1],
+                               form.sign * (problem.relations @ deviation)[form.kept], atol=1e-9)
 
-    _, problem = cox_table((20, 30), seed=5)
-    problem = problem.replace(weights=table_weights("random", problem.values, np.random.default_rng(5)))
-    senses = ordering_senses(problem)
-    monkeypatch.setattr(network, "SIFTING_ITERATIONS", 0.1)
-    result = solve_network_l1(problem, senses=senses)
-    assert "simplex iterations" in result.info["network"] and "general LP" in result.info["network"]
-    assert result.verified and result.status is Status.OPTIMAL
-    assert result.objective == pytest.approx(solve_lp(problem, senses=senses).objective, rel=1e-6)
+
+def test_a_3d_table_is_not_a_network():
+    _, problem = cox_table((4, 4, 4), seed=2)
+    assert network_form(problem) is None
+
+
+def test_sense_bounds_put_every_sensitive_cell_on_its_safe_side():
+    problem = hierarchical_table(2)
+    senses = np.where(np.arange(problem.sensitive.size) % 2 == 0, SENSE_UP, SENSE_DOWN)
+    lower, upper = sense_bounds(problem, senses)
+    up, down = problem.sensitive[senses == SENSE_UP], problem.sensitive[senses == SENSE_DOWN]
+    assert np.all(lower[up] >= problem.upper_protection[senses == SENSE_UP])
+    assert np.all(upper[down] <= -problem.lower_protection[senses == SENSE_DOWN])
+    others = np.setdiff1d(np.arange(problem.n_cells), problem.sensitive)
+    np.testing.assert_array_equal(lower[others], (problem.lower - problem.values)[others])
+    np.testing.assert_array_equal(upper[others], (problem.upper - problem.values)[others])

@@ -11,7 +11,7 @@ from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.finish import cells_changed
 from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.network import solve_network_l1
+from ctadesk.engine.solvers.network_l1 import solve_network_l1
 from tests.crosscheck.instances import build, specs
 
 from .conftest import thesis_problem

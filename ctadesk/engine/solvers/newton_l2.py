@@ -1,0 +1,408 @@
+"""Fixed-sense L2 CTA (Petrenko 2017, the QP (5.11)) by a semismooth Newton method on its dual.
+
+The dual of min sum w z^2, A z = d, l_z <= z <= u_z has one variable per relation;
+it is maximised by a semismooth Newton method whose Hessian is the weighted
+Laplacian A D A^T of the cells off their bounds, factorised by QDLDL on the
+pattern of all cells (hierarchical 1-D and 2-D tables), else by SuperLU or a
+dense Cholesky.  Any relation matrix works; it is fast when the relations are few
+compared with the cells (2-D and 1H2D tables, whose network form solvers/network.py
+finds).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+import qdldl
+import scipy.linalg
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ctadesk.engine.errors import SolverError
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import CTAResult, SolveOptions, Status
+from ctadesk.engine.solvers.conic import solve_l2
+from ctadesk.engine.solvers.finish import finish
+from ctadesk.engine.solvers.lp import fixed_senses
+from ctadesk.engine.solvers.network import (SPARSE_DEGREE, defining_relations, log_line, relation_degree,
+                                            report_optimum, sense_bounds)
+
+METHOD_L2 = "network-l2"
+#: the L2 Newton method stops when every relation holds to this relative accuracy; on J. Castro's
+#: tables it takes 2-11 iterations, 16 on toysarah (cells from 0.5 to 1e11, a few cells freed per
+#: step) and 20 on jjtabel3 (1 054 sensitive cells of 3 025); where it needs more than
+#: L2_MAX_ITERATIONS clarabel takes over
+L2_TOLERANCE = 1e-10
+L2_MAX_ITERATIONS = 50
+#: rounds of least_squares_deviations that add the relations its answer broke
+BASIS_ROUNDS = 5
+#: the line search along a Newton step stops when the dual's slope has fallen to this share of its
+#: slope at the start, or after LINE_SEARCH_STEPS evaluations (_line_search)
+LINE_SEARCH_RTOL = 1e-6
+LINE_SEARCH_STEPS = 30
+#: the Newton system is factorised dense when it has at most DENSE_LIMIT relations and at least
+#: DENSE_SHARE of its entries are nonzero, else sparse (_factor)
+DENSE_LIMIT = 4000
+DENSE_SHARE = 0.05
+#: a Newton system whose free cells differ from the last factorised one's in at most this share
+#: is solved by conjugate gradients preconditioned with that factorisation, in at most
+#: REUSE_ITERATIONS iterations and no longer than a new factorisation takes (_NewtonSystems)
+REUSE_SHARE = 0.05
+REUSE_ITERATIONS = 100
+#: ... and only where they may take more iterations than cells changed, or at least this many:
+#: where a factorisation costs a few solves (jjtabel3, toysarah) runs capped at 1-7 iterations
+#: failed 31 times out of 33
+REUSE_MIN_ITERATIONS = 10
+
+
+def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
+                     senses: np.ndarray | None = None) -> CTAResult:
+    """Fixed-sense L2 CTA (Petrenko 2017, the QP (5.11)) by Newton on its dual.
+
+    Any relation matrix works; it is fast when the relations are few compared with
+    the cells (2-D and 1H2D tables).  model_objective is sum w (x - a)^2.
+    """
+    started = time.perf_counter()
+    options = options.begun()
+    senses, origin = fixed_senses(problem, senses)
+    lower, upper = sense_bounds(problem, senses)
+    if np.any(lower > upper):
+        raise SolverError("a sensitive cell's safe value lies outside its bounds")
+    build_seconds = time.perf_counter() - started
+    began = time.perf_counter()
+    z, note = least_squares_deviations(problem, lower, upper, options)
+    solve_seconds = time.perf_counter() - began
+    log_line(options, note)
+    info = {"senses_from": origin}
+    if z is None:
+        if options.budget.over():
+            status = Status.CANCELLED if options.cancelled() else Status.TIME_LIMIT
+            return finish(problem, METHOD_L2, status, None, started=started, build_seconds=build_seconds,
+                          solve_seconds=solve_seconds, senses=senses, message=note, log=note, info=info)
+        return _fallback_qp(problem, options, senses, note)
+    values = np.clip(problem.values + z, problem.lower, problem.upper)
+    report_optimum(options, started, float(problem.weights @ np.abs(z)))
+    result = finish(problem, METHOD_L2, Status.OPTIMAL, values, started=started, build_seconds=build_seconds,
+                    solve_seconds=solve_seconds, senses=senses,
+                    model_objective=float(problem.weights @ (z * z)), log=note, info=info)
+    return result if result.verified or options.cancelled() else _fallback_qp(problem, options, senses, note)
+
+
+def _fallback_qp(problem: CTAProblem, options: SolveOptions, senses: np.ndarray, why: str) -> CTAResult:
+    """The same QP by clarabel (conic.solve_l2) where the dual Newton method gave no verified table."""
+    log_line(options, f"{why}: solving the QP with clarabel")
+    result = solve_l2(problem, options, senses)
+    return result.replace(method=METHOD_L2, info={**result.info, "network": f"{why}; solved by clarabel"})
+
+
+def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray,
+                             options: SolveOptions) -> tuple[np.ndarray | None, str]:
+    """argmin sum w z^2 s.t. A z = d, lower <= z <= upper, by semismooth Newton on the dual.
+
+    The dual variable pi (one per relation) gives z(pi) = clip(A^T pi / (2 w), lower, upper);
+    the dual g(pi) = pi.d + sum(w z^2 - (A^T pi) z) is concave with gradient d - A z(pi).
+    The Newton system has one unknown per relation, and a table's relations are mostly
+    redundant (a total given as the sum of its parts along each dimension it totals): the
+    method works on defining_relations' subset, then checks every relation; relations the answer
+    breaks (non-nested breakdowns of one total) join the subset and the method goes on from its
+    multipliers, at most BASIS_ROUNDS times.  Returns None when the weights have zeros, the
+    iteration does not converge or the options' budget ends first.
+    """
+    weights = problem.weights
+    if np.any(weights <= 0):
+        return None, "the L2 dual needs positive weights"
+    A = problem.relations.tocsr()
+    d = problem.deviation_rhs
+    row_scale = abs(A) @ np.maximum(np.abs(problem.values), 1.0)
+    kept = defining_relations(A)
+    pi = np.zeros(A.shape[0])
+    notes = []
+    for _ in range(BASIS_ROUNDS):
+        rows = np.flatnonzero(kept)
+        z, pi[rows], note = _dual_newton(A[rows], d[rows], row_scale[rows], weights, lower, upper, pi[rows], options)
+        notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
+        if z is None:
+            return None, "; ".join(notes)
+        broken = ~kept & (np.abs(d - A @ z) > L2_TOLERANCE * row_scale)
+        if not broken.any():
+            return z, "; ".join(notes)
+        kept |= broken
+    return None, "; ".join(notes) + f"; relations still broken after {BASIS_ROUNDS} rounds"
+
+
+def _dual_newton(A: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray, lower: np.ndarray,
+                 upper: np.ndarray, pi: np.ndarray, options: SolveOptions
+                 ) -> tuple[np.ndarray | None, np.ndarray, str]:
+    """The dual Newton iteration of least_squares_deviations on relations A z = d from ``pi``:
+    (z or None, the last multipliers, a note)."""
+    At = A.T.tocsr()
+    half_inverse = 0.5 / weights
+
+    def point(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """z(p) and its residual d - A z(p), the dual's gradient."""
+        z = np.clip((At @ p) * half_inverse, lower, upper)
+        return z, d - A @ z
+
+    z, residual = point(pi)
+    systems = _NewtonSystems(A, At, half_inverse, lower < upper)
+    for iteration in range(L2_MAX_ITERATIONS):
+        worst = float(np.max(np.abs(residual) / row_scale, initial=0.0))
+        if worst <= L2_TOLERANCE:
+            return z, pi, f"L2 dual Newton: {iteration} iterations, relative residual {worst:.1e}"
+        if options.budget.over():
+            return None, pi, "cancelled" if options.cancelled() else "time limit reached"
+        free = (z > lower) & (z < upper)
+        diagonal, step = systems.step(free, residual)
+        empty = (diagonal <= 0) & (residual != 0)
+        if empty.any():
+            # rows without a free cell are decoupled from the rest of the system: their jump past a
+            # breakpoint gets a line search of its own, so that a jump in other units does not cut
+            # the Newton step short (jjtabel3: 40 steps, 8 of them shorter than 1e-5, then 20)
+            jump = np.zeros_like(step)
+            jump[empty] = _breakpoint_steps(A[np.flatnonzero(empty)], (At @ pi) * half_inverse, lower, upper,
+                                            half_inverse, residual[empty], step[empty])
+            step[empty] = 0.0
+            length, z, residual = _line_search(lambda t: point(pi + t * jump), jump, float(residual @ jump))
+            pi = pi + length * jump
+        slope = float(residual @ step)
+        if slope > 0.0:
+            length, z, residual = _line_search(lambda t: point(pi + t * step), step, slope)
+            pi = pi + length * step
+    return None, pi, f"L2 dual Newton did not converge in {L2_MAX_ITERATIONS} iterations"
+
+
+def _breakpoint_steps(rows: sp.csr_array, u: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                      half_inverse: np.ndarray, residual: np.ndarray, default: np.ndarray) -> np.ndarray:
+    """Steps for the multipliers of relations none of whose cells is free: the dual is linear along
+    them (slope ``residual``) up to the first cell that a move in the residual's direction frees,
+    so the step goes just past that breakpoint.  The Newton system has no curvature there, and its
+    shifted solution (``default``, kept where no cell can be freed or one is on its kink) is a step
+    in arbitrary units: J. Castro's table6 in table units kept a residual of 7.6e-7 on one
+    relation for 50 steps."""
+    direction = np.sign(residual)
+    row_of = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+    cells = rows.indices
+    at, low, high = u[cells], lower[cells], upper[cells]
+    move = rows.data * direction[row_of] * half_inverse[cells]       # du_j per unit step of the multiplier
+    rising = (move > 0) & (at <= low) & (low < high)
+    falling = (move < 0) & (at >= high) & (low < high)
+    distance = np.full(cells.size, np.inf)
+    distance[rising] = (low[rising] - at[rising]) / move[rising]
+    distance[falling] = (high[falling] - at[falling]) / move[falling]
+    nearest = np.full(rows.shape[0], np.inf)
+    np.minimum.at(nearest, row_of, distance)
+    beyond = np.isfinite(nearest) & (nearest > 0)     # at 0 a cell sits on its kink: the Newton step frees it
+    return np.where(beyond, direction * nearest * (1 + 1e-6), default)
+
+
+def _line_search(point_at: Callable[[float], tuple[np.ndarray, np.ndarray]], step: np.ndarray,
+                 slope: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """The dual's maximum along pi + t step, t > 0: (t, z and residual there, as ``point_at(t)``
+    gives them).
+
+    The dual is concave and piecewise quadratic, so its slope along the step, (d - A z) . step,
+    falls piecewise linearly from ``slope`` > 0.  Where it is still clearly positive at the full
+    step (a direction along which the dual is flat, cells at their bounds) the step doubles until
+    it is not; the full (or doubled) step is taken where the slope there is >= 0, else the
+    slope's zero is found by the Illinois method (a few products, no factorisation).  Slopes, not
+    dual values: with cells of 1e11 and weights of 1e-11 (J. Castro's toysarah) the dual's value
+    is a difference of numbers near 1e20 whose rounding stalled a backtracking search on function
+    values."""
+    low, low_slope, high = 0.0, slope, 1.0
+    z, residual = point_at(high)
+    high_slope = float(residual @ step)
+    for _ in range(LINE_SEARCH_STEPS):
+        if high_slope <= LINE_SEARCH_RTOL * slope:
+            break
+        low, low_slope, high = high, high_slope, 2.0 * high
+        z, residual = point_at(high)
+        high_slope = float(residual @ step)
+    if high_slope >= 0.0:
+        return high, z, residual
+    side = 0
+    for _ in range(LINE_SEARCH_STEPS):
+        t = high - high_slope * (high - low) / (high_slope - low_slope)
+        z, residual = point_at(t)
+        value = float(residual @ step)
+        if abs(value) <= LINE_SEARCH_RTOL * slope:
+            break
+        if value > 0.0:
+            low, low_slope = t, value
+            high_slope *= 0.5 if side == 1 else 1.0
+            side = 1
+        else:
+            high, high_slope = t, value
+            low_slope *= 0.5 if side == -1 else 1.0
+            side = -1
+    return t, z, residual
+
+
+def _factor(hessian: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:
+    """A solver of (H + delta I) s = g; H is a weighted graph Laplacian, singular on redundancies.
+
+    A dense Cholesky where H is small and dense (2-D tables: every free cell links its row to
+    its column), else a sparse LU with a minimum-degree ordering of H + H^T, no pivoting
+    (symmetric positive definite after the shift): on J. Castro's hierarchical tables it is
+    6-60x faster than the dense Cholesky (hier133a 3549 relations 0.16 s against 0.89 s; nine5d
+    17 295 relations 0.9 s against 52 s).  Conjugate gradients if the factorisation fails.
+    """
+    m = hessian.shape[0]
+    diagonal = hessian.diagonal()
+    shift = _shift(diagonal)
+    if m <= DENSE_LIMIT and hessian.nnz >= DENSE_SHARE * m * m:
+        dense = hessian.toarray()
+        dense[np.diag_indices(m)] += shift
+        try:
+            factor = scipy.linalg.cho_factor(dense, check_finite=False)
+            return lambda g: scipy.linalg.cho_solve(factor, g, check_finite=False)
+        except np.linalg.LinAlgError:
+            return lambda g: scipy.linalg.lstsq(dense, g, check_finite=False)[0]
+    shifted = sp.csc_array(hessian + sp.diags_array(shift))
+    try:
+        return spla.splu(shifted, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                         options={"SymmetricMode": True}).solve
+    except RuntimeError:
+        preconditioner = sp.diags_array(1.0 / np.where(diagonal > 0, diagonal, 1.0))
+        return lambda g: spla.cg(shifted, g, rtol=1e-12, maxiter=500, M=preconditioner)[0]
+
+
+def _shift(diagonal: np.ndarray) -> np.ndarray:
+    """The diagonal added to a Newton system whose diagonal is ``diagonal``: 1e-10 of its largest
+    entry, and 1 on a row without a free cell."""
+    return 1e-10 * max(float(diagonal.max(initial=0.0)), 1e-300) + (diagonal <= 0) * 1.0
+
+
+class _Pattern:
+    """The sparsity pattern of A D A^T with every movable cell free, for QDLDL's LDL^T: a free set
+    only zeroes entries of D, so the pattern, and QDLDL's ordering (approximate minimum degree)
+    and symbolic factorisation of it, serve every iteration; an iteration is one sparse product
+    for the entries (``spread`` maps D to them) and a numeric factorisation.  Where relations
+    meet few others (hierarchical 1-D and 2-D tables) that is faster than scipy's SuperLU, which
+    orders and analyses each system anew: jjtabel3 (1 425 relations) 0.3 ms against 1.4 ms,
+    nine5d (9 318) 16 ms against 47 ms, 1H2D tables of 25 221 and 67 411 relations 28 ms against
+    137 ms and 0.55 s against 84 s; in big 3-D tables QDLDL, which has no supernodes, is the
+    slower (30x30x30: 1.1 s against 0.7 s; 20x20x20 about even)."""
+
+    def __init__(self, spread: sp.csr_array, indices: np.ndarray, indptr: np.ndarray, diagonal: np.ndarray) -> None:
+        self.spread = spread            # pattern entries x cells: A_ik A_jk / (2 w_k) at (entry (i, j), cell k)
+        self.indices = indices          # the upper triangle's CSC structure
+        self.indptr = indptr
+        self.diagonal = diagonal        # the positions of the diagonal entries
+        self.solver: qdldl.Solver | None = None
+
+    @classmethod
+    def of(cls, A: sp.csr_array, half_inverse: np.ndarray, movable: np.ndarray) -> _Pattern | None:
+        """The pattern of A's Newton systems, None where a relation meets more than SPARSE_DEGREE
+        others on average (_factor then)."""
+        m = A.shape[0]
+        cells = np.flatnonzero(movable)
+        if relation_degree(A, cells) > SPARSE_DEGREE:
+            return None
+        columns = sp.csc_array(A[:, cells])
+        columns.sort_indices()
+        column_of = np.repeat(np.arange(cells.size), np.diff(columns.indptr))
+        partners = columns.indptr[column_of + 1] - np.arange(columns.nnz)     # entries from here to the column's end
+        first = np.repeat(np.arange(columns.nnz), partners)
+        second = first + np.arange(first.size) - np.repeat(np.cumsum(partners) - partners, partners)
+        row, col = columns.indices[first], columns.indices[second]          # row <= col: indices sorted
+        keys = np.concatenate([col.astype(np.int64) * m + row, np.arange(m, dtype=np.int64) * (m + 1)])
+        unique, where = np.unique(keys, return_inverse=True)
+        cell = cells[column_of[first]]
+        spread = sp.csr_array((columns.data[first] * columns.data[second] * half_inverse[cell],
+                               (where[:first.size], cell)), shape=(unique.size, A.shape[1]))
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(unique // m, minlength=m))])
+        return cls(spread, (unique % m).astype(np.int32), indptr.astype(np.int32), where[first.size:])
+
+    def entries(self, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(the shifted system's upper-triangle entries for ``free``, its unshifted diagonal, the shift)."""
+        data = self.spread @ free.astype(float)
+        diagonal = data[self.diagonal].copy()
+        shift = _shift(diagonal)
+        data[self.diagonal] += shift
+        return data, diagonal, shift
+
+    def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """A solver of the system with these entries; it replaces the previous one's factors."""
+        m = self.indptr.size - 1
+        system = sp.csc_matrix((data, self.indices, self.indptr), shape=(m, m))
+        if self.solver is None:
+            self.solver = qdldl.Solver(system, upper=True)
+        else:
+            self.solver.update(system, upper=True)
+        return self.solver.solve
+
+
+class _NewtonSystems:
+    """The Newton systems of successive iterations, whose free cells change little near the end:
+    a system whose free cells differ from the last factorised one's in at most REUSE_SHARE of
+    them is solved by conjugate gradients preconditioned with that factorisation (exact on the
+    unchanged part, so a few iterations), else factorised anew (_Pattern's LDL^T, or _factor
+    where the relations meet many others).  Conjugate gradients get at most as many iterations as fit in
+    the last factorisation's time, an iteration timed as one solve with the factorisation until
+    a run has been timed: where factorising is cheap an iteration (a solve, two products and
+    scipy's bookkeeping) costs several solves, and on jjtabel3 runs of 35 iterations took
+    longer than the factorisations they were to save."""
+
+    def __init__(self, A: sp.csr_array, At: sp.csr_array, half_inverse: np.ndarray, movable: np.ndarray) -> None:
+        self.A = A
+        self.At = At
+        self.half_inverse = half_inverse
+        self.pattern = _Pattern.of(A, half_inverse, movable)
+        self.solve: Callable[[np.ndarray], np.ndarray] | None = None
+        self.free: np.ndarray | None = None
+        self.factor_seconds = 0.0
+        self.solve_seconds = math.inf
+        self.iteration_seconds: float | None = None     # a timed conjugate-gradient iteration
+
+    @property
+    def iterations(self) -> int:
+        iteration = self.iteration_seconds if self.iteration_seconds is not None else self.solve_seconds
+        return int(min(REUSE_ITERATIONS, self.factor_seconds / iteration))
+
+    def step(self, free: np.ndarray, gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the system's diagonal, its shifted solution for ``gradient``)."""
+        m = self.A.shape[0]
+        if self.pattern is not None:
+            data, diagonal, shift = self.pattern.entries(free)
+            scale = self.half_inverse * free
+            shifted = spla.LinearOperator((m, m), matvec=lambda x: self.A @ (scale * (self.At @ x)) + shift * x)
+            factorise = functools.partial(self._pattern_factor, data, free)
+        else:
+            hessian = self._hessian(free)
+            diagonal = hessian.diagonal()
+            shifted = hessian + sp.diags_array(_shift(diagonal))
+            factorise = functools.partial(_factor, hessian)
+        changed = np.count_nonzero(free != self.free)
+        if self.iterations > min(changed, REUSE_MIN_ITERATIONS) and changed <= REUSE_SHARE * np.count_nonzero(free):
+            count = itertools.count(1)
+            began = time.perf_counter()
+            step, info = spla.cg(shifted, gradient, rtol=1e-8, maxiter=self.iterations,
+                                 M=spla.LinearOperator((m, m), matvec=self.solve), callback=lambda _: next(count))
+            self.iteration_seconds = (time.perf_counter() - began) / next(count)
+            if info == 0 and np.all(np.isfinite(step)):
+                return diagonal, step
+        began = time.perf_counter()
+        self.solve, self.free = factorise(), free
+        factorised = time.perf_counter()
+        step = self.solve(gradient)
+        self.factor_seconds = factorised - began
+        self.solve_seconds = max(time.perf_counter() - factorised, 1e-9)
+        return diagonal, step
+
+    def _hessian(self, free: np.ndarray) -> sp.csr_array:
+        A_free = self.A[:, np.flatnonzero(free)]
+        return sp.csr_array((A_free * self.half_inverse[free]) @ A_free.T)
+
+    def _pattern_factor(self, data: np.ndarray, free: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """_Pattern's factorisation; _factor's where QDLDL meets a pivot too small for its LDL^T
+        without pivoting (it raises), the pattern starting afresh at the next factorisation."""
+        try:
+            return self.pattern.factor(data)
+        except RuntimeError:
+            self.pattern.solver = None
+            return _factor(self._hessian(free))
