@@ -17,12 +17,14 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ctadesk.app.job import Protection, cells_changed, protect, weighted
+    from ctadesk.app.job import Protection, protect, weighted
+    from ctadesk.app.outcome import Outcome, Publication
     from ctadesk.app.request import PRESERVABLE, WEIGHT_CHOICES, WIDENING_SEED, ProtectionRequest, RequestError
 
 #: each public name and the module that defines it
 _HOMES = {
-    "Protection": "job", "cells_changed": "job", "protect": "job", "weighted": "job",
+    "Protection": "job", "protect": "job", "weighted": "job",
+    "Outcome": "outcome", "Publication": "outcome",
     "PRESERVABLE": "request", "WEIGHT_CHOICES": "request", "WIDENING_SEED": "request",
     "ProtectionRequest": "request", "RequestError": "request",
 }

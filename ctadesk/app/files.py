@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ctadesk.app.outcome import Outcome
 from ctadesk.app.provenance import request_text, version_settings
 from ctadesk.app.request import ProtectionRequest
 from ctadesk.engine.errors import CTAError
@@ -222,17 +223,17 @@ def _released(project: Project) -> np.ndarray:
     if not result.protected:
         raise CTAError("The result is not a protected table, so it cannot be released; "
                        "the internal workbook can still be written.")
-    if "precision_note" in result.info and "decimals" not in result.info:
+    published = Outcome.from_dict(project.outcome).published
+    if not published.met:
         raise CTAError(f"The protected table is not at the precision it would be published at "
-                       f"({result.info['precision_note']}), so it cannot be released: choose another precision "
+                       f"({published.note}), so it cannot be released: choose another precision "
                        "and protect again; the internal workbook can still be written.")
     return adjusted
 
 
 def published_decimals_of(project: Project) -> int | None:
     """The decimals the project's result was put at (None: unrounded)."""
-    decimals = None if project.result is None else project.result.info.get("decimals")
-    return None if decimals is None else int(decimals)
+    return None if project.result is None else Outcome.from_dict(project.outcome).published.decimals
 
 
 def export_excel(path: str | Path, project: Project, internal: bool, audit: AuditResult | None = None) -> ExportOutcome:

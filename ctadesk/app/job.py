@@ -17,7 +17,10 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
+from ctadesk.app.outcome import SOLVER_BOUND, Outcome, Publication, result_record
+from ctadesk.app.provenance import request_record, versions
 from ctadesk.app.request import AUTO, ProtectionRequest
 from ctadesk.engine.budget import Budget
 from ctadesk.engine.errors import ProblemError
@@ -64,30 +67,46 @@ class Protection:
     solved     the problem the result is for (widened levels, the hard quality terms' relations;
                bounded and weighted terms were auxiliary cells around it, engine/quality/terms.py)
     result     the method's result, at the published precision when it could be put there
-    decimals   the published precision reached (None: unrounded)
     notes      lines for the log: the widening summary, the precision outcome
     quality    the quality report of result against required (None without a table)
     widening   what widening did and, with widen_cost, what it cost (None without widening)
     seconds    wall time of the whole run
     terms      the quality terms' report (request.terms(): preserve and quality) with each term's
                value on the published table (None without terms)
+    outcome    what the front ends show and a project keeps beside the result (ctadesk.app.outcome):
+               the precision reached, the cells changed, where the bound came from, the terms' values
     """
 
     request: ProtectionRequest
     required: CTAProblem
     solved: CTAProblem
     result: CTAResult
-    decimals: int | None
     notes: tuple[str, ...]
     quality: QualityReport | None
     widening: WideningReport | None
     seconds: float
-    terms: TermsReport | None = None
+    terms: TermsReport | None
+    outcome: Outcome
+
+    @property
+    def decimals(self) -> int | None:
+        """The published precision reached (None: unrounded)."""
+        return self.outcome.published.decimals
 
     @property
     def precision_met(self) -> bool:
         """The table is at the precision asked for (always true for 'full')."""
-        return self.request.precision == "full" or self.decimals is not None
+        return self.outcome.published.met
+
+    def as_dict(self) -> dict[str, Any]:
+        """The run as one JSON document, what `ctadesk solve/protect --json` write: the result
+        (outcome.result_record: values in cell order, senses as up/down, the quality report per
+        cell group), the outcome's fields (cells_changed, quality_terms, published, bound_from), and
+        what repeats the run: the versions of ctadesk and the solvers and the request as run
+        (ProtectionRequest.options(), its widening seed with it)."""
+        quality = None if self.quality is None else self.quality.as_dict()
+        return {**result_record(self.result, self.seconds, quality, self.decimals), **self.outcome.as_dict(),
+                "versions": versions(), "request": request_record(self.request.options())}
 
 
 def weighted(problem: CTAProblem, choice: str) -> CTAProblem:
@@ -195,16 +214,25 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
     delta = float(parameters.get("delta", HUBER_DELTA))  # type: ignore[arg-type]
     # a stopped run (Ctrl-C, Cancel) still publishes its best table at the precision: a short budget of its own
     publishing = Budget.start(PUBLISH_AFTER_STOP) if budget.cancelled() else budget
-    result, decimals = _published(solved, result, request, options.within(publishing), note, report, distance, delta)
+    result, published = _published(solved, result, request, options.within(publishing), note, report, distance,
+                                   delta)
     quality = None if result.values is None else quality_report(required, result.values)
     if report is not None and result.values is not None:
-        report = report.evaluated(required, result.values, MET_RTOL if decimals is None else PUBLISHED_RTOL)
+        report = report.evaluated(required, result.values, PUBLISHED_RTOL if published.rounded else MET_RTOL)
     for line in report.lines() if report is not None else ():
         note(line)
     if notes:
         result = result.replace(log=result.log + "".join(f"{line}\n" for line in notes))
-    return Protection(request, required, solved, result, decimals, tuple(notes), quality, widening,
-                      time.perf_counter() - started, report)
+    changed = 0 if result.values is None else count_changed(required, result.values)
+    outcome = Outcome(published, changed, _bound_from(result), None if report is None else report.as_dict())
+    return Protection(request, required, solved, result, tuple(notes), quality, widening,
+                      time.perf_counter() - started, report, outcome)
+
+
+def _bound_from(result: CTAResult) -> str | None:
+    """Where ``result``'s lower bound came from: the engine names a source other than the solver's
+    own bound in its diagnostics (engine/solvers/claims.py); read here once, for every front end."""
+    return None if result.bound is None else str(result.info.get("bound_from", SOLVER_BOUND))
 
 
 def _asked_decimals(problem: CTAProblem, request: ProtectionRequest) -> int:
@@ -221,7 +249,7 @@ def _share(rounding: bool, another_solve: bool) -> float:
 
 def _published(problem: CTAProblem, result: CTAResult, request: ProtectionRequest, options: SolveOptions,
                note: Callable[[str], None], report: TermsReport | None = None,
-               distance: Distance = Distance.L1, delta: float = HUBER_DELTA) -> tuple[CTAResult, int | None]:
+               distance: Distance = Distance.L1, delta: float = HUBER_DELTA) -> tuple[CTAResult, Publication]:
     """``result`` at the request's precision (engine/publish/precision.py), under the ``distance`` of the
     model that solved it, and the decimals reached; with quality terms (``report``, for ``result``)
     a table at that precision must keep every term that held (quality_terms.published_with_terms).
@@ -229,9 +257,9 @@ def _published(problem: CTAProblem, result: CTAResult, request: ProtectionReques
     With precision 'auto' a table that cannot be put at the data's decimals is tried at each finer
     precision up to MAX_DECIMALS, and the note says which was published and why; a table that
     cannot be put at any (or at the number of decimals asked for) stays as solved, marked
-    unpublishable (Protection.precision_met is false), and the note says why."""
+    unpublishable (Publication.met is false), and the note says why."""
     if request.precision == "full" or not result.verified:
-        return result, None
+        return result, Publication(request.precision)
     asked = _asked_decimals(problem, request)
     tried = range(asked, MAX_DECIMALS + 1) if request.precision == "auto" else (asked,)
     reasons: list[str] = []
@@ -245,18 +273,11 @@ def _published(problem: CTAProblem, result: CTAResult, request: ProtectionReques
                 note(f"published at {decimals} decimal{'s' * (decimals != 1)}, finer than the data's {asked}: "
                      f"{reasons[0]}")
             note(why)
-            return rounded, decimals
+            return rounded, Publication(request.precision, decimals, why)
         reasons.append(f"not rounded to {decimals} decimals: {why}")
         if options.budget is not None and options.budget.over() or NO_GRID in why:
             break           # out of time, or no precision can hold the relations (a non-integral coefficient)
     message = "; ".join(reasons)
     note(message)
-    return result.replace(message=f"{result.message}; {message}" if result.message else message,
-                          info={**result.info, "precision_note": message}), None
-
-
-def cells_changed(protection: Protection) -> int:
-    """How many cells the published table changes (engine/solvers/finish.py: a change below 1e-9
-    of the cell's magnitude is no change)."""
-    values = protection.result.values
-    return 0 if values is None else count_changed(protection.required, values)
+    return (result.replace(message=f"{result.message}; {message}" if result.message else message),
+            Publication(request.precision, None, message))

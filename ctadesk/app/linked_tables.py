@@ -23,6 +23,7 @@ import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,10 @@ from ctadesk.engine.table.linked import LinkedTables
 from ctadesk.engine.table.microdata import Microdata, tabulate
 from ctadesk.engine.table.statistics import CellStatistics
 from ctadesk.engine.table.structure import Dimension, TableStructure
+from ctadesk.io.project import Project
+
+if TYPE_CHECKING:
+    from ctadesk.io.excel.tables import GridTable
 
 #: the cell costs a linked problem may be given by name: 1/|value| (the default of tabulated
 #: tables), 1 (total absolute change) and the number of contributors (tau-argus's cost -1)
@@ -69,6 +74,15 @@ class LinkedTabulation:
     def title(self, table: int) -> str:
         """e.g. 'Region x Size'."""
         return " x ".join(self.spans[table])
+
+    def grid_tables(self, original: np.ndarray, adjusted: np.ndarray, sensitive: np.ndarray) -> list[GridTable]:
+        """Each table for a workbook (ctadesk.io.excel.tables), from unique cell values and the
+        unique cells that are sensitive."""
+        from ctadesk.io.excel.tables import GridTable
+
+        return [GridTable(self.title(t), structure, before, after, self.linked.table_indices(sensitive, t))
+                for t, (structure, before, after) in enumerate(zip(self.structures, self.linked.scatter(original),
+                                                                   self.linked.scatter(adjusted)))]
 
 
 def tabulate_linked(microdata: Microdata, spans: Sequence[Sequence[str]], top_k: int = 5,
@@ -201,6 +215,47 @@ def protect_linked(tabulation: LinkedTabulation, rules: SafetyRules, request: Pr
     return LinkedProtection(tabulation, result, problem, protection)
 
 
+def linked_project(tabulation: LinkedTabulation, rules: SafetyRules, problem: CTAProblem,
+                   result: RuleResult) -> Project:
+    """The linked tables as one project over their unique cells (a 'Cell' list, as sheets of one
+    workbook are linked): the statistics the rules read, the rules and the cells they flagged,
+    and the tables as ``source`` so that a release workbook has a sheet per table."""
+    from ctadesk.app.rules import flagged_names, rules_dict
+
+    project = Project.from_problem(problem, tabulation.cell_structure())
+    project.statistics = tabulation.cells
+    project.rules = rules_dict(rules)
+    project.flagged_by = flagged_names(result)
+    project.source = tabulation
+    project.log = (f"{len(tabulation.spans)} linked tables ({'; '.join(map(tabulation.title, range(len(tabulation.spans))))}): "
+                   f"{tabulation.linked.n_cells} cells, {tabulation.linked.n_shared} shared")
+    return project
+
+
+def read_microdata_tables(path: str | Path, spans: Sequence[Sequence[str]], response: str, weight: str | None = None,
+                          holding: str | None = None, hierarchy_files: Mapping[str, str] | None = None) -> Project:
+    """The app's tabulation of a microdata file: one table as files.read_microdata_file makes it;
+    several read once (every variable of every span), tabulated and linked into one project
+    (linked_project), nothing flagged until the rules apply."""
+    from ctadesk.app.files import TOP_CONTRIBUTIONS, read_microdata_file
+    from ctadesk.app.formats import read_hierarchy, read_microdata
+    from ctadesk.io.microdata import MicrodataSpec
+
+    spans = [tuple(span) for span in spans]
+    if len(spans) == 1:
+        return read_microdata_file(path, spans[0], response, weight, holding, hierarchy_files)
+    variables = tuple(dict.fromkeys(name for span in spans for name in span))
+    hierarchies = {name: read_hierarchy(file, name) for name, file in (hierarchy_files or {}).items()
+                   if file and name in variables}
+    spec = MicrodataSpec(spanning=variables, response=response, weight=weight or None, holding=holding or None,
+                         hierarchies=hierarchies)
+    tabulation = tabulate_linked(read_microdata(path, spec), spans, top_k=TOP_CONTRIBUTIONS,
+                                 holding_top_k=TOP_CONTRIBUTIONS)
+    rules = SafetyRules()
+    problem, result = linked_problem(tabulation, rules)
+    return linked_project(tabulation, rules, problem, result)
+
+
 def export_linked_workbook(path: str | Path, linked: LinkedProtection, *, internal: bool = False,
                            settings: Mapping[str, object] | None = None):
     """A release (or internal) workbook with a sheet per table in the default layout, each
@@ -208,7 +263,7 @@ def export_linked_workbook(path: str | Path, linked: LinkedProtection, *, intern
     sheets of the whole run.  A release needs a protected table at its precision."""
     from ctadesk.app.provenance import request_text, version_settings
     from ctadesk.io.excel import ExportReport
-    from ctadesk.io.excel.tables import GridTable, export_tables_workbook
+    from ctadesk.io.excel.tables import export_tables_workbook
 
     protection = linked.protection
     result = protection.result
@@ -227,7 +282,5 @@ def export_linked_workbook(path: str | Path, linked: LinkedProtection, *, intern
         measures=protection.quality,
         internal_settings=(*(widening.settings() if widening else ()),
                            ("request", request_text(protection.request.options()))))
-    tables = [GridTable(linked.tabulation.title(t), structure, original, values, linked.sensitive(t))
-              for t, (structure, original, values) in enumerate(zip(linked.linked.structures, linked.original(),
-                                                                   published))]
+    tables = linked.tabulation.grid_tables(protection.required.values, result.values, protection.required.sensitive)
     return export_tables_workbook(path, tables, internal=internal, report=report, decimals=protection.decimals)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ctadesk.app.job import Protection, Solve, engine_solve, protect
+from ctadesk.app.outcome import Outcome
 from ctadesk.app.provenance import versions
 from ctadesk.app.request import WIDENING_SEED, ProtectionRequest
 from ctadesk.app.rules import flagged_names, rules_dict
@@ -184,15 +185,21 @@ class Session:
         return protection
 
     def keep(self, protection: Protection) -> None:
-        """Keep a protection run's result and options, computed on the table at this revision, and
-        the versions of ctadesk and the solvers that computed it (ctadesk.app.provenance)."""
+        """Keep a protection run's result, its outcome and options, computed on the table at this
+        revision, and the versions of ctadesk and the solvers that computed it (ctadesk.app.provenance)."""
         self.project.result = protection.result
+        self.project.outcome = protection.outcome.as_dict()
         self.project.options = protection.request.options()
         self.project.versions = versions()
         self.project.log = protection.result.log
         self._result_revision = self.revision
         self._audit = None
         self._update_stale()
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The outcome of the result the project holds (None without a result)."""
+        return None if self.project.result is None else Outcome.from_dict(self.project.outcome)
 
     # ------------------------------------------------------------------ audit
     def audit(self, knowledge: AttackerKnowledge | None = None, options: AuditOptions = AuditOptions()) -> AuditResult:

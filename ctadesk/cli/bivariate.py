@@ -1,29 +1,19 @@
-"""Two response variables protected together from the command line (paper 002 §4; engine/methods/bivariate.py):
+"""Two response variables protected together from the command line (Cox 2005, §4):
 `ctadesk solve INSTANCE --second-values FILE.jj` and `ctadesk protect MICRODATA --response A,B`
-share the options, the run and the JSON document here.
-
-What the run does for each variable: the cell weights asked for, the protection levels widened
-by the secret factor (the second variable's factors drawn from seed + 1), then both solved by
-solve_bivariate.  The two tables are given unrounded (a published precision is not applied to two
-variables), and written as JSON, not as workbooks or projects."""
+share the options here and build one BivariateRequest, run by the app layer
+(ctadesk.app.bivariate.protect_two).  The two tables are given unrounded and written as JSON
+(BivariateProtection.as_dict()), not as workbooks or projects."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import json
-import math
 import sys
 from pathlib import Path
 
-from ctadesk.app import weighted
-from ctadesk.engine.methods.bivariate import APPROACHES, BivariateProblem, BivariateResult, BivariateTargets, solve_bivariate
+from ctadesk.app.bivariate import APPROACHES, BivariateProtection, BivariateRequest, protect_two
+from ctadesk.cli.release import request_from, write_json
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality.measures import bivariate_report, quality_report
-from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.solvers.finish import finish
-from ctadesk.engine.publish.widening import new_seed, widen
 
 
 def _percent_or_none(text: str) -> float | None:
@@ -54,84 +44,18 @@ def add_bivariate_arguments(parser: argparse.ArgumentParser | argparse._Argument
 
 
 def run_bivariate(first: CTAProblem, second: CTAProblem, names: tuple[str, str], args: argparse.Namespace,
-                  weights: str = "table") -> tuple[BivariateProblem, BivariateResult]:
-    """Both variables protected together as the arguments say (module docstring).  Returns the
-    problem as required (weights, levels before widening) and the result."""
-    from ctadesk.app.request import AUTO
-    from ctadesk.engine.methods import choose_method
-    from ctadesk.engine.model import Distance, Senses
-
-    required = BivariateProblem(weighted(first, weights), weighted(second, weights), names)
-    solved = required
-    if args.widen:
-        seed = new_seed() if args.seed is None else args.seed
-        solved = BivariateProblem(widen(required.first, seed), widen(required.second, seed + 1), names)
-    method, parameters = args.method, dict(args.param)
-    if method == AUTO:
-        method, reason, chosen = choose_method(solved.stacked, Distance(args.distance), Senses(args.senses_by),
-                                               args.time_limit)
-        parameters = {**chosen, **parameters}
-        print(f"ctadesk: algorithm for the senses: '{method}': {reason}", file=sys.stderr)
+                  weights: str = "table") -> BivariateProtection:
+    """Both variables protected together as the arguments say (ctadesk.app.bivariate.protect_two):
+    the solver log on stderr with --log, else the run's notes."""
+    request = BivariateRequest(request_from(args, weights=weights), approach=args.approach,
+                               variance_target=args.variance_target, covariance_target=args.covariance_target,
+                               shared_senses=args.shared_senses)
     on_log = (lambda line: print(line, file=sys.stderr)) if args.log else None
-    options = SolveOptions(time_limit=args.time_limit, gap=args.gap, threads=args.threads, on_log=on_log,
-                           stop=args.stop, parameters=parameters)
-    targets = BivariateTargets(variance=args.variance_target, covariance=args.covariance_target)
-    result = solve_bivariate(solved, method, options, approach=args.approach, targets=targets,
-                             shared_senses=args.shared_senses)
-    if args.log:
-        print(result.log, file=sys.stderr, end="")
-    if args.precision != "full":
-        print(f"ctadesk: --precision {args.precision}: the two tables are given unrounded (a published precision "
-              "is applied to one variable only)", file=sys.stderr)
-    return required, _against_required(required, result)
-
-
-def _against_required(required: BivariateProblem, result: BivariateResult) -> BivariateResult:
-    """The result with each table verified against the levels the rules require (it was solved at
-    the widened ones, which lie beyond them)."""
-    checked = [own if own.values is None else
-               finish(problem, own.method, own.status, own.values, started=0.0, build_seconds=0.0,
-                      solve_seconds=0.0, senses=own.senses, message=own.message).replace(timings=own.timings)
-               for problem, own in ((required.first, result.first), (required.second, result.second))]
-    return dataclasses.replace(result, first=checked[0], second=checked[1])
-
-
-def bivariate_json(problem: BivariateProblem, result: BivariateResult) -> dict:
-    """The JSON document of a bivariate run: status, the targets' changes, each variable's result
-    (as `ctadesk solve --json` writes one) and the bivariate report per cell group."""
-    from ctadesk.app.provenance import versions
-    from ctadesk.cli.release import result_json
-
-    def number(value):
-        return None if value is None or not math.isfinite(value) else float(value)
-
-    variables = {}
-    for name, own, own_problem in zip(problem.names, (result.first, result.second), (problem.first, problem.second)):
-        quality = None if own.values is None else quality_report(own_problem, own.values).as_dict()
-        variables[name] = result_json(own, result.seconds, quality)
-    report = None
-    if result.first.values is not None and result.second.values is not None:
-        report = bivariate_report(problem.first, problem.second, result.first.values, result.second.values,
-                                  names=problem.names).as_dict()
-    return {
-        "status": result.status.value, "verified": result.verified, "protected": result.protected,
-        "approach": result.approach, "method": result.method, "message": result.message,
-        "targets_met": result.targets_met,
-        "changes": {key: number(value) for key, value in result.changes.items()},
-        "objective": number(result.objective), "seconds": result.seconds, "iterations": result.iterations,
-        "senses_shared": result.senses_shared, "variables": variables, "bivariate": report,
-        "versions": versions(),
-    }
-
-
-def summary(problem: BivariateProblem, result: BivariateResult) -> str:
-    """One line for the terminal."""
-    changes = ", ".join(f"{problem.statistic(key)} {value:+.3g} %" for key, value in result.changes.items())
-    changed = [int(own.info.get("cells_changed", 0)) for own in (result.first, result.second)]
-    return (f"{result.approach} ({result.method}): {result.status.value}, objective {result.objective:.6g}, "
-            f"{'verified' if result.verified else 'NOT verified'}, cells changed {changed[0]} ({problem.names[0]}) "
-            f"{changed[1]} ({problem.names[1]}); {changes}; "
-            f"{'every target met' if result.targets_met else 'NOT every target met'}, {result.seconds:.2f} s")
+    protection = protect_two(first, second, names, request, on_log=on_log, stop=args.stop)
+    if on_log is None:
+        for line in protection.notes:
+            print(f"ctadesk: {line}", file=sys.stderr)
+    return protection
 
 
 def refuse(args: argparse.Namespace, options: tuple[str, ...]) -> None:
@@ -141,15 +65,6 @@ def refuse(args: argparse.Namespace, options: tuple[str, ...]) -> None:
         if getattr(args, name, None):
             raise CTAError(f"--{name.replace('_', '-')} is not available for two variables; the JSON output "
                            "(--json or -o) holds both tables")
-
-
-def _names(first: str, second: str) -> tuple[str, str]:
-    return (first, second) if first != second else (first, f"{second} (second)")
-
-
-def write_json(path: str, document: dict) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=1)
 
 
 def solve_two_variables(args: argparse.Namespace, first: CTAProblem, weights: str) -> int:
@@ -165,13 +80,13 @@ def solve_two_variables(args: argparse.Namespace, first: CTAProblem, weights: st
         raise CTAError(f"{args.second_values}: --second-values reads a JJ file (.jj) of the same table: the second "
                        "variable's values, bounds, costs, sensitive cells and protection levels")
     second = read_jj(args.second_values).problem
-    names = _names(Path(args.instance).stem, Path(args.second_values).stem)
-    problem, result = run_bivariate(first, second, names, args, weights)
+    protection = run_bivariate(first, second, (Path(args.instance).stem, Path(args.second_values).stem), args,
+                               weights)
     if args.json:
-        write_json(args.json, bivariate_json(problem, result))
-    print(summary(problem, result))
-    if not result.protected:
-        print(f"ctadesk: error: no protected table: {result.message}", file=sys.stderr)
+        write_json(args.json, protection.as_dict())
+    print(protection.summary())
+    if not protection.result.protected:
+        print(f"ctadesk: error: no protected table: {protection.result.message}", file=sys.stderr)
         return 1
     return 0
 
@@ -194,7 +109,8 @@ def protect_two_variables(args: argparse.Namespace, names: list[str]) -> int:
     problems = [to_problem(structure, stats, rules_result, rules, weights=args.cell_weights,
                            nonnegative=False if args.allow_negative else None)
                 for _, stats, rules, rules_result in tables]
-    problem, result = run_bivariate(problems[0], problems[1], _names(*names), args)
+    protection = run_bivariate(problems[0], problems[1], (names[0], names[1]), args)
+    problem, result = protection.required, protection.result
     records = []
     for name, (_, stats, rules, rules_result), own in zip(problem.names, tables, (result.first, result.second)):
         for k, record in enumerate(cell_records(structure, stats, rules, rules_result)):
@@ -208,11 +124,11 @@ def protect_two_variables(args: argparse.Namespace, names: list[str]) -> int:
                 records[k].update({f"{name}_adjusted": float(own.values[k]),
                                    f"{name}_change": float(own.values[k] - record["value"])})
     if args.output and Path(args.output).suffix.lower() == ".json":
-        write_json(args.output, {"cells": records, "bivariate": bivariate_json(problem, result)})
+        write_json(args.output, {"cells": records, "bivariate": protection.as_dict()})
     else:
         write_records(records, args.output)
     if args.json:
-        write_json(args.json, bivariate_json(problem, result))
+        write_json(args.json, protection.as_dict())
     print(f"{structure.n_cells} cells, unsafe {problems[0].n_sensitive} ({problem.names[0]}) "
-          f"{problems[1].n_sensitive} ({problem.names[1]}); {summary(problem, result)}", file=sys.stderr)
+          f"{problems[1].n_sensitive} ({problem.names[1]}); {protection.summary()}", file=sys.stderr)
     return 0 if result.protected else 1

@@ -10,16 +10,14 @@ import math
 import sys
 from collections.abc import Mapping
 
-import numpy as np
 
-from ctadesk.app import Protection, ProtectionRequest, cells_changed, protect
-from ctadesk.app.provenance import request_record, request_text, version_settings, versions
+from ctadesk.app import Protection, ProtectionRequest, protect
+from ctadesk.app.provenance import request_text, version_settings
 from ctadesk.app.request import AUTO
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.publish.precision import MAX_DECIMALS
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.quality.terms import QualityTerm, parse_term
-from ctadesk.engine.result import CTAResult
 from ctadesk.engine.table.structure import TableStructure
 
 
@@ -87,7 +85,7 @@ def quality_terms(args: argparse.Namespace, problem: CTAProblem,
 
 
 def add_record_arguments(parser: argparse.ArgumentParser) -> None:
-    """--json and --save-project: the result document (write_result_json) and the project."""
+    """--json and --save-project: the result document (Protection.as_dict()) and the project."""
     parser.add_argument("--json", metavar="OUT.json",
                         help="write the result as JSON, with the versions of ctadesk and the solvers and the "
                              "request (its widening seed included)")
@@ -152,7 +150,7 @@ def run_protection(problem: CTAProblem, request: ProtectionRequest, args: argpar
             print(f"ctadesk: {line}", file=sys.stderr)
     if request.precision not in ("auto", "full") and not protection.precision_met \
             and protection.result.verified and not args.stop.is_set():
-        raise CTAError(f"--precision {request.precision}: {protection.result.info.get('precision_note', '')}")
+        raise CTAError(f"--precision {request.precision}: {protection.outcome.published.note}")
     return protection
 
 
@@ -181,7 +179,7 @@ def write_workbooks(args: argparse.Namespace, structure: TableStructure, protect
             print(f"ctadesk: error: {path} not written: the result is not a protected table", file=sys.stderr)
             continue
         if not internal and not protection.precision_met:
-            raise CTAError(f"{path} not written: {result.info.get('precision_note', 'no table at the precision')}; "
+            raise CTAError(f"{path} not written: {protection.outcome.published.note or 'no table at the precision'}; "
                            "publish at another precision (--precision N, or --precision full for no rounding)")
         outcome = export_table_workbook(path, structure, problem.values, result.values, problem.sensitive,
                                         internal=internal, report=report, decimals=protection.decimals)
@@ -189,41 +187,8 @@ def write_workbooks(args: argparse.Namespace, structure: TableStructure, protect
             print(line, file=sys.stderr)
 
 
-def result_json(result: CTAResult, seconds: float, quality: dict | None = None) -> dict:
-    """The JSON document of a result (values in cell order, senses as up/down; quality per cell group)."""
-    def number(value):
-        return None if value is None or not np.isfinite(value) else float(value)
-
-    return {
-        "status": result.status.value,
-        "verified": result.verified,
-        "protected": result.protected,
-        "method": result.method,
-        "message": result.message,
-        "objective": number(result.objective),
-        "model_objective": number(result.model_objective),
-        "bound": number(result.bound),
-        "gap": number(result.gap),
-        "values": None if result.values is None else result.values.tolist(),
-        "decimals": result.info.get("decimals"),
-        "senses": None if result.senses is None else ["up" if s > 0 else "down" for s in result.senses],
-        "seconds": seconds,
-        "timings": {k: float(v) for k, v in result.timings.items()},
-        "verification": None if result.verification is None else result.verification.summary(),
-        "quality": quality,
-    }
-
-
-def write_result_json(path: str, protection: Protection) -> None:
-    """`--json OUT.json` of `ctadesk solve` and `ctadesk protect`: the result document (result_json)
-    with the cells changed, the quality terms, and what repeats the run: the versions of ctadesk
-    and the solvers and the request as run (ProtectionRequest.options(), the widening seed with it)."""
-    quality = None if protection.quality is None else protection.quality.as_dict()
-    document = result_json(protection.result, protection.seconds, quality)
-    document["cells_changed"] = cells_changed(protection)
-    document["quality_terms"] = None if protection.terms is None else protection.terms.as_dict()
-    document["versions"] = versions()
-    document["request"] = request_record(protection.request.options())
+def write_json(path: str, document: Mapping[str, object]) -> None:
+    """`--json OUT.json` (and a JSON -o): ``document`` (Protection.as_dict(), or a bivariate run's)."""
     try:
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(document, handle, indent=1)

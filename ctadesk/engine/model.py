@@ -1,14 +1,14 @@
 """The CTA model a method solves, in the terms a statistician chooses it by: a distance and a way of
 taking the senses (issue 12, "model, not algorithm, in front of the user").
 
-Distance (Petrenko 2017, paper 003, chapter 5): the weighted L1 distance sum w_i |x_i - a_i|
+Distance (Petrenko 2017, chapter 5): the weighted L1 distance sum w_i |x_i - a_i|
 ((5.10), Castro & González 2011 (2a)), least squares sum w_i (x_i - a_i)^2 (5.8), pseudo-Huber
 sum w_i (sqrt((x_i - a_i)^2 + delta^2) - delta) (5.17), or L1 written as a second-order cone
 program (5.18), whose optimum is the L1 optimum.
 
 Senses (which side of its protection interval each sensitive cell takes): optimal (the exact MILP
-chooses them, paper 000 model (2)), fixed before the solve (given, or the ordering heuristic's,
-paper 002 §5), searched by a heuristic (paper 004), or fixed with soft protection (paper 000 §4).
+chooses them, Castro & González 2011, model (2)), fixed before the solve (given, or the ordering heuristic's,
+Cox 2005a, §5), searched by a heuristic (Cox 2005b), or fixed with soft protection (Castro & González 2011, §4).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The one immutable CTA problem description every solver takes.
 
-Castro & González (2011), problem (1) (paper 000): cells a with relations
+Castro & González 2011, problem (1): cells a with relations
 A x = b, attacker-known bounds l <= x <= u, weights w, sensitive cells S with
 lower/upper protection levels; a released sensitive value must satisfy
 x_i <= a_i - lpl_i or x_i >= a_i + upl_i.  Validation lives here and only here.
@@ -45,7 +45,7 @@ def _vector(name: str, value: Any, length: int, default: float, dtype=float) -> 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class CTAProblem:
-    """A controlled tabular adjustment instance (paper 000, model (1)).
+    """A controlled tabular adjustment instance (Castro & González 2011, model (1)).
 
     values            original cell values a (n,)
     relations         sparse A (m x n); duplicate entries are summed

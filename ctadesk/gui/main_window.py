@@ -4,7 +4,6 @@ releases (count tables, issue 15) and File > Open sense store (on-line CTA, issu
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +36,6 @@ from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog
 from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel, method_label
 from ctadesk.gui.progress_plot import ProgressPlot
-from ctadesk.gui.quality_table import TERMS_REPORT
 from ctadesk.gui.releases_window import ReleasesWindow
 from ctadesk.gui.results_panel import ResultsPanel
 from ctadesk.gui.rules_panel import RulesPanel
@@ -740,9 +738,6 @@ class MainWindow(QMainWindow):
     def _solved(self, protection: Protection) -> None:
         self._set_running(False)
         result = protection.result
-        if protection.terms is not None:  # kept with the result, so a saved project shows it again
-            result = result.replace(info={**result.info, TERMS_REPORT: protection.terms.as_dict()})
-            protection = dataclasses.replace(protection, result=result)
         self.session.keep(protection)
         self._audit_stale()
         self._update_stale()
@@ -767,7 +762,7 @@ class MainWindow(QMainWindow):
         choices = self.model_panel.precision_choices()
         finer = [(key, label) for label, key in choices if isinstance(key, int) and isinstance(asked, int)
                  and key > asked] + [(key, label) for label, key in choices if key == "full"]
-        why = protection.result.info.get("precision_note", "no table at that precision was found")
+        why = protection.outcome.published.note or "no table at that precision was found"
         choice = self.choose("Publish at another precision",
                              f"{why}.\nThe table cannot be released as it stands. Publish it at:",
                              dict(finer), finer[0][0])
@@ -783,7 +778,7 @@ class MainWindow(QMainWindow):
 
     def _show_result(self, result: CTAResult) -> None:
         self.editor.model.refresh()
-        self.results.show_result(self.project, result, self.editor.model.layout_, result.info.get(TERMS_REPORT))
+        self.results.show_result(self.project, result, self.editor.model.layout_, self.session.outcome.terms)
         if result.values is not None:
             self.editor.set_display(Display.ADJUSTED)
         self.bottom_tabs.setCurrentWidget(self.results)

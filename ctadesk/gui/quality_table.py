@@ -17,8 +17,6 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWid
 from ctadesk.engine.quality.measures import QualityReport
 
 LARGEST = "largest relative change (%)"
-#: the key of a result's info that holds its TermsReport.as_dict() (kept in the project with the result)
-TERMS_REPORT = "quality_terms"
 TERM_COLUMNS = ("Quality term", "Target", "Value reached", "Met", "Price (distance)", "Note")
 NO_TERMS = "No quality terms: add them under 3 Protect > Quality."
 MET = {True: ("✔ met", QColor(130, 214, 160)), False: ("✘ not met", QColor(231, 76, 60)),

@@ -51,7 +51,9 @@ class Project:
     tau-argus .tab) is what the safety rules read; rules holds the rules' settings
     (SafetyRules fields).  result_stale says the table was edited after the
     result was computed.  versions names the ctadesk and solver versions that computed
-    the result (ctadesk.app.provenance.versions; empty before a run).  source is the file
+    the result (ctadesk.app.provenance.versions; empty before a run).  outcome is what the run
+    reported beside the result (ctadesk.app.outcome.Outcome.as_dict(): the precision reached, the
+    cells changed, the quality terms' values).  source is the file
     the table came from as its reader returned it (for exporting in the same layout); it
     is not saved.
     """
@@ -76,6 +78,7 @@ class Project:
     statistics: CellStatistics | None = None
     result_stale: bool = False
     versions: dict[str, str] = dataclasses.field(default_factory=dict)
+    outcome: dict[str, Any] = dataclasses.field(default_factory=dict)
     source: Any = None
 
     # ------------------------------------------------------------ building
@@ -209,7 +212,7 @@ def save_project(path: str | Path, project: Project) -> None:
             "timings": _jsonable(dict(result.timings)), "info": _jsonable(dict(result.info)),
             "verification": _verification_json(result.verification)},
         "log": project.log, "result_stale": bool(project.result_stale),
-        "versions": {str(k): str(v) for k, v in project.versions.items()},
+        "versions": {str(k): str(v) for k, v in project.versions.items()}, "outcome": _jsonable(project.outcome),
     }
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
@@ -222,6 +225,13 @@ def save_project(path: str | Path, project: Project) -> None:
     except OSError as error:
         partial.unlink(missing_ok=True)
         raise ProjectError(f"cannot write project file {path}: {error.strerror or error}") from error
+
+
+def _outcome_of(info: dict[str, Any]) -> dict[str, Any]:
+    """The outcome of a project saved before it had one, from its result's diagnostics."""
+    note = info.get("precision_note", "")
+    return {"published": {"asked": "auto" if note else "full", "decimals": info.get("decimals"), "note": note},
+            "cells_changed": info.get("cells_changed", 0), "quality_terms": info.get("quality_terms")}
 
 
 def load_project(path: str | Path) -> Project:
@@ -276,6 +286,7 @@ def load_project(path: str | Path) -> Project:
                 gap=None if saved["gap"] is None else float(_number(saved["gap"])),
                 log=saved["log"], timings=_restored(saved["timings"]), info=_restored(saved["info"]),
                 verification=_verification_from(saved["verification"]))
+            project.outcome = _restored(meta["outcome"]) if "outcome" in meta else _outcome_of(project.result.info)
     except ProjectError:
         raise
     except (KeyError, TypeError, ValueError, CTAError) as error:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pathlib import Path
 
-from ctadesk.app import ProtectionRequest, RequestError, cells_changed, protect, weighted
+from ctadesk.app import ProtectionRequest, RequestError, protect, weighted
 from ctadesk.app.job import PUBLISH_SHARE
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
@@ -60,7 +60,7 @@ def test_count_table_is_published_in_whole_numbers():
     assert protection.decimals == 0 and protection.precision_met
     np.testing.assert_array_equal(values, np.round(values))
     assert np.all(protection.required.relations @ values == 0)
-    assert cells_changed(protection) == np.count_nonzero(values != protection.required.values)
+    assert protection.outcome.cells_changed == np.count_nonzero(values != protection.required.values)
 
 
 def test_preserving_the_mean_keeps_the_grand_total():

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings as hypothesis_settings, stra
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.table.generate import GeneratorSpec, generate_table
 from ctadesk.engine.quality.terms import QualityTerm
-from ctadesk.gui.quality_table import TERMS_REPORT, target_text, value_text
+from ctadesk.gui.quality_table import target_text, value_text
 from ctadesk.gui.quality_terms_panel import (ALL, NOT_SENSITIVE, SENSITIVE, SIZE, SLICE, group_choice, group_of,
                                              table_problem)
 from ctadesk.io.project import Project
@@ -140,7 +140,7 @@ def test_the_report_shows_what_the_engine_returned_and_comes_back_with_the_proje
     set_row(panel.add_term(), "correlation", "bounded", "0.99")
     protection = protect_and_wait(qtbot, window)
     returned = protection.terms.as_dict()
-    assert window.project.result.info[TERMS_REPORT] == returned
+    assert window.session.outcome.terms == returned
     view = window.results.terms
 
     def shown(view):

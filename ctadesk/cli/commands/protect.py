@@ -1,7 +1,8 @@
 """`ctadesk protect MICRODATA ...`: microdata -> table -> safety rules -> CTA (protection levels
 secretly widened unless --no-widen) -> the adjusted table (CSV or JSON), and on request the
 result document (--json), release and internal workbooks, the project (--save-project) and a
-tau-argus release .tab (--tab), so that nothing needs the app."""
+tau-argus release .tab (--tab), so that nothing needs the app.  --span given once per table
+protects several tables of the microdata together (ctadesk.cli.linked)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctadesk.app import Protection, cells_changed
+from ctadesk.app import Protection
 from ctadesk.app.formats import format_of
 from ctadesk.cli.bivariate import add_bivariate_arguments, protect_two_variables
 from ctadesk.cli.commands.rules import add_table_arguments, build_table, cell_records, responses, write_records
 from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_record_arguments,
                                  add_release_arguments, add_solve_arguments, quality_terms, request_from,
-                                 run_protection, write_result_json, write_workbooks)
+                                 run_protection, write_json, write_workbooks)
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.rules.safety import to_problem
 
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "protect", help="build a table from microdata, apply safety rules and protect it by CTA",
         description="Microdata -> table -> safety rules -> controlled tabular adjustment -> adjusted table.")
-    add_table_arguments(parser)
+    add_table_arguments(parser, several_tables=True)
     cta = parser.add_argument_group("controlled tabular adjustment")
     add_model_arguments(cta)
     cta.add_argument("--cell-weights", choices=("unit", "inverse"), default="inverse",
@@ -53,6 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if len(args.span) > 1:      # several tables of one microdata set, protected together
+        from ctadesk.cli.linked import run_linked
+
+        return run_linked(args)
+    args.span = args.span[0] if args.span else []
     if len(names := responses(args)) > 1:
         return protect_two_variables(args, names)
     if args.tab and format_of(args.microdata).key != "tab":
@@ -78,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         write_records(records, args.output)
     if args.json:
-        write_result_json(args.json, protection)
+        write_json(args.json, protection.as_dict())
     write_workbooks(args, structure, protection, {"cell weights": args.cell_weights})
     if args.save_project or args.tab:
         session = _session(args, problem, structure, stats, rules, result, protection)
@@ -86,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             session.save(args.save_project)
         if args.tab:
             session.export("tab", args.tab)
-    print(f"{structure.n_cells} cells, {problem.n_sensitive} unsafe, {cells_changed(protection)} changed; "
+    print(f"{structure.n_cells} cells, {problem.n_sensitive} unsafe, {protection.outcome.cells_changed} changed; "
           f"{solved.status.value}, weighted absolute change {solved.objective:g}"
           f"{'' if solved.protected else ' (NOT fully protected)'}", file=sys.stderr)
     return 0 if solved.protected else 1

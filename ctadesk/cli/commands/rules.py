@@ -41,15 +41,21 @@ def _assignment(text: str) -> tuple[str, str]:
     return name, value
 
 
-def add_table_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options that describe the microdata, the table and the safety rules."""
+def add_table_arguments(parser: argparse.ArgumentParser, several_tables: bool = False) -> None:
+    """Options that describe the microdata, the table and the safety rules; with ``several_tables``
+    --span may be given once per table (args.span is then a list of lists)."""
     data = parser.add_argument_group("microdata and table")
     data.add_argument("microdata", metavar="INPUT",
                       help="microdata (.csv or .xlsx with a header line, .sav, .zsav, .dta, .sas7bdat, .xpt) "
                            "or a tau-argus table (.tab, with --rda)")
     data.add_argument("--rda", metavar="FILE", help="metadata of a .tab input (default: the .tab name with .rda)")
-    data.add_argument("--span", nargs="+", default=[], metavar="VAR",
-                      help="spanning variables, in table order (microdata only)")
+    if several_tables:
+        data.add_argument("--span", nargs="+", action="append", default=[], metavar="VAR",
+                          help="spanning variables, in table order (microdata only); once per table: "
+                               "the tables are linked and protected together")
+    else:
+        data.add_argument("--span", nargs="+", default=[], metavar="VAR",
+                          help="spanning variables, in table order (microdata only)")
     add_microdata_arguments(data)
     add_rules_arguments(parser)
 

@@ -9,11 +9,11 @@ import sys
 
 import numpy as np
 
-from ctadesk.app import PRESERVABLE, cells_changed
+from ctadesk.app import PRESERVABLE
 from ctadesk.cli.bivariate import add_bivariate_arguments, solve_two_variables
 from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_record_arguments,
                                  add_release_arguments, add_solve_arguments, quality_terms, request_from,
-                                 run_protection, write_result_json, write_workbooks)
+                                 run_protection, write_json, write_workbooks)
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.methods.figures import figures
 
@@ -102,12 +102,12 @@ def run(args: argparse.Namespace) -> int:
         session.save(args.save_project)
     result = protection.result
     if args.json:
-        write_result_json(args.json, protection)
+        write_json(args.json, protection.as_dict())
     if args.sol and result.values is not None:
         write_sol(args.sol, protection.required, result.values)
     write_workbooks(args, project.structure, protection, _release_settings(args))
     print(f"{result.method}: {result.status.value}, {figures(result)}, "
-          f"{'verified' if result.verified else 'NOT verified'}, {cells_changed(protection)} cells changed, "
+          f"{'verified' if result.verified else 'NOT verified'}, {protection.outcome.cells_changed} cells changed, "
           f"{protection.seconds:.2f} s")
     if not result.protected:
         print(f"ctadesk: error: no protected table: {result.message}", file=sys.stderr)

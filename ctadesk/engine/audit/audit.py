@@ -1,7 +1,7 @@
 """``audit``: what an attacker can learn about every sensitive cell from a released table (issue 13).
 
 For each sensitive cell the smallest and largest original value consistent with what the
-attacker knows (knowledge.py) is found by two LPs (paper 003 §3.1, the tau-argus audit),
+attacker knows (knowledge.py) is found by two LPs (Petrenko 2017, §3.1, the tau-argus audit),
 solved as model.py, flows.py, lp.py and ends.py describe, over several processes where the work is
 large (parallel.py); verdicts.py judges the intervals.
 """

@@ -1,15 +1,15 @@
 """What the attacker is assumed to know, turned into a range for every original cell value.
 
-The audit of a release (paper 003 §3.1, "feasibility intervals"; Castro & González 2011,
-paper 000 §2: the bounds l, u "considered to be known by any attacker") asks which original
+The audit of a release (Petrenko 2017, §3.1, "feasibility intervals"; Castro & González 2011,
+§2: the bounds l, u "considered to be known by any attacker") asks which original
 tables a are consistent with everything an attacker knows.  Everything but the relations
 A a = b is a range per cell, so the attacker's knowledge is a box lower <= a <= upper:
 
-* a-priori bounds: the problem's bounds l, u (paper 000, model (1); fixed cells are known
+* a-priori bounds: the problem's bounds l, u (Castro & González 2011, model (1); fixed cells are known
   exactly), or only the sign of a table whose values are all non-negative;
 * a suppressed release: the published (non-missing) cells are the originals;
 * a CTA release with the capacity known: a non-sensitive cell moved by at most its capacity,
-  absolute |x - a| <= c or relative |x - a| <= c |a| (Cox 2005, paper 002 §2, the capacities
+  absolute |x - a| <= c or relative |x - a| <= c |a| (Cox 2005a, §2, the capacities
   e_i); cells the solve kept fixed did not move.  Sensitive cells keep the a-priori bounds.
 
 The true table must lie in the box: a release that breaks an assumption (a cell moved more than
@@ -30,7 +30,7 @@ from ctadesk.engine.problem import CTAProblem
 
 
 class CapacityKind(str, enum.Enum):
-    """How a cell's capacity is measured (paper 002 §2)."""
+    """How a cell's capacity is measured (Cox 2005a, §2)."""
 
     ABSOLUTE = "abs"     # |x - a| <= c
     RELATIVE = "rel"     # |x - a| <= c |a|, 0 <= c < 1
@@ -39,7 +39,7 @@ class CapacityKind(str, enum.Enum):
 class APriori(str, enum.Enum):
     """Which bounds on the original values are public before the release."""
 
-    PROBLEM = "problem"  # the problem's bounds l, u (paper 000, model (1)); fixed cells exact
+    PROBLEM = "problem"  # the problem's bounds l, u (Castro & González 2011, model (1)); fixed cells exact
     SIGN = "sign"        # only that a table whose values are all >= 0 has no negative cell
 
 

@@ -1,6 +1,6 @@
 """The attacker's linear program: min / max a_k subject to A a = b and lower <= a <= upper.
 
-The tau-argus audit (paper 003 §3.1: "the bounds of the feasibility intervals subject to a set
+The tau-argus audit (Petrenko 2017, §3.1: "the bounds of the feasibility intervals subject to a set
 of table relations") solved in the form that makes each of its many LPs cheap:
 
 * cells the attacker knows exactly (a published cell of a suppressed release, a fixed cell)

@@ -2,9 +2,9 @@
 
 A sensitive cell is protected when the attacker cannot get closer to its value a than its
 protection levels: the attacker's interval [lower, upper] must reach a - lpl and a + upl
-(paper 003 §3.1: a feasibility interval that does not cover the protection interval means
+(Petrenko 2017, §3.1: a feasibility interval that does not cover the protection interval means
 inferential disclosure; one that is a single point, exact disclosure).  Two more ways to fail:
-the published value itself lies inside (a - lpl, a + upl) (paper 000, model (1): a released
+the published value itself lies inside (a - lpl, a + upl) (Castro & González 2011, model (1): a released
 value must lie outside it), and, when the rule's percentage is public, the release is exactly
 a +- level and only one of the two originals that would give it, x / (1 + upl/a) (moved up)
 and x / (1 - lpl/a) (moved down), lies in the interval: the original is singled out.

@@ -1,11 +1,11 @@
-"""Two response variables on one table structure, adjusted together (Cox 2005, paper 002 §4).
+"""Two response variables on one table structure, adjusted together (Cox 2005a, §4).
 
 Original tables a and b (e.g. turnover and employment by region x industry) share the relations
 T; adjustments y = x_a - a and z = x_b - b protect each variable's sensitive cells.  Over a group S
 of t cells (default: the inner cells) with population moments, exactly:
 
     Var(a + y) - Var(a)        = (2 a~ . y + |y~|^2) / t
-    Cov(a + y, b + z) - Cov(a, b) = (b~ . y + a~ . z + y~ . z~) / t          (paper 002 §4.1)
+    Cov(a + y, b + z) - Cov(a, b) = (b~ . y + a~ . z + y~ . z~) / t          (Cox 2005a, §4.1)
 
 (a~ = a - mean(a) over S, y~ likewise).  The targets (BivariateTargets) bound the percent change of
 both variances and of the covariance; since slope = Cov/Var(a) and Corr = Cov/sqrt(Var(a) Var(b)),
@@ -19,7 +19,7 @@ with the targets' tangents at that table as LinearTerms over both blocks (ctades
 their offsets, the value of the tangent at y = z = 0, as the terms' constant parts), then at the
 table found so.  The tangents let the senses see
 the second-order part |y~|^2 / t of the variance change, which on Cox-recipe tables is 4-6 % of
-Var(a) by itself: L(y) = 0 (paper 002 (3)) leaves the variance that much up (benchmarks/quality.py,
+Var(a) by itself: L(y) = 0 (Cox 2005a, (3)) leaves the variance that much up (benchmarks/quality.py,
 'mean+L hard').  Each of the three tables gives senses and a starting (y, z); the approach runs from
 each and the best result is kept (every target met with least distance, else least excess; the
 three tables count too, so a run out of time still gives the first).  The
@@ -31,7 +31,7 @@ reliable price either way, so it is off by default.
 
 With the senses fixed:
 
-* ``alternating`` (paper 002 §4.1): fix z, solve for y; fix y, solve for z; repeat.  With z fixed
+* ``alternating`` (Cox 2005a, §4.1): fix z, solve for y; fix y, solve for z; repeat.  With z fixed
   the covariance change is linear in y, exactly (kept within its target); the variance change is
   its tangent at the current y plus |y - y_k~|^2 / (t Var a) >= 0, so the tangent is kept within
   [-target, 0].  Each step is one fixed-sense solve of one variable (lp, l2 or huber, by the
@@ -147,7 +147,7 @@ class BivariateTargets:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class BivariateProblem:
-    """Two CTA problems on one table structure (paper 002 §4).
+    """Two CTA problems on one table structure (Cox 2005a, §4).
 
     first, second  a's and b's problem: the same cells and relations (the right-hand sides, bounds,
                    weights, sensitive cells and protection levels are each variable's own; a cell
@@ -246,7 +246,7 @@ class BivariateProblem:
 
 @dataclasses.dataclass(frozen=True)
 class _Moments:
-    """The originals over the kept group S: centred values, variances, covariance (paper 002 §3-4)."""
+    """The originals over the kept group S: centred values, variances, covariance (Cox 2005a, §3-4)."""
 
     cells: np.ndarray
     centred_a: np.ndarray
@@ -416,7 +416,7 @@ def _kept(moments: _Moments, targets: BivariateTargets, names: tuple[str, str]) 
 
 
 def _with_means(stacked: CTAProblem, problem: BivariateProblem, mean: bool) -> CTAProblem:
-    """The stacked problem with each variable's sum over the kept cells fixed (paper 002 model (2))."""
+    """The stacked problem with each variable's sum over the kept cells fixed (Cox 2005a, model (2))."""
     if not mean:
         return stacked
     once = preserve(stacked, mean=True, cells=problem.cells)
@@ -425,7 +425,7 @@ def _with_means(stacked: CTAProblem, problem: BivariateProblem, mean: bool) -> C
 
 def _stacked_terms(problem: BivariateProblem, moments: _Moments, kept: dict[str, float], y: np.ndarray,
                    z: np.ndarray) -> list[LinearTerm]:
-    """The targets' tangents at (y, z) -- at 0 their linear parts 2 L(y), 2 L(z) and paper 002 (5)'s
+    """The targets' tangents at (y, z) -- at 0 their linear parts 2 L(y), 2 L(z) and Cox 2005a, (5)'s
     Cov(a, z) + Cov(b, y), relative -- as LinearTerms over the stacked cells within the targets
     (b's coefficients per unit of the stacked b: divided by second_scale), with their offsets."""
     n, cells = problem.n_cells, problem.cells
@@ -549,7 +549,7 @@ def _alternating(problem: BivariateProblem, moments: _Moments, kept: dict[str, f
                  senses: tuple[np.ndarray, np.ndarray], start: tuple[np.ndarray, np.ndarray], step_method: str,
                  options: SolveOptions, max_iterations: int,
                  log: list[str]) -> tuple[tuple[np.ndarray, np.ndarray] | None, int]:
-    """Paper 002 §4.1: fix z, solve for y; fix y, solve for z; until the targets hold (each step
+    """Cox 2005a, §4.1: fix z, solve for y; fix y, solve for z; until the targets hold (each step
     taken as far as _along says).  Returns the best pair of protected adjustments seen (targets
     met with least distance, else least excess), or None, and the rounds run."""
     problems = (problem.first, problem.second)

@@ -1,7 +1,7 @@
 """The algorithm for a model, chosen from the table's structure, size and time (issue 12: "model,
 not algorithm, in front of the user").  The user picks a distance and a way of taking the senses
 (ctadesk.engine.model); choose_method names the registry's method for them and says why, for
-the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, paper 004 §3):
+the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, Cox 2005b, §3):
 
 - fixed-sense L1 of a 2-D or 1H2D table: the network solver (max flow + sifting simplex).
   300x350: 0.12 s end to end against 1.2 s for the IPM LP and 2.1 s for HiGHS's defaults on the

@@ -1,7 +1,7 @@
 """The figures a result claims, each named for what it measures.
 
 A method whose model measures change otherwise than by the weighted absolute change (least
-squares (5.8), pseudo-Huber (5.17); Petrenko 2017, paper 003) is "optimal" for its own
+squares (5.8), pseudo-Huber (5.17); Petrenko 2017) is "optimal" for its own
 objective, while a result's bound and gap are always on the weighted absolute change
 (solvers/claims.py).  Printed side by side unnamed -- "l2: optimal, objective 20.6857, bound 8
 (gap 61.3 %)" -- the two claims read as one that contradicts itself; here the model's objective

@@ -2,7 +2,7 @@
 a claim's business.
 
 - A fixed-sense solver gets the problem's senses, the free ones completed by the ordering
-  heuristic (Dandekar & Cox 2002; Cox 2005, paper 002 §5), and its result says so.
+  heuristic (Dandekar & Cox 2002; Cox 2005a, §5), and its result says so.
 - When an exact solver ends without a verified table (a failure, a wrong "infeasible" from
   HiGHS's tolerances), the fixed-sense LP's table with the ordering senses is returned where it
   verifies: a failure still gives a table, and such an "infeasible" is refuted.

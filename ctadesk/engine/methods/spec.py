@@ -1,5 +1,5 @@
 """What the registry says about a CTA method: the model it solves, its parameters, a label for
-users and what it reports (issue 12; STYLE.md §8, methods as a registry).
+users and what it reports (issue 12; docs/developer-guide.md, adding a method).
 
 A Method runs its ``function(problem, options, **parameters)`` on the problem restated in table
 units, and its answer is judged by solvers/claims.py against the method's model, so every

@@ -11,7 +11,7 @@ the table is found again in integer units k = y / 10^-d:
          k integer,
 
 with the senses of the protected table it starts from (Castro & González 2011,
-model (2) with integral deviations; paper 000), a sense switched where its side
+model (2) with integral deviations; Castro & González 2011), a sense switched where its side
 has no grid value within the cell's bounds.  HiGHS works on the change d = k - r
 from the cell-by-cell rounding r of the protected table, small integers however
 big the cells (a turnover table of 3e8 at 2 decimals has k up to 3e10, past
@@ -24,7 +24,7 @@ precision and are refused, naming them.
 
 The model the user chose is the model of the published table.  The model above
 is the weighted-L1 one (and SOC's, L1 in cone form); the L2 (5.8) and
-pseudo-Huber (5.17) tables y (Petrenko 2017, paper 003) are published as a
+pseudo-Huber (5.17) tables y (Petrenko 2017) are published as a
 controlled rounding of y: each cell at floor or ceil of y / 10^-d, the one the
 model's own objective prefers (on two grid values a separable objective is the
 line through them, so the integer program stays linear), every relation exact.

@@ -1,6 +1,6 @@
 """Check an adjusted table against its CTA problem, independently of any solver.
 
-Checks, in the terms of paper 000 model (1): A x = b, l <= x <= u, fixed
+Checks, in the terms of Castro & González 2011, model (1): A x = b, l <= x <= u, fixed
 cells unchanged, and every sensitive cell at or beyond its safe value
 (x_i <= a_i - lpl_i or x_i >= a_i + upl_i), on the side of its reported sense.
 

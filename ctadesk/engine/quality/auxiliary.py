@@ -1,6 +1,6 @@
 """Linear side conditions on the adjustments, carried as auxiliary cells so every method honours them.
 
-A quality term of Cox (2005) (paper 002) is a linear function of the adjustments y = x - a,
+A quality term of Cox (2005) (Cox 2005a) is a linear function of the adjustments y = x - a,
 t(y) = c . y: the mean change of a group of cells (model (2)), L(y) = Cov(a, y)/Var(a) (§3), the
 covariance terms Cov(a, z) + Cov(b, y) of the bivariate models (4)-(5).  Model (3) bounds or
 minimises |t(y)| with one more variable w >= +-t(y).  ctadesk adds that variable as one more *cell*
@@ -41,7 +41,7 @@ class LinearTerm:
     coefficients  dense (n,) over the table's cells (zeros where a cell takes no part)
     name          how messages and reports call it, e.g. "|L(y)| of inner cells"
     offset        a constant part: the bivariate models' contribution of the variable held fixed
-                  (paper 002 §4); the original table then need not meet the term
+                  (Cox 2005a, §4); the original table then need not meet the term
     """
 
     name: str

@@ -1,6 +1,6 @@
 """How much an adjusted table still says what the original said, and how to keep it so.
 
-Cox (2005), *Quality-preserving controlled tabular adjustment* (paper 002):
+Cox (2005), *Quality-preserving controlled tabular adjustment* (Cox 2005a):
 
 * the report (§5, Tables 1-2) gives, per group of cells, the percent change of the
   mean, the variance, Corr(a, x) against its ideal 1 and the slope of the
@@ -41,7 +41,7 @@ CellSelection = np.ndarray | list[int] | tuple[int, ...]
 
 def inner_cells(problem: CTAProblem) -> np.ndarray:
     """Indices of the cells that are no total: in every relation a total is the one
-    cell whose coefficient has the other sign (paper 002 §1: one -1 per row of T)."""
+    cell whose coefficient has the other sign (Cox 2005a, §1: one -1 per row of T)."""
     A = problem.relations
     row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
     negative = A.data < 0
@@ -74,7 +74,7 @@ def _percent(new: float, old: float) -> float:
 
 @dataclasses.dataclass(frozen=True)
 class GroupQuality:
-    """Quality figures of one group of t cells (paper 002 §3 and Tables 1-2; population moments)."""
+    """Quality figures of one group of t cells (Cox 2005a, §3 and Tables 1-2; population moments)."""
 
     name: str
     cells: int
@@ -90,7 +90,7 @@ class GroupQuality:
     zero_cells_moved: int
     total_absolute_change: float  # sum |x - a|, the L1 distance
     l2_distance: float            # sqrt(sum (x - a)^2)
-    weighted_distance: float      # sum w |x - a| with the table's cell weights (the CTA objective, paper 000 (2a))
+    weighted_distance: float      # sum w |x - a| with the table's cell weights (the CTA objective, Castro & González 2011, (2a))
     largest_absolute_change: float  # max |x - a|, like the distances above (a move within CHANGE_RTOL too)
     largest_absolute_change_cell: int  # -1 when nothing changed (by CHANGE_RTOL)
     total_relative_change: float  # sum |x - a| / |a| over cells with a != 0, in %
@@ -197,7 +197,7 @@ MEASURES: tuple[tuple[str, str], ...] = (
 
 @dataclasses.dataclass(frozen=True)
 class QualityReport:
-    """Quality figures per group of cells (paper 002 §5, Tables 1-2: percent changes)."""
+    """Quality figures per group of cells (Cox 2005a, §5, Tables 1-2: percent changes)."""
 
     groups: tuple[GroupQuality, ...]
 
@@ -262,7 +262,7 @@ def quality_report(problem: CTAProblem, values: np.ndarray,
 
 def preserve(problem: CTAProblem, *, mean: bool = True, variance: bool = False,
              cells: CellSelection | None = None) -> CTAProblem:
-    """problem with quality-preserving relations appended (paper 002 §3), over cells S
+    """problem with quality-preserving relations appended (Cox 2005a, §3), over cells S
     (default: the inner cells, so the mean is the grand mean of the table):
 
     mean      sum_{i in S} x_i = sum_{i in S} a_i, i.e. sum y_i = 0 (model (2))
@@ -311,7 +311,7 @@ def preserve(problem: CTAProblem, *, mean: bool = True, variance: bool = False,
 
 # ------------------------------------------------------------------------------ two variables
 def _moments(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float, float, float]:
-    """(mean a, mean b, Var(a), Var(b), Cov(a, b)), population moments (paper 002 §3-4)."""
+    """(mean a, mean b, Var(a), Var(b), Cov(a, b)), population moments (Cox 2005a, §3-4)."""
     if a.size == 0:
         return (math.nan,) * 5
     da, db = a - a.mean(), b - b.mean()
@@ -329,7 +329,7 @@ def _regression(mean_a: float, mean_b: float, var_a: float, var_b: float,
 @dataclasses.dataclass(frozen=True)
 class PairQuality:
     """Figures of two variables a, b (one table structure) over one group of cells, original and
-    adjusted (paper 002 §4 and Table 1; population moments): Cov(a, b), Corr(a, b), and the
+    adjusted (Cox 2005a, §4 and Table 1; population moments): Cov(a, b), Corr(a, b), and the
     regression b = slope a + intercept of the second variable on the first, with each variable's
     own GroupQuality."""
 
@@ -397,7 +397,7 @@ PAIR_MEASURES: tuple[tuple[str, str], ...] = (
 
 @dataclasses.dataclass(frozen=True)
 class BivariateReport:
-    """PairQuality per group of cells, the two variables called ``names`` (paper 002 Table 1)."""
+    """PairQuality per group of cells, the two variables called ``names`` (Cox 2005a, Table 1)."""
 
     names: tuple[str, str]
     groups: tuple[PairQuality, ...]

@@ -1,7 +1,7 @@
 """Quality terms on one variable a statistician sets: the mean of a group of cells, the variance
 term L(y) and the correlation Corr(a, x), each kept hard, within a bound or at a price (issue 16).
 
-Cox (2005), *Quality-preserving controlled tabular adjustment* (paper 002, §3).  Over a group S of
+Cox (2005), *Quality-preserving controlled tabular adjustment* (Cox 2005a, §3).  Over a group S of
 t cells with original values a, mean ā, adjustments y = x - a:
 
     mean change   m(y) = (1/t) sum_S y_i                               (model (2): m(y) = 0)
@@ -373,7 +373,7 @@ def correlation_cut(term: QualityTerm, problem: CTAProblem, values: np.ndarray, 
 
 
 def hard_relations(problem: CTAProblem, terms: Sequence[QualityTerm]) -> CTAProblem:
-    """``problem`` with the hard terms' relations appended (quality.preserve, paper 002 model (2)
+    """``problem`` with the hard terms' relations appended (quality.preserve, Cox 2005a, model (2)
     and L(y) = 0), each over its own group (read off ``problem`` before any relation is added)."""
     for term in [term.resolved(problem) for term in terms]:
         if term.mode == "hard":

@@ -1,4 +1,4 @@
-"""Cell weights w of the CTA objective (paper 004 eq. (1): c_i = 1 or 1/x_i)."""
+"""Cell weights w of the CTA objective (Cox 2005b, eq. (1): c_i = 1 or 1/x_i)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Optimal tabular releases (paper 001, Karr, Dobra & Sanil): which marginal sub-tables of a
+"""Optimal tabular releases (Karr, Dobra & Sanil (undated)): which marginal sub-tables of a
 K-way count table may be published together without bounding a small cell too tightly.
 
     table = CountTable(counts, names)

@@ -1,6 +1,6 @@
 """Decomposable releases: the test, and the cliques and separators of one.
 
-Paper 001 ("Alternative 1: decomposable models") restricts releases to those whose frontier is
+Karr, Dobra & Sanil (undated), ("Alternative 1: decomposable models") restricts releases to those whose frontier is
 the set of cliques of a decomposable graphical model, where bounds have a closed form.  A
 release is decomposable when its frontier, read as a hypergraph, is acyclic (conformal with a
 chordal 2-section graph).  The test is Tarjan & Yannakakis' (1984) maximum cardinality search

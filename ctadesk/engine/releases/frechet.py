@@ -1,6 +1,6 @@
 """Closed-form bounds of a decomposable release (Fréchet bounds).
 
-Paper 001 ("Alternative 1: decomposable models": "bounds computable explicitly"); the formulas
+Karr, Dobra & Sanil (undated), ("Alternative 1: decomposable models": "bounds computable explicitly"); the formulas
 are Dobra & Fienberg's (2000) for a decomposable model with cliques C_1..C_k and separators
 S_2..S_k of a perfect sequence: for every cell x,
 

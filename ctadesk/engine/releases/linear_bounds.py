@@ -1,7 +1,7 @@
 """Sharp bounds on cells of the full table given a release: LP (and MILP) over every
 non-negative table that reproduces the released marginals.
 
-Paper 001 ("OTR components"): UB(C, R) and LB(C, R) are the largest and smallest values cell C
+Karr, Dobra & Sanil (undated), ("OTR components"): UB(C, R) and LB(C, R) are the largest and smallest values cell C
 can take in a table consistent with release R.  The linear-programming bounds range over real
 tables, the integer bounds over tables of whole counts (integer bounds lie inside LP bounds).
 
@@ -46,7 +46,7 @@ class CellBounds:
 
     @property
     def width(self) -> np.ndarray:
-        """UB(C, R) - LB(C, R) per cell (paper 001, DR)."""
+        """UB(C, R) - LB(C, R) per cell (Karr, Dobra & Sanil (undated), DR)."""
         return self.upper - self.lower
 
 

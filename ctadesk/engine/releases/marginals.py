@@ -1,6 +1,6 @@
 """The linear constraints a release puts on the full table, without redundant rows.
 
-These equations define the tables consistent with a release R over which paper 001 takes
+These equations define the tables consistent with a release R over which Karr, Dobra & Sanil (undated) takes
 UB(C, R) and LB(C, R) ("OTR components", DR).  The released marginals overlap (two frontier
 tables share the marginals below both), so their cells are linearly dependent.  A basis of
 the same equations: for every released sub-table S (the whole down-closure), the cells of the

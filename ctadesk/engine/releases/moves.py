@@ -12,7 +12,7 @@ where m = -1), and the cell x ranges at least over that much:
 
     width(x) >= min_{m = +1} n + min_{m = -1} n,
 
-for the LP bounds and the integer bounds alike (paper 001, "OTR components", UB - LB).  The
+for the LP bounds and the integer bounds alike (Karr, Dobra & Sanil (undated), "OTR components", UB - LB).  The
 sub-tables S tried are the smallest R withholds (each of its sub-marginals released), the
 categories j_a the most frequent ones besides x_a.  A cell proven at least alpha wide needs no
 LP (ordered.py, risk.meets); the others are left to the LP, so the bounds stay exact.

@@ -1,4 +1,4 @@
-"""Ordered marginals (paper 001, "Alternative 2: ordered marginals").
+"""Ordered marginals (Karr, Dobra & Sanil (undated), "Alternative 2: ordered marginals").
 
 MPR(T) = {T, the 1-way sub-tables of the attributes not in T}, the most parsimonious release
 holding T (decomposable: its bounds are the Fréchet bounds).  A release is bad at width w when

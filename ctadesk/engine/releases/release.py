@@ -1,6 +1,6 @@
 """Releases: sets of marginal sub-tables, closed downward, held by their frontier.
 
-Paper 001 ("OTR components"): the 2^K sub-tables of a K-way table are partially ordered by
+Karr, Dobra & Sanil (undated), ("OTR components"): the 2^K sub-tables of a K-way table are partially ordered by
 inclusion of their attributes; a release R is a set of them.  Releasing a marginal releases
 every marginal below it (they are its sums), so a release is a down-set of that lattice and
 is held here by its frontier, the maximal sub-tables released.
@@ -66,7 +66,7 @@ class Release:
                          for size in range(len(top) + 1) for c in itertools.combinations(sorted(top), size))
 
     def __len__(self) -> int:
-        """DU(R) = #{R} of paper 001: the number of sub-tables released, the grand total included."""
+        """DU(R) = #{R} of Karr, Dobra & Sanil (undated): the number of sub-tables released, the grand total included."""
         return len(self.subtables())
 
     def axes(self) -> frozenset[int]:

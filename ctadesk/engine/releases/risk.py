@@ -1,4 +1,4 @@
-"""Disclosure risk and data utility of a release (paper 001, "OTR components").
+"""Disclosure risk and data utility of a release (Karr, Dobra & Sanil (undated), "OTR components").
 
 DR(R) = min{UB(C, R) - LB(C, R) : C at risk}, a cell being at risk when 0 < #{C} <= threshold
 (the paper uses 2 in "Ordered marginals: the details", 3 in "OTR components"; 2 by default).
@@ -24,7 +24,7 @@ from ctadesk.engine.releases.moves import proven_widths
 from ctadesk.engine.releases.release import Release
 from ctadesk.engine.releases.table import CountTable, Subtable
 
-#: default at-risk threshold: 0 < count <= 2 (paper 001, "Ordered marginals: the details")
+#: default at-risk threshold: 0 < count <= 2 (Karr, Dobra & Sanil (undated), "Ordered marginals: the details")
 DEFAULT_THRESHOLD = 2
 
 #: how bounds are computed: the closed form where decomposable else LP ("auto"), or one of them
@@ -35,7 +35,7 @@ Utility = Callable[[CountTable, Release], float]
 
 
 def subtables_released(table: CountTable, release: Release) -> float:
-    """DU(R) = #{R}, the number of sub-tables released, the grand total included (paper 001)."""
+    """DU(R) = #{R}, the number of sub-tables released, the grand total included (Karr, Dobra & Sanil (undated))."""
     return float(len(release))
 
 
@@ -85,7 +85,7 @@ def bounds_for(table: CountTable, release: Release, cells: np.ndarray, method: B
 
 def disclosure_risk(table: CountTable, release: Release, threshold: int = DEFAULT_THRESHOLD,
                     method: BoundsMethod = "auto") -> RiskReport:
-    """DR(R) of paper 001 with the bounds of every at-risk cell."""
+    """DR(R) of Karr, Dobra & Sanil (undated) with the bounds of every at-risk cell."""
     cells = table.at_risk(threshold)
     bounds, used = bounds_for(table, release, cells, method)
     risk = float(bounds.width.min()) if cells.size else math.inf

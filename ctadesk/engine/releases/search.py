@@ -1,4 +1,4 @@
-"""The search for an optimal release: max DU(R) subject to DR(R) >= alpha (paper 001,
+"""The search for an optimal release: max DU(R) subject to DR(R) >= alpha (Karr, Dobra & Sanil (undated),
 "Optimization formulation"), over all releases or over decomposable ones only
 ("Alternative 1", where the paper uses simulated annealing).
 
@@ -133,7 +133,7 @@ def decomposable_release(table: CountTable, alpha: float, threshold: int = DEFAU
                          start_temperature: float = 2.0) -> SearchResult:
     """The decomposable releases of largest utility with DR(R) >= alpha (Fréchet bounds):
     exact best-first while it stays within ``max_evaluations``, else simulated annealing for
-    ``iterations`` moves (paper 001, "Alternative 1")."""
+    ``iterations`` moves (Karr, Dobra & Sanil (undated), "Alternative 1")."""
     exact = _best_first(table, alpha, threshold, utility, "frechet", True, max_evaluations)
     if exact.exact:
         return exact

@@ -1,6 +1,6 @@
 """A K-way table of counts with named axes, the object every release is cut from.
 
-Paper 001 ("Problem formulation"): the confidential database is a large contingency table of
+Karr, Dobra & Sanil (undated), ("Problem formulation"): the confidential database is a large contingency table of
 counts; its marginal sub-tables, one per subset of the K attributes, are what may be released.
 """
 
@@ -65,7 +65,7 @@ class CountTable:
         return self.counts.sum(axis=tuple(a for a in range(self.n_axes) if a not in keep))
 
     def at_risk(self, threshold: int) -> np.ndarray:
-        """Flat (C-order) indices of the cells at risk: 0 < count <= threshold (paper 001,
+        """Flat (C-order) indices of the cells at risk: 0 < count <= threshold (Karr, Dobra & Sanil (undated),
         "Ordered marginals: the details")."""
         flat = self.counts.reshape(-1)
         return np.flatnonzero((flat > 0) & (flat <= threshold))
@@ -82,7 +82,7 @@ class CountTable:
         return tuple(chr(ord("A") + a) for a in range(self.n_axes))
 
     def subtable_name(self, subtable: Iterable[int]) -> str:
-        """'[ACD]' for the sub-table of axes 0, 2, 3 (paper 001's notation); '[]' for the grand total."""
+        """'[ACD]' for the sub-table of axes 0, 2, 3 (Karr, Dobra & Sanil's notation); '[]' for the grand total."""
         letters = self.letters()
         separator = "" if self.n_axes <= 26 else ","
         return "[" + separator.join(letters[a] for a in sorted(subtable)) + "]"

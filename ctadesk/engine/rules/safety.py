@@ -1,6 +1,6 @@
 """Primary safety rules, protection levels, and the CTA problem they define.
 
-Rules (paper 003 Table 3.1; Hundepool et al. 2012 §4.2): a cell is unsafe when
+Rules (Petrenko 2017, Table 3.1; Hundepool et al. 2012 §4.2): a cell is unsafe when
 * minimum frequency: 0 < n_records < n (with sampling weights: the sum of the
   weights < n, as tau-argus does);
 * (n,k)-dominance: x_1 + ... + x_n > (k/100) X;
@@ -19,7 +19,7 @@ With a shadow variable (a tau-argus table's `<SHADOW>`, manual §4.4.4) the
 dominance, p% and (p,q) rules, cell and holding level, read the shadow's total
 S instead of X (CellStatistics.rule_total).
 
-Upper protection levels (paper 003 Table 3.2): (n,k): (100/k)(x_1+...+x_n) - X;
+Upper protection levels (Petrenko 2017, Table 3.2): (n,k): (100/k)(x_1+...+x_n) - X;
 p%: (p/100) x_1 - (X - x_1 - x_2); (p,q): (p/q) x_1 - (X - x_1 - x_2); with a
 shadow these are computed on S and given in terms of the response as tau-argus
 does (libtauargus CTable::SetProtectionLevelCell): level * |X| / S.  Frequency,
@@ -362,7 +362,7 @@ def apply_rules(stats: CellStatistics, rules: SafetyRules,
 def to_problem(structure: TableStructure, stats: CellStatistics, result: RuleResult,
                rules: SafetyRules | None = None, nonnegative: bool | None = None,
                weights: str = "unit", fix_empty: bool = True) -> CTAProblem:
-    """The CTA problem (paper 000 model (1)) of a table and its rule results.
+    """The CTA problem (Castro & González 2011, model (1)) of a table and its rule results.
 
     Values are the published totals (weighted when the rules used weights);
     relations are the table's additivity relations; sensitive cells carry their

@@ -1,4 +1,4 @@
-"""Block coordinate descent over the senses (González & Castro 2011; paper 000 §3).
+"""Block coordinate descent over the senses (González & Castro 2011; Castro & González 2011, §3).
 
 From a start (the SAT-style feasible start unless one is given), blocks of
 senses are freed in turn while the others stay fixed; each block is the exact

@@ -1,5 +1,5 @@
 """What every sense heuristic shares: a cached fixed-sense evaluator with the solve's budget, the
-grouped MILP of the Hybrid (paper 004 §3) and the final result.
+grouped MILP of the Hybrid (Cox 2005b, §3) and the final result.
 
 A heuristic searches over sense vectors (+1 up / -1 down per sensitive cell);
 the value of a vector is the fixed-sense L1 optimum (the network solver on
@@ -103,7 +103,7 @@ def grouped_milp(problem: CTAProblem, groups: np.ndarray, options: SolveOptions,
                  start_senses: np.ndarray | None = None) -> CTAResult:
     """The MILP (2) with one binary per group: cells with the same group label share their sense.
 
-    groups (s,) int, a label per sensitive cell (paper 004 §3: B_i = B_{i+M} = ...);
+    groups (s,) int, a label per sensitive cell (Cox 2005b, §3: B_i = B_{i+M} = ...);
     cells whose sense is given or forced ignore their label.
     """
     started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""A feasible start for the senses, SAT-style (Castro & González 2011, paper 000 §3).
+"""A feasible start for the senses, SAT-style (Castro & González 2011, §3).
 
 From each relation, interval arithmetic finds sense choices the relation
 cannot balance: one cell's sense (a unit clause) or a pair's (a binary clause

@@ -1,11 +1,11 @@
 """Single-flip descent over the senses: a local optimum of the one-cell neighbourhood.
 
-The fixed-sense L1 LP (paper 003, (5.10)-(5.12)) stays in one HiGHS object;
+The fixed-sense L1 LP (Petrenko 2017, (5.10)-(5.12)) stays in one HiGHS object;
 each free sense in turn is flipped by changing the bounds of its cell's two
 columns (5.12) and the LP re-solved by the dual simplex from the last basis.
 A flip is kept when the table gets cheaper (first improvement), undone
 otherwise; passes over the cells, in a random order, go on until one keeps no
-flip or the budget ends.  This is the swap move of Cox's Hybrid (paper 004 §3)
+flip or the budget ends.  This is the swap move of Cox's Hybrid (Cox 2005b, §3)
 for one cell, with the exact LP as the score.
 
 The MILP's incumbents and the heuristics' tables are seldom one-flip optimal:

@@ -1,4 +1,4 @@
-"""The Hybrid grouping heuristic and Hybrid-with-swaps (Cox 2005, paper 004 §3).
+"""The Hybrid grouping heuristic and Hybrid-with-swaps (Cox 2005b, §3).
 
 Free sensitive cells are sorted by value, largest first, and dealt into M
 groups in turn; one binary per group decides the sense of all its cells, and
@@ -46,7 +46,7 @@ def shared_relations(problem: CTAProblem) -> sp.csr_array:
 
 
 def swap_groups(problem: CTAProblem, labels: np.ndarray, rounds: int = SWAP_ROUNDS) -> np.ndarray:
-    """Exchange pairs of cells between groups while the total group score drops (paper 004 §3)."""
+    """Exchange pairs of cells between groups while the total group score drops (Cox 2005b, §3)."""
     labels = labels.copy()
     free = np.flatnonzero(labels >= 0)
     if free.size < 2:
@@ -111,5 +111,5 @@ def solve_hybrid(problem: CTAProblem, options: SolveOptions = SolveOptions(), gr
 
 def solve_hybrid_swaps(problem: CTAProblem, options: SolveOptions = SolveOptions(),
                        groups: int = GROUPS) -> CTAResult:
-    """Hybrid-with-swaps (paper 004 §3)."""
+    """Hybrid-with-swaps (Cox 2005b, §3)."""
     return solve_hybrid(problem, options, groups, swaps=True)

@@ -1,8 +1,8 @@
 """Learning preferred senses from LP relaxations, then fixing the confident ones
-(in the spirit of Cox's parametric-image learning, paper 004 §5).
+(in the spirit of Cox's parametric-image learning, Cox 2005b, §5).
 
 The LP relaxation of the MILP (2) is solved under several goal vectors: an
-objective term -M y_i pulls cell i up, +M y_i down (paper 004 eq. (9)).  A
+objective term -M y_i pulls cell i up, +M y_i down (Cox 2005b, eq. (9)).  A
 binary that ends far from its goal resists it (overt resistance (10)-(11));
 averaging the relaxed y over goals drawn around the start gives each cell a
 preference.  First, rounding rounds: every free cell takes its preferred

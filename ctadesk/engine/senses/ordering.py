@@ -1,4 +1,4 @@
-"""The ordering heuristic (Dandekar & Cox 2002; Cox 2005, paper 002 §5 and paper 004 §2).
+"""The ordering heuristic (Dandekar & Cox 2002; Cox 2005a, §5 and Cox 2005b, §2).
 
 Sort the sensitive cells by value, largest first, and give them alternating
 senses, so that no large group of big cells moves the same way.

@@ -1,4 +1,4 @@
-"""Portfolio: the exact MILP for the whole time limit, a heuristic beside it (paper 000 §3).
+"""Portfolio: the exact MILP for the whole time limit, a heuristic beside it (Castro & González 2011, §3).
 
 HiGHS's branch and bound is largely serial, so on two cores the MILP (2)
 (optionally with the imbalance cuts of ``ctadesk.engine.solvers.cuts``: a

@@ -1,4 +1,4 @@
-"""Best-among-random sense assignments, the baseline of Cox (2005), paper 004 §3."""
+"""Best-among-random sense assignments, the baseline of Cox 2005b, §3."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Scatter search over sense vectors (Laguna & Martí; Cox 2005, paper 004 §4).
+"""Scatter search over sense vectors (Laguna & Martí; Cox 2005b, §4).
 
 A reference set of good and diverse sense vectors (ordering, SAT start,
 Hybrid, random) is combined pair by pair: where the parents agree the child

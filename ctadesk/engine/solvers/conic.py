@@ -1,4 +1,4 @@
-"""Fixed-sense CTA with clarabel: L2 (5.8), SOC L1 (5.18) and pseudo-Huber (5.17), paper 003.
+"""Fixed-sense CTA with clarabel: L2 (5.8), SOC L1 (5.18) and pseudo-Huber (5.17), Petrenko 2017.
 
 All three share the feasible set of (5.5): A z = b - A a and l <= z <= u with
 the fixed-sense bounds (5.6)-(5.7) on deviations z = x - a.  Cells that may

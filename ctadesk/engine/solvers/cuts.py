@@ -1,4 +1,4 @@
-"""Imbalance cuts: valid inequalities that raise the MILP's bound (a cost form of paper 000 §3's
+"""Imbalance cuts: valid inequalities that raise the MILP's bound (a cost form of Castro & González 2011, §3's
 "infeasible combinations of senses as cuts").
 
 Take relation r, c . z = d_r, with the free sensitive cells S_r (k of them), the cells of fixed

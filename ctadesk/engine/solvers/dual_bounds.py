@@ -1,4 +1,4 @@
-"""Lower bounds on the fixed-sense L2 model (5.8) and pseudo-Huber model (5.17) of paper 003 from any
+"""Lower bounds on the fixed-sense L2 model (5.8) and pseudo-Huber model (5.17) of Petrenko 2017 from any
 dual point, by weak duality.
 
 For min sum w z^2 subject to A z = d and l <= z <= u (w > 0), every multiplier vector pi of the

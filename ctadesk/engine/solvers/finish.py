@@ -19,7 +19,7 @@ CHANGE_RTOL = 1e-9
 
 
 def weighted_l1(problem: CTAProblem, values: np.ndarray) -> float:
-    """sum w_i |x_i - a_i| (paper 000, (2a))."""
+    """sum w_i |x_i - a_i| (Castro & González 2011, (2a))."""
     return float(problem.weights @ np.abs(values - problem.values))
 
 

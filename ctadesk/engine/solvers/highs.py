@@ -4,7 +4,7 @@ Every solve gets a fresh ``Highs`` (the interrupt flag is sticky), the model
 is passed in one ``passModel`` call from column-compressed arrays, the log goes
 to ``options.on_log`` and into the result, and one function subscribed to the
 three interrupt callbacks writes "stop set or deadline passed" every time it is
-polled (SOLVERS.md, "highspy in a GUI worker").  Each run's time limit is what
+polled (docs/solvers.md, "HiGHS in a worker thread").  Each run's time limit is what
 is left of the options' budget (ctadesk.engine.budget), so the time limit means
 one thing everywhere: the solve's deadline.
 

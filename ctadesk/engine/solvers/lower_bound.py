@@ -1,7 +1,7 @@
 """A certified lower bound on the weighted-L1 CTA optimum without a MILP, for tables of any size.
 
 A protected table moves every sensitive cell i by at least its protection
-level, one way or the other (paper 000, (2e)): that costs at least
+level, one way or the other (Castro & González 2011, (2e)): that costs at least
 w_i min(lpl_i, upl_i), or the level of its sense where the sense is fixed.
 Each relation r then needs its non-sensitive cells O_r to move by at least
 D_r in total (the imbalance of solvers/cuts.py):

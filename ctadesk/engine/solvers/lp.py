@@ -1,9 +1,9 @@
-"""Fixed-sense L1 CTA as an LP: Petrenko (2017) model (5.10) with bounds (5.12), paper 003.
+"""Fixed-sense L1 CTA as an LP: Petrenko (2017) model (5.10) with bounds (5.12), Petrenko 2017.
 
 Columns are the deviations [z+ (n), z- (n)] with x = a + z+ - z-; rows are
 A (z+ - z-) = b - A a.  A sensitive cell going up has upl <= z+ and z- = 0,
 one going down has z+ = 0 and lpl <= z-.  Solved by HiGHS's interior point
-method (SOLVERS.md: the fastest on 2-D and 3-D tables).  The matrix and the
+method (docs/solvers.md: the fastest on 2-D and 3-D tables).  The matrix and the
 bounds are separate functions so heuristics can re-solve with other senses
 cheaply.
 """
@@ -53,7 +53,7 @@ def l1_matrix(problem: CTAProblem) -> ColumnMatrix:
 
 
 def deviation_bounds(problem: CTAProblem) -> tuple[np.ndarray, np.ndarray]:
-    """l_z = l - a <= 0 and u_z = u - a >= 0 of every cell (paper 000, (2c))."""
+    """l_z = l - a <= 0 and u_z = u - a >= 0 of every cell (Castro & González 2011, (2c))."""
     return problem.lower - problem.values, problem.upper - problem.values
 
 

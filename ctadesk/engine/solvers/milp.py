@@ -1,4 +1,4 @@
-"""Exact weighted-L1 CTA as a MILP: Castro & González (2011) model (2a)-(2e), paper 000.
+"""Exact weighted-L1 CTA as a MILP: Castro & González (2011) model (2a)-(2e).
 
 Columns [z+ (n), z- (n), y (f)] with x = a + z+ - z- and one binary y per
 sensitive cell whose sense is free (given or bound-forced senses just fix
@@ -162,7 +162,7 @@ def milp_model(problem: CTAProblem, options: SolveOptions, starts: SenseStarts =
 def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts: bool = False,
                certify: bool = True, starts: SenseStarts = no_starts, fewest_changes: bool = False,
                radius: int | None = None) -> CTAResult:
-    """Exact weighted-L1 CTA (paper 000, model (2)) with HiGHS.
+    """Exact weighted-L1 CTA (Castro & González 2011, model (2)) with HiGHS.
 
     Honours the options' budget (branch and cut takes MILP_SHARE of it), gap (relative MIP
     gap), stop (returns the incumbent, if any, with status CANCELLED), start_senses (a MIP

@@ -1,7 +1,7 @@
 """Bound propagation over the relations: the deviation range each cell keeps once the others'
 ranges are taken into account (one pass of an LP presolve's bound tightening, vectorised).
 
-Used for the MILP's big-M values (paper 000, (2e)), the audit's outer bounds on interval ends
+Used for the MILP's big-M values (Castro & González 2011, (2e)), the audit's outer bounds on interval ends
 (audit/model.py, without the slack) and wherever a cell's reachable range matters.
 """
 

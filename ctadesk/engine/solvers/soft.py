@@ -1,4 +1,4 @@
-"""Fixed-sense L1 CTA with soft relations and soft protection (paper 000 §4, "reliability").
+"""Fixed-sense L1 CTA with soft relations and soft protection (Castro & González 2011, §4, "reliability").
 
 The two-stage method for on-line tables fixes the senses first; some sense
 choices leave no table, so the second stage lets relations and, ultimately,

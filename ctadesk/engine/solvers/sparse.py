@@ -1,6 +1,6 @@
 """Fewest changed cells among the optimal tables of fixed-sense L1 CTA (issue 11).
 
-The L1 model (Petrenko 2017 (5.10); paper 000 (2a)-(2c) with the senses fixed)
+The L1 model (Petrenko 2017 (5.10); Castro & González 2011, (2a)-(2c) with the senses fixed)
 
     min sum_i w_i |z_i|   s.t.  A z = d,  lower <= z <= upper
 

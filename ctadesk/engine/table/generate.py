@@ -1,4 +1,4 @@
-"""Random test tables: the thesis's generator (paper 003 §6.2.3) and the Cox recipe (paper 004 §3)
+"""Random test tables: the thesis's generator (Petrenko 2017, §6.2.3) and the Cox recipe (Cox 2005b, §3)
 as its preset -- the one generator of the app, the command line, the benchmarks and the tests."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def generate_table(spec: GeneratorSpec) -> tuple[TableStructure, CTAProblem]:
 def cox_table(shape: tuple[int, ...], seed: int = 0, zero_share: float = 0.10,
               sensitive_share: float = 0.30, protection: float = 0.20,
               capacity: float = 0.20, max_value: int = 1000) -> tuple[TableStructure, CTAProblem]:
-    """A Cox-recipe table with margins (paper 004 §3).
+    """A Cox-recipe table with margins (Cox 2005b, §3).
 
     Inner values uniform on 1..max_value, zero_share of them set to 0;
     sensitive_share of the inner cells (chosen among the non-zero ones) are

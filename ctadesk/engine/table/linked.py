@@ -5,7 +5,7 @@ Size and Region x Sector share every Region x Total cell.  A cell's identity is
 its set of (dimension name, code) pairs with the grand total of each dimension
 left out, so (Region=Nr, Size=Total) and (Region=Nr, Sector=Total) are the
 same cell.  The relations of all tables are written over the unique cells and
-duplicate relations dropped (de Wolf & Giessing's linked-table model; paper 003
+duplicate relations dropped (de Wolf & Giessing's linked-table model; Petrenko 2017
 §5.1: one CTA over the union of the tables' constraints).
 """
 

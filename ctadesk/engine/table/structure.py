@@ -5,7 +5,7 @@ with children equals the sum of its children.  For a k-dimensional table with
 cells in C order, the relations of dimension d are
 ``kron(I_before, kron(R_d, I_after))`` where R_d is the 1-D relation matrix of
 dimension d (-1 on the parent, +1 on each child): index arithmetic only, no
-loop over cells (paper 003 §5.1, the constraints A x = 0 of (5.5)).
+loop over cells (Petrenko 2017, §5.1, the constraints A x = 0 of (5.5)).
 """
 
 from __future__ import annotations
