@@ -1,4 +1,4 @@
-"""Two response variables protected together, the same for every front end (Cox 2005, paper 002
+"""Two response variables protected together, the same for every front end (Cox 2005a
 §4; engine/methods/bivariate.py): a BivariateRequest is a ProtectionRequest for two variables,
 run by ``protect_two``.
 

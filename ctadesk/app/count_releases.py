@@ -1,4 +1,4 @@
-"""Optimal tabular releases as a front end drives them (paper 001, Karr, Dobra & Sanil;
+"""Optimal tabular releases as a front end drives them (Karr, Dobra & Sanil (undated);
 ctadesk.engine.releases): read a count table from a file and run the chosen search, with every
 sub-table's critical width and the chosen release's risk.  The app's releases view calls these;
 they hold no Qt.  The released sub-tables are written by ctadesk.io.subtables.
@@ -24,7 +24,7 @@ from ctadesk.engine.releases import (DEFAULT_THRESHOLD, UTILITIES, CountTable, R
                                      ordered_marginals)
 from ctadesk.engine.releases.search import MAX_EVALUATIONS
 
-#: the searches, as the releases command names them: decomposable releases (paper 001 "Alternative 1"),
+#: the searches, as the releases command names them: decomposable releases (Karr, Dobra & Sanil (undated) "Alternative 1"),
 #: all releases (exact best-first), ordered marginals ("Alternative 2")
 SEARCHES = {"decomposable": "Largest decomposable release", "optimal": "Largest release (all releases)",
             "ordered": "Ordered marginals"}
@@ -129,7 +129,7 @@ def search_releases(table: CountTable, alpha: float, threshold: int = DEFAULT_TH
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class ReleaseChoice:
-    """What a search found for a count table (paper 001, "Optimization formulation").
+    """What a search found for a count table (Karr, Dobra & Sanil (undated), "Optimization formulation").
 
     releases         the best releases found, best first (all of the optimal utility when exact)
     utility          DU of the first release

@@ -110,7 +110,7 @@ class Protection:
 
 
 def weighted(problem: CTAProblem, choice: str) -> CTAProblem:
-    """``problem`` with the cell weights ``choice`` names (paper 004 eq. (1))."""
+    """``problem`` with the cell weights ``choice`` names (Cox 2005b, eq. (1))."""
     if choice == "unit":
         return problem.replace(weights=unit_weights(problem.values))
     if choice == "inverse":

@@ -3,7 +3,7 @@
 An office publishes Region x Size and Region x Sector from one survey: both hold every
 Region x Total cell.  Protected one at a time, each table's CTA moves those cells its own
 way, and the publication shows two different totals for one region.  Here the tables are
-linked (engine/table/linked.py; de Wolf & Giessing's model, paper 003 §5.1): a cell is one
+linked (engine/table/linked.py; de Wolf & Giessing's model, Petrenko 2017, §5.1): a cell is one
 variable however many tables hold it, the safety rules judge it once (from the records it
 holds, the same in every table), one CTA runs over the union of the tables' relations, and
 each table's published values are read back from the one solution.

@@ -41,10 +41,10 @@ class ProtectionRequest:
     method       AUTO: the engine chooses the algorithm for the model and says why; else a method of
                  the registry (ctadesk.engine.methods), the expert's override
     parameters   the method's parameters by name (the registry's Method.parameters), as pairs
-    weights      'table', 'unit' or 'inverse' (paper 004 eq. (1))
-    preserve     measures kept exactly: 'mean', 'variance' (paper 002 §3), over the inner cells
+    weights      'table', 'unit' or 'inverse' (Cox 2005b, eq. (1))
+    preserve     measures kept exactly: 'mean', 'variance' (Cox 2005a, §3), over the inner cells
     quality      quality terms, each hard, bounded or weighted, on any group of cells
-                 (ctadesk.engine.quality.terms: mean, L(y), correlation; paper 002 §3)
+                 (ctadesk.engine.quality.terms: mean, L(y), correlation; Cox 2005a, §3)
     quality_price  also solve once without each quality term, to report its price
     time_limit   seconds (inf: none);  gap: relative MIP gap;  threads: solver threads (None: default)
     widen        widen every protection level by a secret factor (engine/publish/widening.py)

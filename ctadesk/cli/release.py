@@ -66,7 +66,7 @@ def add_solve_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGrou
 
 
 def add_quality_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """--quality SPEC (repeatable) and --quality-price: quality terms (Cox 2005, paper 002 §3)."""
+    """--quality SPEC (repeatable) and --quality-price: quality terms (Cox 2005a, §3)."""
     parser.add_argument("--quality", action="append", default=[], metavar="SPEC",
                         help="a quality term MEASURE[:MODE][:NUMBER][@GROUP], repeatable: MEASURE mean, L (the "
                              "variance/slope term L(y)) or correlation; MODE hard (kept exactly), bounded (|mean "

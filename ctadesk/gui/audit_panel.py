@@ -1,7 +1,7 @@
 """The disclosure audit tab (issue 13): what the attacker is assumed to know (a-priori bounds, how
 far non-sensitive cells may have moved, the rule's percentage: ctadesk.engine.audit.knowledge),
 the audit's summary (cells audited, at risk, smallest relative width, time) and every audited
-cell with its attacker interval (paper 003 §3.1, the feasibility interval of two LPs per cell)
+cell with its attacker interval (Petrenko 2017, §3.1, the feasibility interval of two LPs per cell)
 and verdict, the riskiest first; a click shows the cell in the grid."""
 
 from __future__ import annotations

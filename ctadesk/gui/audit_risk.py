@@ -2,7 +2,7 @@
 colours, and the legend over the grid that names them with their counts.
 
 The levels read the audit's verdicts (ctadesk.engine.audit.verdicts): an interval of width 0 is
-exact disclosure (paper 003 §3.1); any other failure (an end closer than the protection level,
+exact disclosure (Petrenko 2017, §3.1); any other failure (an end closer than the protection level,
 the published value inside the protection interval, the original singled out by the known
 percentage) puts the cell at risk; a cell failing no way is safe.
 """

@@ -1,5 +1,5 @@
 """Dialogs that set per-cell limits by hand: lower/upper protection levels and lower/upper bounds,
-as a share of each selected cell's value or as numbers (paper 000, model (1): l <= x <= u,
+as a share of each selected cell's value or as numbers (Castro & González 2011, model (1): l <= x <= u,
 x <= a - lpl or x >= a + upl)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The dialog of the table generator of the thesis GUI (paper 003 §6.2.3); the tables come from
-ctadesk.engine.table.generate (its Cox preset is the Cox recipe of paper 004 §3)."""
+"""The dialog of the table generator of the thesis GUI (Petrenko 2017, §6.2.3); the tables come from
+ctadesk.engine.table.generate (its Cox preset is the Cox recipe of Cox 2005b, §3)."""
 
 from __future__ import annotations
 

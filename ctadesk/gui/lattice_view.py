@@ -1,4 +1,4 @@
-"""The lattice of the 2^K marginal sub-tables of a count table (paper 001, "OTR components"),
+"""The lattice of the 2^K marginal sub-tables of a count table (Karr, Dobra & Sanil (undated), "OTR components"),
 drawn in layers by sub-table size (the full table on top, the grand total at the bottom), each
 node coloured by its critical width CW(T) ("Alternative 2") and drawn released or withheld
 under a release; lines join a sub-table to the ones a single attribute smaller.  A layer of
@@ -54,7 +54,7 @@ def faded(colour: QColor, strength: float = WITHHELD_STRENGTH) -> QColor:
 
 
 def subtable_label(table: CountTable, subtable: Subtable) -> str:
-    """'[ACD]' (paper 001's notation); 'total' for the grand total."""
+    """'[ACD]' (Karr, Dobra & Sanil's notation); 'total' for the grand total."""
     return table.subtable_name(subtable) if subtable else "total"
 
 

@@ -1,4 +1,4 @@
-"""The main window, laid out in the order a tau-argus user works (STYLE.md §6):
+"""The main window, laid out in the order a tau-argus user works (docs/developer-guide.md):
 1 table -> 2 safety rules -> 3 protect -> 4 view/audit -> 5 save/export; with Tools > Optimal
 releases (count tables, issue 15) and File > Open sense store (on-line CTA, issue 14) beside it."""
 

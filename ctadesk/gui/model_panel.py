@@ -2,7 +2,7 @@
 algorithm (automatic, or an expert's choice among ctadesk.engine.methods, with its parameters from
 the registry: gui/method_parameters.py), weights, time limit,
 gap, published precision, widening, and the Quality group: the mean and variance kept exactly over
-the inner cells and the quality terms of Cox (2005) (paper 002 §3; gui/quality_terms_panel.py)."""
+the inner cells and the quality terms of Cox (2005) (Cox 2005a, §3; gui/quality_terms_panel.py)."""
 
 from __future__ import annotations
 

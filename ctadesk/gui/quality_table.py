@@ -1,4 +1,4 @@
-"""The quality report of a result (paper 002, Tables 1-2) as a table widget for the results panel,
+"""The quality report of a result (Cox 2005a, Tables 1-2) as a table widget for the results panel,
 and beside it the quality terms' report (ctadesk.engine.quality.terms.TermsReport): per term the
 value reached on the published table, its target, whether it was met and its price."""
 

@@ -1,4 +1,4 @@
-"""Tools > Optimal releases (issue 15, paper 001, Karr, Dobra & Sanil): open a count table, set
+"""Tools > Optimal releases (issue 15, Karr, Dobra & Sanil (undated)): open a count table, set
 the at-risk threshold and alpha, find the largest release whose at-risk cells stay bounded no
 tighter than alpha (in a worker), and look at the lattice of sub-tables (released or withheld,
 coloured by critical width), the bounds of the at-risk cells under the release, and export the

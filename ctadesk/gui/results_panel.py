@@ -1,4 +1,4 @@
-"""Results: summary, quality report (paper 002), the quality terms' report (issue 16), heatmap of
+"""Results: summary, quality report (Cox 2005a), the quality terms' report (issue 16), heatmap of
 relative change, scatter of adjusted vs original, histogram of changes, the verifier's findings
 and the disclosure audit (issue 13), their cells selectable."""
 

@@ -1,4 +1,4 @@
-"""The sensitivity-rule panel: primary safety rules with their parameters (paper 003 Table 3.1;
+"""The sensitivity-rule panel: primary safety rules with their parameters (Petrenko 2017, Table 3.1;
 ctadesk.engine.rules.safety) and, after Apply, how many cells each rule flagged.
 
 The panel only builds a SafetyRules and shows counts; the main window applies

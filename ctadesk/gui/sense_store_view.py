@@ -1,4 +1,4 @@
-"""File > Open sense store (issue 14, paper 000 §4): the tables an on-line table server has
+"""File > Open sense store (issue 14, Castro & González 2011, §4): the tables an on-line table server has
 published and the sense stored for every sensitive cell (ctadesk.app.online.SenseStore), as
 read-only tables that sort and filter; an SQLite file or a PostgreSQL database (a
 ``postgresql://`` URL, File > Open sense store in a database).  The store is read once and

@@ -1,6 +1,6 @@
 """The table editor's model: one 2-D slice of a project's cells, read from numpy on demand.
 
-Qt asks only for the cells it shows (STYLE.md §5), so a 1000 x 1000 table costs
+Qt asks only for the cells it shows (Qt's model/view), so a 1000 x 1000 table costs
 one index array of the slice and nothing per cell until it scrolls into view.
 """
 

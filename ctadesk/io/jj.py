@@ -1,6 +1,6 @@
 """JJ instance files (tau-argus / sdcTable) and RCTA `.sol` answers.
 
-Format: /work/shared/formats/JJ.md.  Line 1 is 0, line 2 the number of cells,
+Format: docs/formats.md.  Line 1 is 0, line 2 the number of cells,
 then one line per cell ``i value cost status lb ub lpl upl spl``, the number
 of relations, and one line per relation ``rhs k : c1 (coef1) c2 (coef2) ...``.
 Coefficients may be written ``(-1)`` or ``( -1 )``; duplicate cells in a

@@ -1,8 +1,8 @@
-"""The released marginal sub-tables of a count table, written out (paper 001, "OTR components":
+"""The released marginal sub-tables of a count table, written out (Karr, Dobra & Sanil (undated), "OTR components":
 a release is a set of marginal sub-tables): one long CSV per sub-table in a folder, or one
 workbook with a sheet per sub-table (ctadesk.io.excel.writer).  Each holds the sub-table's
 variables, one row per marginal cell with its categories, and its count; a sub-table is named by
-the letters of its attributes as paper 001 writes them ('ACD'; 'total' for the grand total).
+the letters of its attributes as Karr, Dobra & Sanil (undated) writes them ('ACD'; 'total' for the grand total).
 """
 
 from __future__ import annotations

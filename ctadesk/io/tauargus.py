@@ -1,6 +1,6 @@
 """tau-argus tabular input: `.tab` data with its `.rda` metadata, `.cdl` labels,
 and writing a release `.tab` (codes and adjusted values) with its `.rda`
-(format: shared/formats/TAUARGUS.md).
+(format: docs/formats.md).
 
 A `.tab` line is one cell: the codes of the spanning variables (the `<TOTCODE>`
 for a total), then the other variables in the order the `.rda` lists them:

@@ -1,4 +1,4 @@
-"""The HTTP table server: on-line CTA (paper 000 §4, ctadesk.app.online) behind a small
+"""The HTTP table server: on-line CTA (Castro & González 2011, §4, ctadesk.app.online) behind a small
 Starlette application run by uvicorn (the optional ``server`` extra).  A front end, like the
 command line and the window: it turns requests into OnlineService calls and tables into JSON
 or CSV.

@@ -1,4 +1,4 @@
-"""The HTTP table server: a Starlette application over a pool of on-line services (paper 000 §4).
+"""The HTTP table server: a Starlette application over a pool of on-line services (Castro & González 2011, §4).
 
     GET  /tables?spanning=Region:1,Size[&format=csv]   a protected table (JSON by default)
     POST /tables  {"spanning": ["Region:1", "Size"], "format": "json"}

@@ -3,7 +3,7 @@
 A service holds one connection to the sense store, which one thread at a time may use
 (ctadesk.app.online.store).  The pool keeps one service per worker: a request takes an idle one
 for the length of its solve, in its worker thread, and gives it back; requests in different
-threads agree through the store's transactions exactly as separate processes do (paper 000 §4,
+threads agree through the store's transactions exactly as separate processes do (Castro & González 2011, §4,
 consistency on output).
 """
 

@@ -1,4 +1,4 @@
-"""On-line CTA for a table server (paper 000 §4): tables requested one after another from one
+"""On-line CTA for a table server (Castro & González 2011, §4): tables requested one after another from one
 microdata set, protected at once and consistently by a two-stage method over a sense store.
 
     from ctadesk.app.online import OnlineService

@@ -1,4 +1,4 @@
-"""Cells by their definition, the same in every table (paper 000 §4, consistency on output).
+"""Cells by their definition, the same in every table (Castro & González 2011, §4, consistency on output).
 
 A cell is the set of records whose codes it names: ``Region=N1|Size=2`` is the same cell in
 Region x Size, in Region x Size x Sector (at Sector's total) and in Size x Region.  Its key names

@@ -2,7 +2,7 @@
 (tau-argus numbering: level 1 is just below the total), ``Region`` the whole hierarchy.
 
 A cell of a table cut at a level is the cell of the same codes in the full hierarchy: the same
-records, so the same status under the rules (consistency on input, paper 000 §4) and the same key
+records, so the same status under the rules (consistency on input, Castro & González 2011, §4) and the same key
 (ctadesk.app.online.cells), so the same stored sense (consistency on output).
 """
 

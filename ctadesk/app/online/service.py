@@ -1,4 +1,4 @@
-"""On-line CTA (paper 000 §4): tables requested one after another from one microdata set, each
+"""On-line CTA (Castro & González 2011, §4): tables requested one after another from one microdata set, each
 protected at once and consistently with every table published before.
 
     with OnlineService("senses.db", microdata, rules, measure="Turnover") as service:
@@ -27,7 +27,7 @@ The two stages of the paper:
   admit no table, the same LP over every cell with the published values as heavily weighted
   targets (a published value is given up before additivity or protection); when the senses
   themselves admit no table (possible with ``local`` or ``table`` senses), the fixed-sense L1 LP
-  with soft relations and soft protection levels (method ``soft-lp``, paper 000 §4
+  with soft relations and soft protection levels (method ``soft-lp``, Castro & González 2011, §4
   "reliability"): a table always comes back; a sensitive cell may fall short of its safe value,
   never cross to the other side of its stored sense, which is checked before anything is
   published.  What was given up is reported in the table's terms, to the office only.
@@ -66,7 +66,7 @@ from ctadesk.engine.publish.verify import RTOL, relation_scale
 #: the second stage's methods: the fixed-sense L1 LP with pinned cells held exactly, tried first
 #: (on a 47 k-cell table it takes a third of the soft LP's time, and its optimum is the soft LP's
 #: whenever the senses admit a table); the fixed-sense L1 with soft relations and protection
-#: (paper 000 §4), which always returns a table, when it has none
+#: (Castro & González 2011, §4), which always returns a table, when it has none
 EXACT_STAGE, SECOND_STAGE = "lp", "soft-lp"
 #: the exact stage's LP by the dual simplex: few of a server table's protection levels bind (a
 #: 47 223-cell table: 0.11 s against 1.26 s for the interior point method).  With the published
@@ -251,7 +251,7 @@ class OnlineService:
                   choice once, on the full table (default FULL_TABLE_BUDGET)
     weights       cell weights of the distance: 'inverse' (1/|a|) or 'unit'
     pin_published hold each non-sensitive cell at the value it was first published with (the
-                  store keeps it), so that no table contradicts an earlier one (paper 000 §4)
+                  store keeps it), so that no table contradicts an earlier one (Castro & González 2011, §4)
     time_limit    seconds the second stage may take per table (inf: no limit)
 
     One service holds one connection: use it from one thread at a time; give each thread (or
@@ -301,7 +301,7 @@ class OnlineService:
 
     # ------------------------------------------------------------ the two stages
     def problem(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem]:
-        """The table ``spanning`` and its CTA problem (paper 000 model (1)): sensitive cells and
+        """The table ``spanning`` and its CTA problem (Castro & González 2011, model (1)): sensitive cells and
         levels from the rules, widened by the store's secret factors of each cell (the same in
         every table: ctadesk.app.online.widening) and moved out to the grid of the data's
         decimals (engine/precision.grid_safe), never at exactly the value times 1 +/- a rule's share
@@ -514,7 +514,7 @@ def plain_cells(problem: CTAProblem) -> np.ndarray:
 
 def second_stage(problem: CTAProblem, pins: Mapping[int, float],
                  time_limit: float = math.inf) -> tuple[CTAProblem, str, str, np.ndarray | None]:
-    """The second stage (paper 000 §4) for ``problem`` with its senses fixed and cell i held at
+    """The second stage (Castro & González 2011, §4) for ``problem`` with its senses fixed and cell i held at
     ``pins[i]``: (the problem the table answers, pins included as in pinned(); the status and
     message of the solve that gave the table; its values (n,), None when no solve gave one).
 

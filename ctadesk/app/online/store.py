@@ -1,4 +1,4 @@
-"""The sense store of an on-line table server (paper 000 §4): the protection sense chosen for
+"""The sense store of an on-line table server (Castro & González 2011, §4): the protection sense chosen for
 each sensitive cell, whichever table it first appeared in, so that every later table publishes
 it on the same side of its true value (consistency on output); the tables published; the
 latest published value of each non-sensitive cell; and, with senses from the data set's full

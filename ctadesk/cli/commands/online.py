@@ -1,5 +1,5 @@
 """`ctadesk online --store senses.db --microdata FILE --table "Region x Size" --response VAR ...`:
-one table of an on-line table server (paper 000 §4), protected consistently with every table
+one table of an on-line table server (Castro & González 2011, §4), protected consistently with every table
 published from the same store before (ctadesk.app.online); the first call, with --init-store,
 makes the store.
 

@@ -1,5 +1,5 @@
 """`ctadesk releases COUNTS.csv --threshold 2 --alpha 3`: which marginal sub-tables of a count
-table may be released together (paper 001, Karr, Dobra & Sanil; ctadesk.engine.releases).
+table may be released together (Karr, Dobra & Sanil (undated); ctadesk.engine.releases).
 
 COUNTS is a long file (CSV, xlsx, or a statistical package's file) with one column per
 variable and a count column; rows of the same cell are summed.  Without --variables the

@@ -1,6 +1,6 @@
 """`ctadesk serve --store senses.db --microdata FILE --span Region Size Sector --response VAR ...`:
 the HTTP table server (ctadesk.server): tables of the microdata requested one after another,
-each protected at once and consistently with every table published before (paper 000 §4).
+each protected at once and consistently with every table published before (Castro & González 2011, §4).
 
 Loopback only unless --allow-remote; the microdata and safety-rule options are those of
 `ctadesk online`, the variables a table may span given by --span.  Needs the ``server`` extra
