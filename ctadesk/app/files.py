@@ -260,6 +260,13 @@ def export_excel(path: str | Path, project: Project, internal: bool, audit: Audi
         per_table = [source.table_cells(sensitive, t) for t in range(len(source.tables))]
         return export_workbook(path, source.tables, source.scatter(adjusted), per_table, internal=internal,
                                report=report)
+    from ctadesk.app.linked_tables import LinkedTabulation
+
+    if isinstance(source, LinkedTabulation):      # linked tables from microdata: a sheet per table
+        from ctadesk.io.excel.tables import export_tables_workbook
+
+        return export_tables_workbook(path, source.grid_tables(project.values, adjusted, sensitive),
+                                      internal=internal, report=report, decimals=published_decimals_of(project))
     return export_table_workbook(path, project.structure, project.values, adjusted, sensitive,
                                  internal=internal, report=report, decimals=published_decimals_of(project))
 

@@ -281,8 +281,10 @@ class ExcelImportDialog(QDialog):
 
 class MicrodataDialog(QDialog):
     """Spanning variables (ticked, in file order) with an optional hierarchy file each, the
-    response, weight and holding variables.  loader(dialog) builds the project; a failure is
-    shown here and the dialog stays open with every choice kept."""
+    response, weight and holding variables.  Several tables of the microdata are listed with
+    "Add table" (each the variables ticked when it was added): they share margins and become one
+    linked project, protected together (ctadesk.app.linked_tables).  loader(dialog) builds the
+    project; a failure is shown here and the dialog stays open with every choice kept."""
 
     def __init__(self, path: str | Path, columns: list[str], loader: Callable[[MicrodataDialog], object],
                  parent: QWidget | None = None) -> None:
@@ -304,6 +306,12 @@ class MicrodataDialog(QDialog):
             self.variables.setItem(row, 1, QTableWidgetItem(""))
         browse = QPushButton("Hierarchy file for the selected variable…", objectName="micro_browse")
         browse.clicked.connect(self._browse)
+        self.table_list = QListWidget(objectName="micro_tables")
+        self.table_list.setMaximumHeight(90)
+        add_table = QPushButton("Add table", objectName="micro_add_table")
+        add_table.clicked.connect(self.add_table)
+        remove_table = QPushButton("Remove table", objectName="micro_remove_table")
+        remove_table.clicked.connect(lambda: self.table_list.takeItem(self.table_list.currentRow()))
         self.response = QComboBox(objectName="micro_response")
         self.weight = QComboBox(objectName="micro_weight")
         self.holding = QComboBox(objectName="micro_holding")
@@ -330,6 +338,17 @@ class MicrodataDialog(QDialog):
         row.addWidget(browse)
         row.addStretch(1)
         layout.addLayout(row)
+        layout.addWidget(QLabel("Several tables (protected together, one value per shared cell): tick a table's "
+                                "variables and add it; none added, the ticked variables make the table.",
+                                wordWrap=True))
+        tables = QHBoxLayout()
+        tables.addWidget(self.table_list, 1)
+        table_buttons = QVBoxLayout()
+        table_buttons.addWidget(add_table)
+        table_buttons.addWidget(remove_table)
+        table_buttons.addStretch(1)
+        tables.addLayout(table_buttons)
+        layout.addLayout(tables)
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
@@ -344,10 +363,32 @@ class MicrodataDialog(QDialog):
         return [self.variables.item(r, 0).text() for r in range(self.variables.rowCount())
                 if self.variables.item(r, 0).checkState() == Qt.CheckState.Checked]
 
+    def add_table(self) -> None:
+        """List the ticked variables as a table (refused when none is ticked or it is listed)."""
+        span = self.spanning()
+        if not span:
+            self.error.setText("Tick the variables of the table first.")
+            return
+        if any(set(span) == set(listed) for listed in self.tables(listed_only=True)):
+            self.error.setText(f"A table of {', '.join(span)} is listed already.")
+            return
+        item = QListWidgetItem(" × ".join(span))
+        item.setData(Qt.ItemDataRole.UserRole, span)
+        self.table_list.addItem(item)
+        self.error.setText("")
+
+    def tables(self, listed_only: bool = False) -> list[list[str]]:
+        """The tables to tabulate: those listed, else the ticked variables (unless listed_only)."""
+        listed = [self.table_list.item(r).data(Qt.ItemDataRole.UserRole) for r in range(self.table_list.count())]
+        if listed or listed_only:
+            return listed
+        return [self.spanning()] if self.spanning() else []
+
     def hierarchy_files(self) -> dict[str, str]:
+        used = {name for table in self.tables() for name in table}
         files = {self.variables.item(r, 0).text(): self.variables.item(r, 1).text().strip()
                  for r in range(self.variables.rowCount())}
-        return {name: file for name, file in files.items() if file and name in self.spanning()}
+        return {name: file for name, file in files.items() if file and name in used}
 
     def _browse(self) -> None:
         row = self.variables.currentRow()
@@ -360,7 +401,7 @@ class MicrodataDialog(QDialog):
             self.variables.item(row, 1).setText(path)
 
     def accept(self) -> None:
-        if not self.spanning():
+        if not self.tables():
             self.error.setText("Tick at least one spanning variable.")
             return
         try:

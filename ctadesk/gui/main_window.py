@@ -402,9 +402,11 @@ class MainWindow(QMainWindow):
 
     def _read_microdata(self, path: Path) -> Project | None:
         def load(dialog: MicrodataDialog) -> Project:
-            return files.read_microdata_file(path, dialog.spanning(), dialog.response.currentText(),
-                                             weight=dialog.weight.currentData(), holding=dialog.holding.currentData(),
-                                             hierarchy_files=dialog.hierarchy_files())
+            from ctadesk.app.linked_tables import read_microdata_tables
+
+            return read_microdata_tables(path, dialog.tables(), dialog.response.currentText(),
+                                         weight=dialog.weight.currentData(), holding=dialog.holding.currentData(),
+                                         hierarchy_files=dialog.hierarchy_files())
 
         dialog = MicrodataDialog(path, microdata_columns(path), load, self)
         return dialog.project if self.run_dialog(dialog) else None
