@@ -33,9 +33,8 @@ IPM_SETTINGS: dict[str, object] = {"solver": "ipm", "run_crossover": "on", "pres
 #: basic solutions are exact to the solver's tolerances
 SIMPLEX_SETTINGS: dict[str, object] = {"solver": "simplex", "presolve": "on"}
 #: the dual simplex from the slack basis, asked for (simplex=True) where few protection levels
-#: bind: on an on-line server's 47 223-cell table (2 204 sensitive cells, inverse weights) 0.11 s
-#: against 1.26 s for the IPM; on Cox-recipe tables, 30 % sensitive, it loses (20x20x20: 2.6 s
-#: against 0.3 s)
+#: bind (an on-line server's tables, J. Castro's office tables); on Cox-recipe tables, 30 %
+#: sensitive, the IPM wins: benchmarks/lp_choice.py prints both, side by side, per table
 DUAL_SIMPLEX_SETTINGS: dict[str, object] = {"solver": "simplex", "simplex_strategy": 1, "presolve": "off"}
 #: how many cells and relations an infeasibility message names
 CONFLICT_NAMES = 6
