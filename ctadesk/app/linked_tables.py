@@ -62,6 +62,14 @@ class LinkedTabulation:
     statistics: tuple[CellStatistics, ...]
     cells: CellStatistics
 
+    @classmethod
+    def of(cls, spans: Sequence[Sequence[str]], structures: Sequence[TableStructure],
+           statistics: Sequence[CellStatistics]) -> LinkedTabulation:
+        """Tables already tabulated (a shadow variable's contributions, a batch's own
+        tabulation), linked: a shared cell's statistics must agree between tables."""
+        linked = LinkedTables.link(structures)
+        return cls(tuple(tuple(span) for span in spans), linked, tuple(statistics), linked.gather_statistics(statistics))
+
     @property
     def structures(self) -> tuple[TableStructure, ...]:
         return self.linked.structures
@@ -98,10 +106,9 @@ def tabulate_linked(microdata: Microdata, spans: Sequence[Sequence[str]], top_k:
         earlier = seen.setdefault(frozenset(span), t)
         if earlier != t:
             raise CTAError(f"tables {earlier + 1} and {t + 1} are both spanned by {', '.join(span)}")
-    statistics = tuple(tabulate(microdata.spanned_by(span), top_k=top_k, holding_top_k=holding_top_k)
-                       for span in spans)
-    linked = LinkedTables.link([microdata.spanned_by(span).structure for span in spans])
-    return LinkedTabulation(spans, linked, statistics, linked.gather_statistics(statistics))
+    tables = [microdata.spanned_by(span) for span in spans]
+    return LinkedTabulation.of(spans, [table.structure for table in tables],
+                               [tabulate(table, top_k=top_k, holding_top_k=holding_top_k) for table in tables])
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -167,9 +174,8 @@ def linked_problem(tabulation: LinkedTabulation, rules: SafetyRules, *, manual: 
                    cost: str | np.ndarray = "inverse", nonnegative: bool | None = None) -> tuple[CTAProblem, RuleResult]:
     """The CTA problem over the unique cells and the rules' verdict on them.
 
-    cost   'inverse', 'unit', 'frequency' (COSTS), or a cost variable: one number per record of
-           the microdata, each cell's cost its total over the cell's records (tau-argus's cost
-           variable); tabulate it with ``cost_totals``
+    cost   'inverse', 'unit', 'frequency' (COSTS), or each unique cell's cost: a cost variable's
+           totals over the cell's records (tau-argus's cost variable), as ``cost_totals`` makes them
     """
     result = apply_rules(tabulation.cells, rules, manual=manual)
     structure = tabulation.cell_structure()
