@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ctadesk.app import files
+from ctadesk.app.formats import read_table
 from ctadesk.engine.rules.safety import SafetyRules, apply_rules
 from ctadesk.io.excel import import_table
 from ctadesk.io.hierarchy import read_hrc
@@ -49,7 +50,7 @@ def test_every_file_in_sample_data_is_opened_by_a_test_here():
 @pytest.mark.parametrize("name", sorted(THESIS_SENSITIVE))
 def test_thesis_tables_have_the_sizes_and_sensitive_cells_of_table_6_3(name):
     rows, columns = map(int, name.removeprefix("thesis_").split("x"))
-    problem = files.open_table(SAMPLES / f"{name}.jj").to_problem()
+    problem = read_table(SAMPLES / f"{name}.jj").to_problem()
     assert problem.n_cells == (rows + 1) * (columns + 1)
     assert problem.sensitive.size == THESIS_SENSITIVE[name]
     assert int(problem.fixed.sum()) == rows + columns + 1          # the totals
@@ -65,14 +66,14 @@ def test_the_thesis_10x15_sample_is_what_make_samples_makes(tmp_path):
 
 
 def test_the_thesis_3x4_senses_name_its_two_sensitive_cells():
-    problem = files.open_table(SAMPLES / "thesis_3x4.jj").to_problem()
+    problem = read_table(SAMPLES / "thesis_3x4.jj").to_problem()
     senses = read_senses(SAMPLES / "thesis_3x4.senses", problem)
     assert list(senses) == [1, 1]
 
 
 @pytest.mark.parametrize("name, cells", [("cox_20x20.jj", 21 * 21), ("cox_6x8x10.jj", 7 * 9 * 11)])
 def test_cox_tables_have_30_percent_of_inner_cells_sensitive(name, cells):
-    problem = files.open_table(SAMPLES / name).to_problem()
+    problem = read_table(SAMPLES / name).to_problem()
     inner = {21 * 21: 400, 7 * 9 * 11: 480}[cells]
     assert problem.n_cells == cells
     assert problem.sensitive.size == round(0.3 * inner)

@@ -69,18 +69,18 @@ def read_count_file(path: str | Path, count: str = "count",
     Without ``variables`` the variables are the columns other than the count, less any column
     holding a different value on every row (a cell number, not a variable) -- as
     ``ctadesk releases COUNTS`` reads it."""
-    from ctadesk.app.files import read_microdata_as
+    from ctadesk.app.formats import read_microdata
     from ctadesk.io.microdata import MicrodataSpec
 
     candidates = count_variables(path, count, variables)
-    micro = read_microdata_as(path, MicrodataSpec(spanning=tuple(candidates), response=count))
+    micro = read_microdata(path, MicrodataSpec(spanning=tuple(candidates), response=count))
     return count_table(micro, drop_identifiers=not variables)
 
 
 def count_variables(path: str | Path, count: str, variables: Sequence[str] | None) -> list[str]:
     """The variables of a long count file: ``variables``, else every column but ``count``
     (CTAError when the count column is missing or stands alone)."""
-    from ctadesk.io.microdata import microdata_columns
+    from ctadesk.app.formats import microdata_columns
 
     columns = microdata_columns(path)
     if count not in columns:

@@ -8,8 +8,9 @@ Every importer checks the relations on the values read before a project is made
 (ctadesk.io.additivity, the check ``ctadesk convert`` and the tau-argus reader
 make): a table whose totals do not add up -- a structure guessed wrong, or a file
 that is not additive -- is refused with a NonAdditiveError naming the file, the
-sheet, the relations and the amounts.  A .tab whose differences the user chose to
-keep (project_from_tab(keep_non_additive=True)) is the one exception.
+sheet, the relations and the amounts, unless the user chose to keep the differences
+(keep_non_additive: a tau-argus table opened as it is, a table converted as it stands).
+Which importer reads which file is the format registry's to say (ctadesk.app.formats).
 """
 
 from __future__ import annotations
@@ -34,12 +35,11 @@ from ctadesk.engine.rules.safety import SafetyRules, apply_rules, to_problem
 from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.additivity import NonAdditiveError, require_additive
 from ctadesk.io.excel import ExcelTable, ExportOutcome
-from ctadesk.io.project import PROJECT_SUFFIX, Project, load_project
+from ctadesk.io.project import Project
 from ctadesk.io.tauargus import TauArgusTable
 
 if TYPE_CHECKING:
     from ctadesk.engine.audit import AuditResult
-    from ctadesk.io.microdata import MicrodataSpec
 
 #: largest contributions kept per cell when microdata are tabulated (the most a dominance rule can use)
 TOP_CONTRIBUTIONS = 5
@@ -86,15 +86,18 @@ def _plain_problem(structure: TableStructure, values: np.ndarray, relations=None
 
 
 # ------------------------------------------------------------------ importers
-def project_from_excel(tables: Sequence[ExcelTable], csv_source: bool = False) -> Project:
+def project_from_excel(tables: Sequence[ExcelTable], csv_source: bool = False, *,
+                       keep_non_additive: bool = False) -> Project:
     """One sheet as its grid; several as linked tables over their unique cells (one list).  The
     reader's notes (hidden rows left out, flag columns, cells taken as 0, ...) go to the log.
-    A table whose totals do not add up is refused (check_additive, naming its sheet)."""
+    A table whose totals do not add up is refused (check_additive, naming its sheet) unless
+    keep_non_additive."""
     tables = tuple(tables)
     if not tables:
         raise CTAError("choose at least one sheet")
     for table in tables:
-        check_additive(table.structure, table.values, table.source, None if csv_source else table.sheet)
+        if not keep_non_additive:
+            check_additive(table.structure, table.values, table.source, None if csv_source else table.sheet)
     if len(tables) == 1:
         table = tables[0]
         project = Project.from_problem(_plain_problem(table.structure, table.values), table.structure)
@@ -137,66 +140,35 @@ def project_from_microdata(microdata: Microdata, top_k: int = TOP_CONTRIBUTIONS)
     return project
 
 
-def read_csv_table(path: str | Path, kind: str, *, no_totals: bool = False) -> Project:
+def read_csv_table(path: str | Path, kind: str, *, no_totals: bool = False, decimal_comma: bool | None = None,
+                   keep_non_additive: bool = False) -> Project:
     """A table from a CSV file, 'long' (one line per cell) or 'wide' (as a sheet).  A long table
     without any total code is refused unless no_totals says it has none; a table whose totals
-    do not add up is refused (check_additive)."""
+    do not add up is refused (check_additive) unless keep_non_additive."""
     from ctadesk.io.csv_table import read_long_csv, read_wide_csv
 
     if kind == "long":
-        table = read_long_csv(path, no_totals=no_totals)
-        check_additive(table.structure, table.values, table.path)
+        table = read_long_csv(path, decimal_comma=decimal_comma, no_totals=no_totals)
+        if not keep_non_additive:
+            check_additive(table.structure, table.values, table.path)
         project = Project.from_problem(_plain_problem(table.structure, table.values), table.structure)
         project.log = "\n".join(table.messages)
         return project
-    return project_from_excel([read_wide_csv(path)], csv_source=True)
-
-
-def open_table(path: str | Path) -> Project:
-    """A project file or a JJ file (the formats that need no questions; a JJ file whose values
-    break its relations is refused by read_jj, naming the relation and its line)."""
-    path = Path(path)
-    if not path.exists():
-        raise CTAError(f"The file {path} does not exist.")
-    suffix = path.suffix.lower()
-    if suffix == PROJECT_SUFFIX:
-        return load_project(path)
-    if suffix == ".jj":
-        from ctadesk.io.jj import read_jj
-
-        return Project.from_problem(read_jj(path).problem)
-    raise CTAError(f"ctadesk cannot open '{path.name}' directly: use File > Import.")
+    return project_from_excel([read_wide_csv(path, decimal_comma=decimal_comma)], csv_source=True,
+                              keep_non_additive=keep_non_additive)
 
 
 # -------------------------------------------------------------- microdata
-def read_hierarchy_file(path: str | Path, variable: str, lead: str = "@") -> Dimension:
-    """The hierarchy of ``variable`` in a level CSV (.csv, as sdcTable writes it) or a tau-argus .hrc file."""
-    from ctadesk.io.hierarchy import read_hrc, read_level_csv
-
-    reader = read_level_csv if Path(path).suffix.lower() == ".csv" else read_hrc
-    return reader(path, variable, lead=lead)
-
-
-def read_microdata_as(path: str | Path, spec: MicrodataSpec, sheet: str | None = None) -> Microdata:
-    """The microdata ``spec`` describes, from an SPSS, Stata or SAS file
-    by its reader, else from CSV or xlsx (``sheet``: the first when None)."""
-    from ctadesk.io.microdata import read_microdata
-    from ctadesk.io.statfiles import READERS, read_statfile_microdata
-
-    if Path(path).suffix.lower() in READERS:
-        return read_statfile_microdata(path, spec)[0]
-    return read_microdata(path, spec, **({"sheet": sheet} if sheet else {}))
-
-
 def read_microdata_file(path: str | Path, spanning: Sequence[str], response: str, weight: str | None = None,
                         holding: str | None = None, hierarchy_files: Mapping[str, str] | None = None) -> Project:
     """Read microdata with the chosen variables and hierarchy files (.hrc or level CSV), then tabulate."""
+    from ctadesk.app.formats import read_hierarchy, read_microdata
     from ctadesk.io.microdata import MicrodataSpec
 
-    hierarchies = {name: read_hierarchy_file(file, name) for name, file in (hierarchy_files or {}).items() if file}
+    hierarchies = {name: read_hierarchy(file, name) for name, file in (hierarchy_files or {}).items() if file}
     spec = MicrodataSpec(spanning=tuple(spanning), response=response, weight=weight or None,
                          holding=holding or None, hierarchies=hierarchies)
-    return project_from_microdata(read_microdata_as(path, spec))
+    return project_from_microdata(read_microdata(path, spec))
 
 
 # ------------------------------------------------------------------ exporters
@@ -280,6 +252,16 @@ def _split_options(options: Mapping[str, object]) -> tuple[dict[str, object], di
     return public, {k: v for k, v in options.items() if "seed" in k}
 
 
+def export_release(path: str | Path, project: Project) -> ExportOutcome:
+    """The release workbook (export_excel)."""
+    return export_excel(path, project, internal=False)
+
+
+def export_internal(path: str | Path, project: Project) -> ExportOutcome:
+    """The internal workbook with the originals (export_excel; the session adds its audit)."""
+    return export_excel(path, project, internal=True)
+
+
 def export_csv(path: str | Path, project: Project) -> Path:
     """The adjusted table: in its own layout when it came from a wide CSV, else one line per cell."""
     from ctadesk.io.csv_table import write_long_csv, write_wide_csv
@@ -292,11 +274,24 @@ def export_csv(path: str | Path, project: Project) -> Path:
 
 
 def export_jj(path: str | Path, project: Project) -> Path:
-    """The problem as it stands (original values, status, protection levels) as a JJ file."""
+    """The problem as it stands (original values, status, protection levels) as a JJ file; a
+    table whose totals do not add up is refused (a JJ file holds an additive table)."""
+    from ctadesk.io.additivity import non_additive
     from ctadesk.io.jj import write_jj
 
-    write_jj(path, project.to_problem())
+    problem = project.to_problem()
+    broken = non_additive(problem.relations, problem.values, problem.describe_relation, problem.rhs)
+    if broken:
+        raise NonAdditiveError(broken, file=path, advice="a JJ file holds an additive table")
+    write_jj(path, problem)
     return Path(path)
+
+
+def write_table_csv(path: str | Path, project: Project) -> Path:
+    """The table as it stands (its original values), one line per cell."""
+    from ctadesk.io.csv_table import write_long_csv
+
+    return write_long_csv(path, project.structure, project.values)
 
 
 def export_sol(path: str | Path, project: Project) -> Path:
@@ -313,16 +308,3 @@ def export_tab(path: str | Path, project: Project) -> Path:
     if not isinstance(project.source, TauArgusTable):
         raise CTAError("Only a table read from a tau-argus .tab file can be written as .tab.")
     return write_tab(path, project.source, _released(project))
-
-
-#: export kinds: (menu text, file filter, suffix, function)
-EXPORTS = {
-    "release": ("Release workbook (Excel)…", "Excel workbook (*.xlsx)", ".xlsx",
-                lambda path, project: export_excel(path, project, internal=False)),
-    "internal": ("Internal workbook with originals (Excel)…", "Excel workbook (*.xlsx)", ".xlsx",
-                 lambda path, project: export_excel(path, project, internal=True)),
-    "csv": ("Adjusted table as CSV…", "CSV (*.csv)", ".csv", export_csv),
-    "jj": ("Problem as JJ…", "JJ file (*.jj)", ".jj", export_jj),
-    "sol": ("Adjusted values as RCTA .sol…", "RCTA solution (*.sol)", ".sol", export_sol),
-    "tab": ("Release table as tau-argus .tab…", "tau-argus table (*.tab)", ".tab", export_tab),
-}

@@ -222,18 +222,17 @@ class Session:
 
     # ----------------------------------------------------------------- files
     def export(self, kind: str, path: str | Path):
-        """Write export ``kind`` (app.files.EXPORTS: release, internal, csv, jj, sol, tab)."""
-        from ctadesk.app.files import EXPORTS
+        """Write export ``kind`` (ctadesk.app.formats.exports: release, internal, csv, jj, sol, tab)."""
+        from ctadesk.app.formats import Requires, export_of
 
-        if kind not in EXPORTS:
-            raise CTAError(f"unknown export '{kind}'; choose one of {', '.join(EXPORTS)}")
-        if kind in ("release", "tab") and self.stale:
+        export = export_of(kind)
+        if export.requires is Requires.PROTECTED and self.stale:
             raise CTAError("the table was edited after it was protected: protect it again before releasing it")
         if kind == "internal":
             from ctadesk.app.files import export_excel
 
             return export_excel(path, self.project, internal=True, audit=self.last_audit)
-        return EXPORTS[kind][3](path, self.project)
+        return export.writer()(path, self.project)
 
     def save(self, path: str | Path | None = None) -> Path:
         """Save the project (to ``path``, or where it was opened or last saved)."""

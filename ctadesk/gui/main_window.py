@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLa
 
 from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest, additivity, files
 from ctadesk.app.request import AUTO
-from ctadesk.app.formats import MICRODATA, format_of, open_filter
+from ctadesk.app.formats import (Answers, Holds, Layout, Question, Requires, Totals, export_of, exports, format_of,
+                                 formats, microdata_columns, open_filter, read_table)
 from ctadesk.app.job import engine_solve
 from ctadesk.app.rules import rules_dict
 from ctadesk.app.session import Edit, Session
@@ -46,12 +47,13 @@ from ctadesk.gui.table_model import Display
 from ctadesk.gui.user_guide import show_user_guide
 from ctadesk.gui.wheel_guard import guard_wheel
 from ctadesk.io.csv_table import guess_csv_kind
-from ctadesk.io.microdata import microdata_columns
-from ctadesk.io.project import PROJECT_SUFFIX, Project
+from ctadesk.io.additivity import NonAdditiveError
+from ctadesk.io.project import Project
 
 RECENT_FILES = 8
 OPEN_FILTER = open_filter()
-MICRODATA_FILTER = open_filter(MICRODATA)
+MICRODATA_FILTER = open_filter(Holds.MICRODATA)
+PROJECT_FORMAT = formats(Holds.PROJECT)[0]
 CSV_KINDS = {"long": "Table, one line per cell (long)", "wide": "Table, labels left and on top (wide)",
              "microdata": "Microdata, one line per respondent"}
 STALE_NOTICE = ("The table was edited after this result was computed: the adjusted values shown are stale. "
@@ -276,8 +278,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self._action("Save project &as…", self.save_as, S.SaveAs, "act_save_as"))
         self.export_menu = QMenu("&Export", self, objectName="export_menu")
         self.export_actions = {}
-        for kind, (text, *_rest) in files.EXPORTS.items():
-            self.export_actions[kind] = self._action(text, lambda _=False, k=kind: self.export_dialog(k),
+        for kind, export in exports().items():
+            self.export_actions[kind] = self._action(export.menu, lambda _=False, k=kind: self.export_dialog(k),
                                                      None, f"act_export_{kind}")
             self.export_menu.addAction(self.export_actions[kind])
         file_menu.addMenu(self.export_menu)
@@ -365,40 +367,40 @@ class MainWindow(QMainWindow):
             return False
         if project is None:  # the user cancelled a dialog
             return False
-        self.set_project(project, path if path.suffix.lower() == PROJECT_SUFFIX else None)
+        self.set_project(project, path if format_of(path).project else None)
         self._remember_recent(path)
         self.statusBar().showMessage(f"Opened {path}", 5000)
         return True
 
     def _read(self, path: Path) -> Project | None:
-        """The project a file stands for, asking what its format needs (app/formats.py)."""
+        """The project a file stands for, asking the questions its format lists (ctadesk.app.formats)."""
         if not path.exists():
             raise CTAError(f"The file {path} does not exist.")
-        fmt = format_of(path)
-        if fmt.key in ("project", "jj"):
-            return files.open_table(path)
-        if fmt.key == "excel":
+        fmt = format_of(path, Holds.PROJECT, Holds.TABLE, Holds.MICRODATA)
+        if Question.SHEETS in fmt.questions:  # the dialog reads the sheets in the layouts the user corrects
             dialog = ExcelImportDialog(path, self)
             return files.project_from_excel(dialog.tables) if self.run_dialog(dialog) else None
-        if fmt.key == "tab":
-            from ctadesk.io.tauargus import read_tab
-
-            table = read_tab(path)
-            broken = table.non_additive()
-            if broken and self.confirm(
-                    "Totals do not add up",
-                    f"{len(broken)} total(s) in {path.name} differ from the sum of their parts "
-                    f"(largest: {broken[0].label}, off by {broken[0].difference:,.6g}).\n\n"
-                    "Recompute the totals from their parts? (No keeps the file's values; protection "
-                    "then has to keep the differences.)"):
-                table, _ = table.make_additive()
-            return files.project_from_tab(table, keep_non_additive=True)  # the user chose to keep them
-        if fmt.key == "statfile":
+        answers = Answers()
+        if Question.TABLE_OR_MICRODATA in fmt.questions:
+            kind = self.choose("Import CSV", f"What does {path.name} hold?", CSV_KINDS, guess_csv_kind(path))
+            if kind is None or kind == "microdata":
+                return None if kind is None else self._read_microdata(path)
+            answers = Answers(layout=Layout(kind))
+        elif not fmt.holds & {Holds.PROJECT, Holds.TABLE}:
             return self._read_microdata(path)
-        kind = self.choose("Import CSV", f"What does {path.name} hold?", CSV_KINDS, guess_csv_kind(path))
-        if kind is None:
-            return None
-        return self._read_microdata(path) if kind == "microdata" else files.read_csv_table(path, kind)
+        try:
+            return read_table(path, answers)
+        except NonAdditiveError as error:
+            if Question.TOTALS not in fmt.questions:
+                raise
+            broken = error.broken
+            recompute = self.confirm(
+                "Totals do not add up",
+                f"{len(broken)} total(s) in {path.name} differ from the sum of their parts "
+                f"(largest: {broken[0].label}, off by {broken[0].difference:,.6g}).\n\n"
+                "Recompute the totals from their parts? (No keeps the file's values; protection "
+                "then has to keep the differences.)")
+            return read_table(path, Answers(layout=answers.layout, totals=Totals.RECOMPUTE if recompute else Totals.KEEP))
 
     def _read_microdata(self, path: Path) -> Project | None:
         def load(dialog: MicrodataDialog) -> Project:
@@ -473,11 +475,13 @@ class MainWindow(QMainWindow):
         return self.save_to(self.path)
 
     def save_as(self) -> bool:
-        path, _ = QFileDialog.getSaveFileName(self, "Save project", self._last_dir(), f"ctadesk project (*{PROJECT_SUFFIX})")
+        suffix = PROJECT_FORMAT.suffixes[0]
+        path, _ = QFileDialog.getSaveFileName(self, "Save project", self._last_dir(),
+                                              f"{PROJECT_FORMAT.label} ({PROJECT_FORMAT.pattern()})")
         if not path:
             return False
-        if not path.endswith(PROJECT_SUFFIX):
-            path += PROJECT_SUFFIX
+        if not path.endswith(suffix):
+            path += suffix
         return self.save_to(Path(path))
 
     def save_to(self, path: Path) -> bool:
@@ -503,23 +507,24 @@ class MainWindow(QMainWindow):
         return True
 
     def export_dialog(self, kind: str) -> None:
-        text, file_filter, suffix, _ = files.EXPORTS[kind]
+        export = export_of(kind)
         stem = self.path.stem if self.path else "table"
+        suffix = export.suffix
         default = str(Path(self._last_dir()) / f"{stem}{'-' + kind if kind in ('release', 'internal') else ''}{suffix}")
-        path, _ = QFileDialog.getSaveFileName(self, text.rstrip("…"), default, file_filter)
+        path, _ = QFileDialog.getSaveFileName(self, export.menu.rstrip("…"), default, export.filter)
         if path:
             self.export_to(kind, Path(path if path.lower().endswith(suffix) else path + suffix))
 
     def export_to(self, kind: str, path: Path) -> bool:
-        """Write one export kind (files.EXPORTS); a stale result is written only if the user says so."""
-        if (kind not in ("jj",) and self.project.result is not None and self._stale()
+        """Write one export kind (ctadesk.app.formats.exports); a stale result is written only if the user says so."""
+        if (export_of(kind).requires is not Requires.NOTHING and self.project.result is not None and self._stale()
                 and not self.confirm("Stale result", STALE_NOTICE + "\n\nExport the stale result anyway?")):
             return False
         try:
             if kind == "internal":      # with the session's audit, if one was run on this result
                 written = files.export_excel(path, self.project, internal=True, audit=self.session.last_audit)
             else:
-                written = files.EXPORTS[kind][3](path, self.project)
+                written = export_of(kind).writer()(path, self.project)
         except Exception as error:
             self.report_error(f"Could not write {path.name}", error)
             return False
@@ -951,13 +956,8 @@ class MainWindow(QMainWindow):
         self.table_info.setText(f"{shape} table, {project.n_cells:,} cells, {project.relations.shape[0]:,} relations")
         self.sensitive_info.setText(f"{int(project.sensitive.sum()):,} sensitive, {int(project.fixed.sum()):,} fixed. "
                                     "Select cells, right-click for status, sense and protection level.")
-        source = project.source
-        solved = project.result is not None and project.result.values is not None
-        protected = solved and project.result.protected
-        enabled = {"release": protected, "internal": solved, "csv": solved, "jj": True,
-                   "sol": solved, "tab": protected and isinstance(source, files.TauArgusTable)}
         for kind, action in self.export_actions.items():
-            action.setEnabled(enabled[kind])
+            action.setEnabled(export_of(kind).available(project))
         self._update_audit_action()
 
     def _last_dir(self) -> str:

@@ -159,7 +159,7 @@ class ReleasesWindow(QDialog):
     def open_counts(self, path: str | Path, count: str | None = None) -> bool:
         """Read the count table of ``path`` (its count column ``count``: by default 'count' if the
         file has one, else its last column); the lattice shows it with nothing released."""
-        from ctadesk.io.microdata import microdata_columns
+        from ctadesk.app.formats import microdata_columns
 
         path = Path(path)
         try:

@@ -223,23 +223,11 @@ def _sheet_rows(worksheet, path: Path) -> list[tuple]:
     return rows
 
 
-def microdata_columns(path: str | Path) -> list[str]:
-    """The variable names of a microdata file: the CSV header, the first sheet row, or the
-    statistical package's metadata (.sav, .zsav, .dta, .sas7bdat)."""
-    from ctadesk.io.csv_table import csv_header
-    from ctadesk.io.statfiles import READERS, statfile_columns
-
-    path = Path(path)
-    if not path.exists():
-        raise FileFormatError("the file does not exist", file=path)
-    suffix = path.suffix.lower()
-    if suffix in READERS:
-        return statfile_columns(path)
-    if suffix in (".xlsx", ".xlsm"):
-        _, rows = _xlsx_rows(path, None)
-        first = rows[0] if rows else ()
-        return [str(v).strip() for v in first if v is not None and str(v).strip()]
-    return csv_header(path)
+def xlsx_columns(path: str | Path) -> list[str]:
+    """The variable names of xlsx microdata: the first row of the first sheet."""
+    _, rows = _xlsx_rows(Path(path), None)
+    first = rows[0] if rows else ()
+    return [str(v).strip() for v in first if v is not None and str(v).strip()]
 
 
 def read_microdata(path: str | Path, spec: MicrodataSpec, **options) -> Microdata:

@@ -31,7 +31,6 @@ from ctadesk.engine.table.statistics import CellStatistics
 from ctadesk.engine.publish.verify import Verification, Violation
 
 FORMAT_VERSION = 1
-PROJECT_SUFFIX = ".ctaproj"
 
 
 class ProjectError(CTAError):

@@ -16,13 +16,13 @@ matched as ctadesk.io.cells does).  A cell is not published (suppressed) when
   holds such a mark.  The labels are checked against the original's codes, so a workbook of
   another table or layout is refused, naming the sheet and cell that differ.
 
-A `.sol` file publishes every cell (a CTA release).
+A `.sol` file publishes every cell (a CTA release).  Which reader reads which file is the format
+registry's to say (ctadesk.app.formats).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -55,29 +55,25 @@ class ReleasedTable:
     messages: tuple[str, ...] = ()
 
 
-def read_released(path: str | Path, structure: TableStructure, rda: str | Path | None = None) -> ReleasedTable:
-    """The release in ``path`` (by suffix: .jj, .sol, .tab with its .rda, .csv) over the cells of
-    ``structure``, the original table's."""
+def released_jj(path: str | Path, structure: TableStructure) -> ReleasedTable:
+    """A JJ release over the cells of ``structure`` (the original's): its u and m cells suppressed."""
     path = Path(path)
-    reader = READERS.get(path.suffix.lower())
-    if reader is None:
-        raise FileFormatError(f"cannot read a release from '{path.suffix}' (use {', '.join(READERS)})", file=path)
-    return reader(path, structure, rda)
-
-
-def _from_jj(path: Path, structure: TableStructure, rda: str | Path | None) -> ReleasedTable:
     instance = read_jj(path)
     _check_count(path, instance.problem.n_cells, structure)
     missing = np.isin(instance.statuses, JJ_SUPPRESSED)
     return ReleasedTable(path, np.where(missing, np.nan, instance.problem.values), missing)
 
 
-def _from_sol(path: Path, structure: TableStructure, rda: str | Path | None) -> ReleasedTable:
+def released_sol(path: str | Path, structure: TableStructure) -> ReleasedTable:
+    """An RCTA .sol release: every cell published at its adjusted value."""
+    path = Path(path)
     published = read_sol(path, structure.n_cells)
     return ReleasedTable(path, published, np.zeros(published.size, bool))
 
 
-def _from_tab(path: Path, structure: TableStructure, rda: str | Path | None) -> ReleasedTable:
+def released_tab(path: str | Path, structure: TableStructure, rda: str | Path | None = None) -> ReleasedTable:
+    """A tau-argus release with its metadata (``rda``, else the .rda beside it), located by its codes."""
+    path = Path(path)
     metadata = read_rda(rda if rda is not None else path.with_suffix(".rda"))
     spanning = metadata.spanning
     others = [v for v in metadata.variables if not v.has("RECODEABLE")]
@@ -106,7 +102,9 @@ def _from_tab(path: Path, structure: TableStructure, rda: str | Path | None) -> 
     return _collect(path, structure, [(row, *cell(row, fields)) for row, fields in records], decimal_comma)
 
 
-def _from_csv(path: Path, structure: TableStructure, rda: str | Path | None) -> ReleasedTable:
+def released_csv(path: str | Path, structure: TableStructure) -> ReleasedTable:
+    """A long CSV release: a header line, the original's code columns, the value last."""
+    path = Path(path)
     text = read_text(path, max_bytes=MAX_BYTES)
     dialect = detect_dialect(text)
     records = [(row, fields) for row, fields in csv_records(split_lines(text), dialect.delimiter, path)
@@ -143,8 +141,9 @@ def _collect(path: Path, structure: TableStructure, cells: list[tuple[int, list[
     return ReleasedTable(path, published, missing, messages)
 
 
-def _from_xlsx(path: Path, structure: TableStructure, rda: str | Path | None) -> ReleasedTable:
+def released_xlsx(path: str | Path, structure: TableStructure) -> ReleasedTable:
     """A release workbook in ctadesk's default layout for ``structure`` (module doc)."""
+    path = Path(path)
     workbook = open_workbook(path)
     titles = [sheet.title for sheet in workbook.sheets]
     published = np.full(structure.n_cells, np.nan)
@@ -234,7 +233,3 @@ def _check_count(path: Path, n_cells: int, structure: TableStructure) -> None:
     if n_cells != structure.n_cells:
         raise FileFormatError(f"the release has {n_cells} cells, the original table {structure.n_cells}", file=path)
 
-
-READERS: dict[str, Callable[[Path, TableStructure, str | Path | None], ReleasedTable]] = {
-    ".jj": _from_jj, ".sol": _from_sol, ".tab": _from_tab, ".csv": _from_csv, ".xlsx": _from_xlsx,
-}

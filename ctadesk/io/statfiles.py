@@ -1,5 +1,5 @@
-"""Microdata from statistical packages: SPSS .sav/.zsav, Stata .dta, SAS .sas7bdat and SAS
-transport .xpt (pyreadstat).
+"""Microdata from statistical packages: SPSS, Stata, SAS and SAS transport files (pyreadstat);
+the caller names the package (ctadesk.app.formats knows which files are whose).
 
 Columns are read as plain arrays (pyreadstat's dict output, no pandas) and go
 through ctadesk.io.microdata.microdata_from_columns like CSV and xlsx
@@ -27,8 +27,8 @@ from ctadesk.engine.table.microdata import Microdata
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.microdata import MicrodataSpec, _code_text, microdata_from_columns
 
-READERS = {".sav": "read_sav", ".zsav": "read_sav", ".dta": "read_dta", ".sas7bdat": "read_sas7bdat",
-           ".xpt": "read_xport"}
+#: pyreadstat's reader of each package's files (which files are whose: ctadesk.app.formats)
+PACKAGES = {"spss": "read_sav", "stata": "read_dta", "sas": "read_sas7bdat", "xport": "read_xport"}
 #: the most values (records x variables read) read from one file
 MAX_VALUES = 20_000_000
 
@@ -48,13 +48,10 @@ class StatFileColumns:
     variable_labels: Mapping[str, str]
 
 
-def read_statfile_columns(path: str | Path, usecols: list[str] | None = None) -> StatFileColumns:
-    """All (or the named) variables of a .sav/.zsav/.dta/.sas7bdat file."""
+def read_statfile_columns(path: str | Path, package: str, usecols: list[str] | None = None) -> StatFileColumns:
+    """All (or the named) variables of a file of ``package`` (a key of PACKAGES)."""
     path = Path(path)
-    reader = READERS.get(path.suffix.lower())
-    if reader is None:
-        raise FileFormatError(f"'{path.suffix}' is not an SPSS, Stata or SAS data file "
-                              f"({', '.join(READERS)})", file=path)
+    reader = _reader(package)
     if not path.exists():
         raise FileFormatError("file not found", file=path)
     _, meta = _read(reader, path, metadataonly=True)
@@ -72,15 +69,17 @@ def read_statfile_columns(path: str | Path, usecols: list[str] | None = None) ->
                            value_labels, variable_labels)
 
 
-def statfile_columns(path: str | Path) -> list[str]:
-    """The variable names of a .sav/.zsav/.dta/.sas7bdat file (its metadata only)."""
+def statfile_columns(path: str | Path, package: str) -> list[str]:
+    """The variable names of a file of ``package`` (its metadata only)."""
     path = Path(path)
-    reader = READERS.get(path.suffix.lower())
-    if reader is None:
-        raise FileFormatError(f"'{path.suffix}' is not an SPSS, Stata or SAS data file "
-                              f"({', '.join(READERS)})", file=path)
-    _, meta = _read(reader, path, metadataonly=True)
+    _, meta = _read(_reader(package), path, metadataonly=True)
     return list(meta.column_names)
+
+
+def _reader(package: str) -> str:
+    if package not in PACKAGES:
+        raise ValueError(f"unknown statistical package '{package}'; ctadesk reads {', '.join(PACKAGES)}")
+    return PACKAGES[package]
 
 
 def _read(reader: str, path: Path, **options: object) -> tuple[Any, Any]:
@@ -109,10 +108,11 @@ def _too_large(path: Path, records: int) -> FileFormatError:
                            "values ctadesk reads", file=path)
 
 
-def read_statfile_microdata(path: str | Path, spec: MicrodataSpec,
+def read_statfile_microdata(path: str | Path, spec: MicrodataSpec, package: str,
                             codes_from_labels: bool = False) -> tuple[Microdata, dict[str, dict[str, str]]]:
-    """Microdata for the table `spec` describes, and the category labels of its spanning variables."""
-    columns = read_statfile_columns(path, usecols=spec.columns)
+    """Microdata for the table `spec` describes from a file of ``package``, and the category labels
+    of its spanning variables."""
+    columns = read_statfile_columns(path, package, usecols=spec.columns)
     data: dict[str, list] = {}
     for name, values in columns.columns.items():
         items = [None if _missing(v) else _plain(v) for v in values.tolist()]

@@ -12,6 +12,7 @@ import openpyxl
 import pytest
 
 from ctadesk.app import files
+from ctadesk.app.formats import read_table
 from ctadesk.io.additivity import NonAdditiveError
 from ctadesk.io.excel import build_table, export_workbook, import_table, read_layout
 from ctadesk.io.tauargus import read_tab
@@ -82,7 +83,7 @@ def test_long_and_wide_csv_tables_are_checked_and_a_long_one_needs_a_total_code(
         files.read_csv_table(wide, "wide")
 
 
-def test_a_non_additive_jj_is_refused_by_open_table(tmp_path):
+def test_a_non_additive_jj_is_refused_by_read_table(tmp_path):
     text = (SAMPLES / "thesis_3x4.jj").read_text().splitlines()
     fields = text[2].split()
     fields[1] = str(float(fields[1]) + 5)
@@ -90,7 +91,7 @@ def test_a_non_additive_jj_is_refused_by_open_table(tmp_path):
     (tmp_path / "t.jj").write_text("\n".join(text) + "\n")
     with pytest.raises(NonAdditiveError, match=r"t.jj: \d relation\(s\) do not add up: relation \d+ \(line \d+\) "
                                                r"is off by [-+]5"):
-        files.open_table(tmp_path / "t.jj")
+        read_table(tmp_path / "t.jj")
 
 
 def test_a_tab_whose_totals_differ_is_refused_unless_the_user_keeps_them(tmp_path):

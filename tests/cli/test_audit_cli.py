@@ -84,12 +84,12 @@ def test_an_xlsx_release_ctadesk_wrote_is_audited_as_its_values(tmp_path):
     # are those of auditing the protected values themselves
     import numpy as np
 
-    from ctadesk.app.files import open_table
+    from ctadesk.app.formats import read_table
     from ctadesk.app.session import Session
     from ctadesk.engine.audit import AttackerKnowledge, Capacity, Release, audit
 
     write_jj(tmp_path / "thesis.jj", thesis_problem())
-    session = Session(open_table(tmp_path / "thesis.jj"))
+    session = Session(read_table(tmp_path / "thesis.jj"))
     protected = session.protect(session.request()).result
     session.export("release", tmp_path / "release.xlsx")
     assert main(["audit", str(tmp_path / "thesis.jj"), str(tmp_path / "release.xlsx"), "--capacity", "rel", "0.9",

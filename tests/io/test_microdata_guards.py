@@ -173,7 +173,7 @@ def test_a_statistical_file_with_latin_1_text_reads(tmp_path, frame, suffix):
     path = tmp_path / f"m{suffix}"
     (pyreadstat.write_sav if suffix == ".sav" else pyreadstat.write_dta)(frame, str(path))
     path.write_bytes(path.read_bytes().replace(b"Grx", b"Gr\xf6"))  # latin-1 text in a UTF-8 file
-    micro, _ = read_statfile_microdata(path, SPEC)
+    micro, _ = read_statfile_microdata(path, SPEC, "spss" if suffix == ".sav" else "stata")
     assert micro.structure.dimensions[0].codes[0] == "Gr\u00f6ningen"
 
 
@@ -184,7 +184,7 @@ def test_a_compressed_spss_file_with_too_many_values_is_refused_from_its_record_
     monkeypatch.setattr("ctadesk.io.statfiles.MAX_VALUES", 4)
     pyreadstat.write_sav(frame, str(tmp_path / "m.zsav"), compress=True)
     with pytest.raises(FileFormatError, match="m.zsav: more than 2 records of the variables read"):
-        read_statfile_microdata(tmp_path / "m.zsav", SPEC)
+        read_statfile_microdata(tmp_path / "m.zsav", SPEC, "spss")
 
 
 @pytest.mark.parametrize("suffix", [".sav", ".dta", ".sas7bdat"])
@@ -209,7 +209,7 @@ LAUGHS = (b'<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&
 def test_a_billion_laughs_workbook_is_one_line_naming_the_file_and_part_for_every_reader(tmp_path, part):
     # issue 29: openpyxl with defusedxml raised a three-line "could not read ... invalid XML" message
     from ctadesk.io.excel import import_table
-    from ctadesk.io.microdata import microdata_columns
+    from ctadesk.io.microdata import xlsx_columns
 
     source = workbook(tmp_path / "m.xlsx")
     with zipfile.ZipFile(source) as archive:
@@ -217,7 +217,7 @@ def test_a_billion_laughs_workbook_is_one_line_naming_the_file_and_part_for_ever
     head, _, rest = xml.partition(b"?>")
     bomb = replace_part(source, tmp_path / "bomb.xlsx", part,
                         lambda stream: stream.write(head + b"?>" + LAUGHS + rest if rest else LAUGHS + xml))
-    for reader in (lambda p: read_microdata(p, SPEC), microdata_columns, import_table):
+    for reader in (lambda p: read_microdata(p, SPEC), xlsx_columns, import_table):
         with pytest.raises(FileFormatError) as caught:
             reader(bomb)
         message = str(caught.value)

@@ -286,6 +286,7 @@ def test_statfile_reader(tmp_path, suffix, mutations):
     frame = pd.DataFrame({"region": [1.0, 2.0, 2.0], "size": [1.0, 1.0, 2.0], "turnover": [1.0, 2.5, 1e300]})
     (pyreadstat.write_sav if suffix == "sav" else pyreadstat.write_dta)(frame, str(tmp_path / f"s.{suffix}"))
     path = given_file(tmp_path / f"m.{suffix}", mutate((tmp_path / f"s.{suffix}").read_bytes(), mutations))
-    result = read_or_refuse(read_statfile_microdata, path, MicrodataSpec(("region", "size"), "turnover"))
+    result = read_or_refuse(read_statfile_microdata, path, MicrodataSpec(("region", "size"), "turnover"),
+                             "spss" if suffix == "sav" else "stata")
     if result is not None:
         assert_finite(result[0].response)

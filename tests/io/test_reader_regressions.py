@@ -281,7 +281,7 @@ def test_a_stata_file_whose_text_is_not_utf_8_reads(tmp_path):  # was UnicodeDec
     pyreadstat.write_dta(pd.DataFrame({"region": [1.0, 2.0], "t": [1.0, 2.5]}), str(tmp_path / "s.dta"))
     raw = (tmp_path / "s.dta").read_bytes()
     write(tmp_path, "s.dta", raw.replace(b"%10.0g", b"\xe510.0g", 1))  # a display format in cp1252
-    assert read_statfile_columns(tmp_path / "s.dta").columns["t"].tolist() == [1.0, 2.5]
+    assert read_statfile_columns(tmp_path / "s.dta", "stata").columns["t"].tolist() == [1.0, 2.5]
 
 
 # ------------------------------------------------------------------ values that break the relations

@@ -9,7 +9,7 @@ from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.jj import write_jj, write_sol
-from ctadesk.io.released import read_released
+from ctadesk.io.released import released_csv, released_jj, released_sol, released_tab, released_xlsx
 
 ROWS, COLUMNS = ["I", "II", "III"], ["A", "B", "C"]
 VALUES = np.array([[20, 50, 10, 80], [8, 19, 22, 49], [17, 32, 12, 61], [45, 101, 44, 190]], dtype=float)
@@ -45,7 +45,7 @@ def test_a_tab_release_marks_suppressed_statuses_and_blank_values(tmp_path):
                  status=lambda r, c: statuses.get((r, c), "S"))
     (tmp_path / "release.tab").write_text("\n".join(text) + "\n")
     (tmp_path / "release.rda").write_text(RDA)
-    release = read_released(tmp_path / "release.tab", STRUCTURE)
+    release = released_tab(tmp_path / "release.tab", STRUCTURE)
     assert np.flatnonzero(release.missing).tolist() == [cell(0, 0), cell(0, 1), cell(1, 0), cell(1, 1)]
     assert np.isnan(release.published[release.missing]).all()
     assert release.published[cell(3, 3)] == 190 and release.messages == ()
@@ -55,7 +55,7 @@ def test_a_csv_release_reads_blanks_and_marks_as_suppressed_and_names_unlisted_c
     body = [f"{r};{c};{'x' if (r, c) == ('I', 'A') else ('' if (r, c) == ('II', 'B') else '1')}"
             for r in [*ROWS, "Total"] for c in [*COLUMNS, "Total"] if (r, c) != ("III", "C")]
     (tmp_path / "release.csv").write_text("\n".join(["Row;Col;Value", *body]) + "\n")
-    release = read_released(tmp_path / "release.csv", STRUCTURE)
+    release = released_csv(tmp_path / "release.csv", STRUCTURE)
     assert np.flatnonzero(release.missing).tolist() == [cell(0, 0), cell(1, 1), cell(2, 2)]
     assert release.messages == ("1 cell(s) the file does not list were taken as not published",)
 
@@ -65,10 +65,10 @@ def test_a_jj_release_suppresses_its_u_and_m_cells_and_a_sol_release_publishes_a
     statuses = np.full(16, "s")
     statuses[[0, 5]] = ["u", "m"]
     write_jj(tmp_path / "release.jj", problem, statuses)
-    release = read_released(tmp_path / "release.jj", STRUCTURE)
+    release = released_jj(tmp_path / "release.jj", STRUCTURE)
     assert np.flatnonzero(release.missing).tolist() == [0, 5]
     write_sol(tmp_path / "release.sol", problem, VALUES.reshape(-1) + 1)
-    adjusted = read_released(tmp_path / "release.sol", STRUCTURE)
+    adjusted = released_sol(tmp_path / "release.sol", STRUCTURE)
     assert not adjusted.missing.any() and adjusted.published[0] == 21
 
 
@@ -77,18 +77,13 @@ def test_text_in_a_value_field_is_refused_naming_the_line(tmp_path):
     (tmp_path / "release.tab").write_text("\n".join(text) + "\n")
     (tmp_path / "release.rda").write_text(RDA)
     with pytest.raises(FileFormatError, match=r"release.tab, line 10: 'n.a. here' is neither a number"):
-        read_released(tmp_path / "release.tab", STRUCTURE)
+        released_tab(tmp_path / "release.tab", STRUCTURE)
 
 
 def test_a_code_the_original_lacks_is_refused_naming_the_line(tmp_path):
     (tmp_path / "release.csv").write_text("Row;Col;Value\nI;A;1\nIV;A;2\n")
     with pytest.raises(FileFormatError, match=r"release.csv, line 3: code 'IV' of Row is not in its hierarchy"):
-        read_released(tmp_path / "release.csv", STRUCTURE)
-
-
-def test_an_unknown_suffix_is_refused(tmp_path):
-    with pytest.raises(FileFormatError, match="cannot read a release from '.txt'"):
-        read_released(tmp_path / "release.txt", STRUCTURE)
+        released_csv(tmp_path / "release.csv", STRUCTURE)
 
 
 # ---------------------------------------------------------------- xlsx release workbooks
@@ -124,7 +119,7 @@ def test_an_xlsx_release_reads_back_every_value_and_its_blanks_as_suppressed(tmp
     published = np.round(rng.uniform(0, 1e6, structure.n_cells), rng.integers(0, 4))
     blank = rng.choice(structure.n_cells, size=min(5, structure.n_cells - 1), replace=False)
     write_release(tmp_path / "release.xlsx", structure, published, blank)
-    released = read_released(tmp_path / "release.xlsx", structure)
+    released = released_xlsx(tmp_path / "release.xlsx", structure)
     expected = published.copy()
     expected[blank] = np.nan
     assert np.array_equal(released.missing, np.isnan(expected))
@@ -136,7 +131,7 @@ def test_an_xlsx_release_of_another_table_is_refused_naming_the_sheet_and_cell(t
     other = TableStructure((Dimension.flat("Row", ["I", "II", "IV"]), Dimension.flat("Col", COLUMNS)))
     with pytest.raises(FileFormatError, match=r"release.xlsx, sheet 'Table', cell A6: expected 'IV' \(the codes "
                                               r"of Row.*found 'III'"):
-        read_released(tmp_path / "release.xlsx", other)
+        released_xlsx(tmp_path / "release.xlsx", other)
 
 
 def test_text_in_a_value_cell_of_an_xlsx_release_is_refused_naming_the_cell(tmp_path):
@@ -148,8 +143,8 @@ def test_text_in_a_value_cell_of_an_xlsx_release_is_refused_naming_the_cell(tmp_
     book["Table"]["D6"] = "x"
     book.save(tmp_path / "release.xlsx")
     with pytest.raises(FileFormatError, match=r"release.xlsx, sheet 'Table', cell C5: 'twelve' is neither a number"):
-        read_released(tmp_path / "release.xlsx", STRUCTURE)
+        released_xlsx(tmp_path / "release.xlsx", STRUCTURE)
     book["Table"]["C5"] = 19
     book.save(tmp_path / "release.xlsx")
-    released = read_released(tmp_path / "release.xlsx", STRUCTURE)
+    released = released_xlsx(tmp_path / "release.xlsx", STRUCTURE)
     assert released.missing.tolist() == [i == cell(2, 2) for i in range(16)]   # D6: row III, column C

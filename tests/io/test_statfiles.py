@@ -25,24 +25,25 @@ def frame():
                          "turnover": TURNOVER})
 
 
-@pytest.fixture(params=["sav", "dta"])
+@pytest.fixture(params=[("sav", "spss"), ("dta", "stata")])
 def statfile(request, tmp_path):
-    path = tmp_path / f"survey.{request.param}"
-    writer = pyreadstat.write_sav if request.param == "sav" else pyreadstat.write_dta
+    suffix, package = request.param
+    path = tmp_path / f"survey.{suffix}"
+    writer = pyreadstat.write_sav if package == "spss" else pyreadstat.write_dta
     writer(frame(), str(path), column_labels=["Region", "Size class", "Turnover"],
            variable_value_labels=LABELS)
-    return path
+    return path, package
 
 
 def test_columns_and_value_labels_are_read(statfile):
-    columns = read_statfile_columns(statfile)
+    columns = read_statfile_columns(*statfile)
     assert list(columns.columns) == ["region", "size", "turnover"]
     assert columns.value_labels["region"] == {"1": "North", "2": "East", "3": "West"}
     assert columns.variable_labels["size"] == "Size class"
 
 
 def test_microdata_table_equals_a_brute_force_group_by(statfile):
-    microdata, labels = read_statfile_microdata(statfile, SPEC)
+    microdata, labels = read_statfile_microdata(statfile[0], SPEC, statfile[1])
     assert labels["size"] == {"1": "small", "2": "large"}
     statistics = tabulate(microdata)
     structure = microdata.structure
@@ -56,22 +57,22 @@ def test_microdata_table_equals_a_brute_force_group_by(statfile):
 
 
 def test_value_labels_can_be_the_codes(statfile):
-    microdata, labels = read_statfile_microdata(statfile, SPEC, codes_from_labels=True)
+    microdata, labels = read_statfile_microdata(statfile[0], SPEC, statfile[1], codes_from_labels=True)
     assert set(microdata.structure.dimensions[0].codes) == {"North", "East", "West", "Total"}
     assert labels["region"]["East"] == "East"
 
 
-def test_unknown_extension_and_damaged_files_are_reported(tmp_path):
-    with pytest.raises(FileFormatError, match="'.xyz' is not an SPSS, Stata or SAS data file"):
-        read_statfile_columns(tmp_path / "a.xyz")
+def test_unknown_package_and_damaged_files_are_reported(tmp_path):
+    with pytest.raises(ValueError, match="unknown statistical package 'sps'"):
+        read_statfile_columns(tmp_path / "a.sav", "sps")
     (tmp_path / "broken.sav").write_bytes(b"not an spss file at all")
     with pytest.raises(FileFormatError, match="broken.sav"):
-        read_statfile_columns(tmp_path / "broken.sav")
+        read_statfile_columns(tmp_path / "broken.sav", "spss")
 
 
 def test_sas_transport_files_are_read_like_the_others(tmp_path):
     path = tmp_path / "survey.xpt"
     pyreadstat.write_xport(frame(), str(path), table_name="survey")
-    assert list(read_statfile_columns(path).columns) == ["region", "size", "turnover"]
-    microdata, _ = read_statfile_microdata(path, SPEC)
+    assert list(read_statfile_columns(path, "xport").columns) == ["region", "size", "turnover"]
+    microdata, _ = read_statfile_microdata(path, SPEC, "xport")
     assert tabulate(microdata).values.max() == sum(TURNOVER)

@@ -1,88 +1,112 @@
-"""One registry of the files ctadesk reads: which suffix is which format, what it can hold
-(a table, microdata, a project), the questions its reader needs answered, and what a table
-read from it can be written back as.  The desktop app's file dialogs and dispatch and the
-command line's readers all look formats up here, so their lists cannot drift apart.
+"""The formats ctadesk reads and writes, one entry each: the only place a file suffix is known.
+Adding a format is its reader module and one FileFormat here; the desktop app's dialogs and
+dispatch, the command line and the audit find it by looking formats up.
 
-    fmt = format_of("turnover.sav", holds="microdata")   # FileFormat('statfile', ...)
-    open_filter()                                          # the file dialog's filter text
+The readers named here are the app's (ctadesk.app.formats.readers), each a few lines over the
+io reader of the format, so that every reader of a kind is called the same way.
 """
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from ctadesk.app.formats.model import Export, FileFormat, Holds, Question, Requires, resolve
 from ctadesk.engine.errors import CTAError
-from ctadesk.io.project import PROJECT_SUFFIX
-from ctadesk.io.statfiles import READERS as STATFILE_READERS
 
-#: what a file can hold
-PROJECT, TABLE, MICRODATA = "project", "table", "microdata"
-
-
-@dataclasses.dataclass(frozen=True)
-class FileFormat:
-    """key        the reader's name ('excel', 'csv', 'tab', ...)
-    label      the format's name for users
-    suffixes   the file name endings it is recognised by (lower case, with the dot)
-    holds      what the file can hold: PROJECT, TABLE and/or MICRODATA
-    questions  what the user must answer before it is read (sheets and layout, whether a CSV
-               is a table or microdata, the microdata variables, whether to recompute totals)
-    exports    the export kinds (app.files.EXPORTS) that keep the file's own layout
-    """
-
-    key: str
-    label: str
-    suffixes: tuple[str, ...]
-    holds: frozenset[str]
-    questions: tuple[str, ...] = ()
-    exports: tuple[str, ...] = ()
-
-    def pattern(self) -> str:
-        return " ".join(f"*{suffix}" for suffix in self.suffixes)
-
+_READERS = "ctadesk.app.formats.readers"
+_FILES = "ctadesk.app.files"
+#: what the readers of the statistical packages' files take (ctadesk.io.statfiles)
+_STATFILE = dict(microdata=f"{_READERS}:statfile_microdata", columns="ctadesk.io.statfiles:statfile_columns",
+                 questions=(Question.VARIABLES,))
 
 FORMATS: tuple[FileFormat, ...] = (
-    FileFormat("project", "ctadesk projects", (PROJECT_SUFFIX,), frozenset({PROJECT})),
-    FileFormat("excel", "Excel workbooks", (".xlsx", ".xlsm"), frozenset({TABLE, MICRODATA}),
-               questions=("sheets and layout", "variables"), exports=("release", "internal")),
-    FileFormat("csv", "CSV files", (".csv", ".txt"), frozenset({TABLE, MICRODATA}),
-               questions=("table or microdata", "variables"), exports=("csv",)),
-    FileFormat("tab", "tau-argus tables", (".tab",), frozenset({TABLE}),
-               questions=("recompute totals that do not add up",), exports=("tab",)),
-    FileFormat("jj", "JJ files", (".jj",), frozenset({TABLE}), exports=("jj", "sol")),
-    FileFormat("statfile", "SPSS, Stata, SAS microdata", tuple(STATFILE_READERS), frozenset({MICRODATA}),
-               questions=("variables",)),
+    FileFormat("project", "ctadesk projects", (".ctaproj",), table=f"{_READERS}:project", project=True),
+    FileFormat("excel", "Excel workbooks", (".xlsx", ".xlsm"), table=f"{_READERS}:excel_table",
+               microdata=f"{_READERS}:excel_microdata", columns="ctadesk.io.microdata:xlsx_columns",
+               release=f"{_READERS}:excel_release",
+               questions=(Question.SHEETS, Question.VARIABLES),
+               exports=(Export("release", "Release workbook (Excel)…", f"{_FILES}:export_release", Requires.PROTECTED),
+                        Export("internal", "Internal workbook with originals (Excel)…", f"{_FILES}:export_internal"))),
+    FileFormat("csv", "CSV files", (".csv", ".txt"), table=f"{_READERS}:csv_table",
+               microdata=f"{_READERS}:csv_microdata", columns="ctadesk.io.csv_table:csv_header",
+               hierarchy="ctadesk.io.hierarchy:read_level_csv", release=f"{_READERS}:csv_release",
+               questions=(Question.TABLE_OR_MICRODATA, Question.VARIABLES),
+               write=f"{_FILES}:write_table_csv",
+               exports=(Export("csv", "Adjusted table as CSV…", f"{_FILES}:export_csv"),)),
+    FileFormat("jj", "JJ files", (".jj",), table=f"{_READERS}:jj_table", release=f"{_READERS}:jj_release",
+               write=f"{_FILES}:export_jj",
+               exports=(Export("jj", "Problem as JJ…", f"{_FILES}:export_jj", Requires.NOTHING),)),
+    FileFormat("sol", "RCTA solutions", (".sol",), release=f"{_READERS}:sol_release",
+               exports=(Export("sol", "Adjusted values as RCTA .sol…", f"{_FILES}:export_sol"),)),
+    FileFormat("tab", "tau-argus tables", (".tab",), table=f"{_READERS}:tab_table", release=f"{_READERS}:tab_release",
+               questions=(Question.TOTALS, Question.METADATA),
+               exports=(Export("tab", "Release table as tau-argus .tab…", f"{_FILES}:export_tab", Requires.PROTECTED,
+                               source="ctadesk.io.tauargus:TauArgusTable"),)),
+    FileFormat("hrc", "tau-argus hierarchies", (".hrc",), hierarchy="ctadesk.io.hierarchy:read_hrc"),
+    FileFormat("spss", "SPSS data files", (".sav", ".zsav"), options={"package": "spss"}, **_STATFILE),
+    FileFormat("stata", "Stata data files", (".dta",), options={"package": "stata"}, **_STATFILE),
+    FileFormat("sas", "SAS data sets", (".sas7bdat",), options={"package": "sas"}, **_STATFILE),
+    FileFormat("xport", "SAS transport files", (".xpt",), options={"package": "xport"}, **_STATFILE),
 )
 
+#: a file dialog's title for the formats that hold each
+_TITLES = {None: "Tables, projects and microdata", Holds.TABLE: "Tables", Holds.MICRODATA: "Microdata",
+           Holds.HIERARCHY: "Hierarchies", Holds.RELEASE: "Releases"}
 
-def format_of(path: str | Path, holds: str | None = None) -> FileFormat:
-    """The format of ``path`` by its suffix (one that can hold ``holds`` when given); a file
-    ctadesk does not read is refused naming it and the formats it does read."""
+
+def format_of(path: str | Path, *holds: Holds) -> FileFormat:
+    """The format of ``path`` by its suffix (one that can hold one of ``holds`` when given); a
+    file ctadesk does not read is refused naming it and the formats it does read."""
     path = Path(path)
     suffix = path.suffix.lower()
-    for fmt in FORMATS:
-        if suffix in fmt.suffixes and (holds is None or holds in fmt.holds):
+    for fmt in formats(*holds):
+        if suffix in fmt.suffixes:
             return fmt
-    readable = formats(holds)
-    what = f"{holds} " if holds else ""
+    what = " or ".join(h.value for h in holds) + " " if holds else ""
     raise CTAError(f"{path.name}: ctadesk does not read '{suffix or 'no suffix'}' {what}files; it reads "
-                   + "; ".join(f"{fmt.label} ({', '.join(fmt.suffixes)})" for fmt in readable))
+                   + "; ".join(f"{fmt.label} ({', '.join(fmt.suffixes)})" for fmt in formats(*holds)))
 
 
-def formats(holds: str | None = None) -> tuple[FileFormat, ...]:
-    """The formats that can hold ``holds`` (every format when None)."""
-    return tuple(fmt for fmt in FORMATS if holds is None or holds in fmt.holds)
+def formats(*holds: Holds) -> tuple[FileFormat, ...]:
+    """The formats that can hold one of ``holds`` (every format when none is given)."""
+    return tuple(fmt for fmt in FORMATS if not holds or fmt.holds & set(holds))
 
 
-def suffixes(holds: str | None = None) -> tuple[str, ...]:
-    return tuple(suffix for fmt in formats(holds) for suffix in fmt.suffixes)
+def suffixes(*holds: Holds) -> tuple[str, ...]:
+    return tuple(suffix for fmt in formats(*holds) for suffix in fmt.suffixes)
 
 
-def open_filter(holds: str | None = None) -> str:
-    """A file dialog's filter: everything readable first, then each format, then all files."""
-    chosen = formats(holds)
+def open_filter(holds: Holds | None = None) -> str:
+    """A file dialog's filter: everything readable first, then each format, then all files.
+    Without ``holds``: what File > Open reads (projects, tables, microdata)."""
+    chosen = formats(holds) if holds else formats(Holds.PROJECT, Holds.TABLE, Holds.MICRODATA)
     everything = " ".join(fmt.pattern() for fmt in chosen)
-    title = {None: "Tables, projects and microdata", TABLE: "Tables", MICRODATA: "Microdata"}.get(holds, "Files")
-    return ";;".join([f"{title} ({everything})", *(f"{fmt.label} ({fmt.pattern()})" for fmt in chosen),
+    return ";;".join([f"{_TITLES[holds]} ({everything})", *(f"{fmt.label} ({fmt.pattern()})" for fmt in chosen),
                       "All files (*)"])
+
+
+def exports() -> dict[str, Export]:
+    """Every export kind, by its name, in the registry's order."""
+    return {export.kind: export for fmt in FORMATS for export in fmt.exports}
+
+
+def export_of(kind: str) -> Export:
+    """The export ``kind``; an unknown kind is refused naming those there are."""
+    known = exports()
+    if kind not in known:
+        raise CTAError(f"unknown export '{kind}'; choose one of {', '.join(known)}")
+    return known[kind]
+
+
+def table_writer(path: str | Path) -> Callable[[Path, Any], Any]:
+    """The writer of a project's table, as it stands, to ``path`` by its suffix; a file ctadesk
+    cannot write a table to is refused naming those it can."""
+    path = Path(path)
+    writable = [fmt for fmt in FORMATS if fmt.write is not None]
+    for fmt in writable:
+        if path.suffix.lower() in fmt.suffixes:
+            return resolve(fmt.write)
+    raise CTAError(f"{path.name}: ctadesk does not write tables to '{path.suffix.lower() or 'no suffix'}' files; "
+                   "it writes " + "; ".join(f"{fmt.label} ({fmt.suffixes[0]})" for fmt in writable))

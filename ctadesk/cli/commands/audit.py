@@ -1,7 +1,7 @@
 """`ctadesk audit ORIGINAL RELEASED`: what an attacker can learn about each sensitive cell.
 
-ORIGINAL is the confidential table with its sensitive cells and protection levels (.jj, or a
-tau-argus .tab with its .rda); RELEASED the published table over the same cells (.jj with its
+ORIGINAL is the confidential table with its sensitive cells and protection levels (.jj, a
+tau-argus .tab with its .rda, or any table or project ctadesk reads); RELEASED the published table over the same cells (.jj with its
 suppressed cells marked u/m, RCTA .sol, tau-argus .tab, a long .csv with the original's code
 columns and the value last, or an .xlsx release workbook ctadesk wrote for the original, read
 back in its layout; a blank or a mark such as 'x' is a suppressed cell).  A release
@@ -46,11 +46,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctadesk.app.formats import Answers, read_release, read_table
     from ctadesk.engine.audit import APriori, AttackerKnowledge, AuditOptions, Release, audit
-    from ctadesk.io.released import read_released
 
-    problem, structure = _original(Path(args.original), args.rda)
-    released = read_released(args.released, structure, args.released_rda)
+    original = read_table(args.original, Answers(metadata=_path(args.rda)))
+    problem, structure = original.to_problem(), original.structure
+    released = read_release(args.released, structure, Answers(metadata=_path(args.released_rda)))
     for message in released.messages:
         print(f"ctadesk: {released.path.name}: {message}", file=sys.stderr)
     release = Release(released.published, released.missing)
@@ -71,26 +72,8 @@ def run(args: argparse.Namespace) -> int:
     return AT_RISK if at_risk.size else 0
 
 
-def _original(path: Path, rda: str | None):
-    """The original problem and its structure (a JJ file's structure is recognised from its relations)."""
-    suffix = path.suffix.lower()
-    if suffix == ".jj":
-        from ctadesk.io.jj import read_jj
-        from ctadesk.engine.table.guess import guess_structure
-
-        problem = read_jj(path).problem
-        structure = guess_structure(problem)
-        return problem.replace(cell_label=structure.cell_label, relation_label=structure.relation_label), structure
-    if suffix == ".tab":
-        from ctadesk.io.tauargus import read_tab
-
-        table = read_tab(path, rda)
-        broken = table.non_additive()
-        if broken:
-            raise CTAError(f"{path.name}: {len(broken)} relation(s) do not add up, e.g. {broken[0].label} (off by "
-                           f"{broken[0].difference:g}); an audit needs the additive original table")
-        return table.problem(), table.structure
-    raise CTAError(f"{path.name}: cannot read an original table from '{suffix}' (use .jj or .tab)")
+def _path(name: str | None) -> Path | None:
+    return None if name is None else Path(name)
 
 
 def _capacity(words: list[str] | None):

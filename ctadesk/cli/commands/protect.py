@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ctadesk.app import Protection
-from ctadesk.app.formats import format_of
+from ctadesk.app.formats import Answers, Holds, Totals, format_of, read_table
 from ctadesk.cli.bivariate import add_bivariate_arguments, protect_two_variables
 from ctadesk.cli.commands.rules import add_table_arguments, build_table, cell_records, responses, write_records
 from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_record_arguments,
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     args.span = args.span[0] if args.span else []
     if len(names := responses(args)) > 1:
         return protect_two_variables(args, names)
-    if args.tab and format_of(args.microdata).key != "tab":
+    if args.tab and "tab" not in (export.kind for export in format_of(args.microdata).exports):
         raise CTAError(f"--tab {args.tab}: {args.microdata} is not a tau-argus .tab; a release .tab is written "
                        "only for a table read from one (use --release, -o or --json)")
     request = request_from(args)
@@ -105,14 +105,14 @@ def _session(args: argparse.Namespace, problem: CTAProblem, structure: TableStru
     from ctadesk.app.rules import flagged_names, rules_dict
     from ctadesk.app.session import Session
     from ctadesk.io.project import Project
-    from ctadesk.io.tauargus import read_tab
 
     project = Project.from_problem(problem, structure)
     project.statistics = stats
     project.rules = rules_dict(rules)
     project.flagged_by = flagged_names(result)
-    if format_of(args.microdata).key == "tab":
-        project.source = read_tab(args.microdata, args.rda)
+    if Holds.MICRODATA not in format_of(args.microdata).holds:  # a table: exports in its layout need its source
+        project.source = read_table(args.microdata, Answers(metadata=Path(args.rda) if args.rda else None,
+                                                            totals=Totals.KEEP)).source
     session = Session(project)
     session.keep(protection)
     return session

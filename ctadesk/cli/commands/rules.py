@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ctadesk.app.formats import MICRODATA, format_of
+from ctadesk.app.formats import Answers, Holds, Totals, format_of, read_table
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.table.microdata import Microdata, tabulate
 from ctadesk.engine.rules.safety import RuleResult, SafetyRules, apply_rules
@@ -152,14 +152,14 @@ def _manual_cells(structure: TableStructure, specs: list[str]) -> list[int]:
 
 
 def build_table(args: argparse.Namespace) -> tuple[TableStructure, CellStatistics, SafetyRules, RuleResult]:
-    """Read the input (microdata or a .tab), tabulate it and apply the rules the arguments describe."""
-    from ctadesk.io.tauargus import read_tab
-
-    fmt = format_of(args.microdata)
+    """Read the input (microdata, or a table with its contributions such as a .tab), tabulate it
+    and apply the rules the arguments describe."""
     rules = safety_rules(args)
-    if fmt.key == "tab":
-        table = read_tab(args.microdata, args.rda)
+    if Holds.MICRODATA not in format_of(args.microdata, Holds.MICRODATA, Holds.TABLE).holds:
+        table = read_table(args.microdata, Answers(metadata=Path(args.rda) if args.rda else None, totals=Totals.KEEP))
         structure, stats = table.structure, table.statistics
+        if stats is None:
+            raise CTAError(f"{args.microdata}: the table holds no contributions for the rules to read")
         needed = max(rules.contributions_needed(), rules.contributions_needed(holding=True))
         if needed > stats.top.shape[1] and (rules.dominance or rules.p_percent or rules.pq):
             raise CTAError(f"{args.microdata}: the rules need the {needed} largest contributions per cell "
@@ -183,11 +183,11 @@ def responses(args: argparse.Namespace) -> list[str]:
 
 def read_microdata_for(args: argparse.Namespace, path: str, spanning: tuple[str, ...]) -> Microdata:
     """The microdata of ``path`` spanned by ``spanning``, read as add_microdata_arguments' options say."""
-    from ctadesk.app.files import read_hierarchy_file, read_microdata_as
+    from ctadesk.app.formats import read_hierarchy, read_microdata
     from ctadesk.io.microdata import MicrodataSpec
 
-    format_of(path, MICRODATA)  # a file that cannot hold microdata is refused, naming those that can
-    hierarchies: dict = {name: read_hierarchy_file(file, name, lead=args.lead) for name, file in args.hierarchy}
+    format_of(path, Holds.MICRODATA)  # a file that cannot hold microdata is refused, naming those that can
+    hierarchies: dict = {name: read_hierarchy(file, name, args.lead) for name, file in args.hierarchy}
     for name, widths in args.hierlevels:
         try:
             hierarchies[name] = tuple(int(w) for w in widths.replace(" ", ",").split(",") if w)
@@ -199,7 +199,7 @@ def read_microdata_for(args: argparse.Namespace, path: str, spanning: tuple[str,
     spec = MicrodataSpec(spanning=spanning, response=args.response, weight=args.weight,
                          holding=args.holding, request=args.request, request_codes=tuple(args.request_codes),
                          hierarchies=hierarchies, missing=missing, decimal_comma=args.decimal_comma)
-    return read_microdata_as(path, spec, args.sheet)
+    return read_microdata(path, spec, Answers(sheet=args.sheet))
 
 
 def cell_records(structure: TableStructure, stats: CellStatistics, rules: SafetyRules,

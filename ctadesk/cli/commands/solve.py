@@ -63,20 +63,15 @@ def _release_settings(args: argparse.Namespace) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctadesk.app.formats import format_of
+    from ctadesk.app.formats import Holds, format_of, read_table
     from ctadesk.app.session import Session
-    from ctadesk.io.jj import read_jj, read_weights, write_sol
-    from ctadesk.io.project import Project
+    from ctadesk.io.jj import read_weights, write_sol
     from ctadesk.io.senses import read_senses
 
-    fmt = format_of(args.instance)
-    if fmt.key == "project":
+    if format_of(args.instance, Holds.PROJECT, Holds.TABLE).project:
         session = Session.open(args.instance)
-    elif fmt.key == "jj":
-        session = Session(Project.from_problem(read_jj(args.instance).problem))
     else:
-        raise CTAError(f"{args.instance}: solve reads a .jj instance or a ctadesk project; "
-                       "use 'ctadesk convert' or 'ctadesk protect' for other files")
+        session = Session(read_table(args.instance))
     project = session.project
     everything = np.arange(project.n_cells)
     weights = "table"
