@@ -93,8 +93,8 @@ class SafetyRule(BatchCommand):
 
 @dataclasses.dataclass(frozen=True)
 class ReadTable(BatchCommand):
-    """READTABLE: 0 totals as given, 1 compute missing totals, 2 recompute all totals (tau-argus's
-    additivity parameter), and whether statuses are kept."""
+    """READTABLE: tau-argus's additivity parameter -- 0 the totals must add up, 1 compute the
+    totals from their parts, 2 additivity not required --, and whether statuses are kept."""
 
     totals: int
     keep_status: bool
@@ -270,8 +270,8 @@ def _read_table(row: int, rest: str) -> ReadTable:
     totals = int(text[0]) if text and text[0].isdigit() else 0
     tail = text[1:].strip() if text and text[0].isdigit() else text
     if totals not in (0, 1, 2) or tail not in ("", "T", "F") or (tail and totals != 1):
-        raise ValueError(f"'{rest}': expected 0 (totals as given), 1 (compute missing totals; 1T keeps the "
-                         "statuses) or 2 (recompute all totals)")
+        raise ValueError(f"'{rest}': expected 0 (totals must add up), 1 (compute the totals; 1T keeps the "
+                         "statuses) or 2 (additivity not required)")
     return ReadTable("READTABLE", row, rest, totals=totals, keep_status=tail == "T")
 
 
