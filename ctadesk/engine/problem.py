@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, DTypeLike
 
 from ctadesk.engine.errors import ProblemError
 
@@ -32,7 +33,7 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _vector(name: str, value: Any, length: int, default: float, dtype=float) -> np.ndarray:
+def _vector(name: str, value: ArrayLike | None, length: int, default: float, dtype: DTypeLike = float) -> np.ndarray:
     if value is None:
         return np.full(length, default, dtype=dtype)
     array = np.array(value, dtype=dtype, copy=True).reshape(-1)
@@ -43,7 +44,7 @@ def _vector(name: str, value: Any, length: int, default: float, dtype=float) -> 
     return array
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, init=False)
 class CTAProblem:
     """A controlled tabular adjustment instance (Castro & González 2011, model (1)).
 
@@ -58,128 +59,141 @@ class CTAProblem:
     senses            given senses (s,): +1 up, -1 down, 0 free
     cell_label        optional function naming cell i for messages
     relation_label    optional function naming relation r for messages
+
+    The constructor takes any array-like, or None for a default (no bounds, unit weights, no
+    sensitive or fixed cell, free senses, zero right-hand sides and protection levels); every
+    field of the constructed problem is then a validated, read-only array of its full length.
     """
 
     values: np.ndarray
     relations: sp.csr_array
-    rhs: np.ndarray | None = None
-    lower: np.ndarray | None = None
-    upper: np.ndarray | None = None
-    weights: np.ndarray | None = None
-    sensitive: np.ndarray | None = None
-    lower_protection: np.ndarray | None = None
-    upper_protection: np.ndarray | None = None
-    fixed: np.ndarray | None = None
-    senses: np.ndarray | None = None
-    cell_label: Callable[[int], str] | None = None
-    relation_label: Callable[[int], str] | None = None
+    rhs: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    weights: np.ndarray
+    sensitive: np.ndarray
+    lower_protection: np.ndarray
+    upper_protection: np.ndarray
+    fixed: np.ndarray
+    senses: np.ndarray
+    cell_label: Callable[[int], str] | None
+    relation_label: Callable[[int], str] | None
 
-    def __post_init__(self) -> None:
+    def __init__(self, values: ArrayLike, relations: sp.sparray | sp.spmatrix | ArrayLike,
+                 rhs: ArrayLike | None = None, lower: ArrayLike | None = None, upper: ArrayLike | None = None,
+                 weights: ArrayLike | None = None, sensitive: ArrayLike | None = None,
+                 lower_protection: ArrayLike | None = None, upper_protection: ArrayLike | None = None,
+                 fixed: ArrayLike | None = None, senses: ArrayLike | None = None,
+                 cell_label: Callable[[int], str] | None = None,
+                 relation_label: Callable[[int], str] | None = None) -> None:
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        values = np.array(self.values, dtype=float, copy=True).reshape(-1)
-        n = values.size
-        set_("values", values)
-        self._check_finite("value", values)
+        set_("cell_label", cell_label)
+        set_("relation_label", relation_label)
+        a = np.array(values, dtype=float, copy=True).reshape(-1)
+        n = a.size
+        self._check_finite("value", a)
 
-        relations = self.relations
-        if not sp.issparse(relations):
-            relations = np.atleast_2d(np.asarray(relations, dtype=float))
-            if relations.size == 0:
-                relations = relations.reshape(0, n)
-        relations = sp.csr_array(relations, dtype=float)
-        if relations.shape[1] != n:
+        if sp.issparse(relations):
+            matrix = sp.csr_array(relations, dtype=float)
+        else:
+            dense = np.atleast_2d(np.asarray(relations, dtype=float))
+            matrix = sp.csr_array(dense.reshape(0, n) if dense.size == 0 else dense, dtype=float)
+        if matrix.shape[1] != n:
             raise ProblemError(
-                f"the relations refer to {relations.shape[1]} cells but the table has {n}"
+                f"the relations refer to {matrix.shape[1]} cells but the table has {n}"
             )
-        relations.sum_duplicates()
-        relations.eliminate_zeros()
-        if not np.all(np.isfinite(relations.data)):
-            row = int(np.repeat(np.arange(relations.shape[0]), np.diff(relations.indptr))[
-                ~np.isfinite(relations.data)][0])
+        matrix.sum_duplicates()
+        matrix.eliminate_zeros()
+        if not np.all(np.isfinite(matrix.data)):
+            row = int(np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))[
+                ~np.isfinite(matrix.data)][0])
             raise ProblemError(f"{self.describe_relation(row)} has a coefficient that is NaN or infinite")
-        set_("relations", relations)
-        m = relations.shape[0]
+        m = matrix.shape[0]
 
-        rhs = _vector("rhs", self.rhs, m, 0.0)
-        if not np.all(np.isfinite(rhs)):
-            raise ProblemError(f"{self.describe_relation(int(np.flatnonzero(~np.isfinite(rhs))[0]))}: right-hand side is NaN or infinite")
-        empty_rows = np.diff(relations.indptr) == 0
-        bad = np.flatnonzero(empty_rows & (rhs != 0))
+        b = _vector("rhs", rhs, m, 0.0)
+        if not np.all(np.isfinite(b)):
+            row = int(np.flatnonzero(~np.isfinite(b))[0])
+            raise ProblemError(f"{self.describe_relation(row)}: right-hand side is NaN or infinite")
+        empty_rows = np.diff(matrix.indptr) == 0
+        bad = np.flatnonzero(empty_rows & (b != 0))
         if bad.size:
-            raise ProblemError(f"{self.describe_relation(int(bad[0]))} has no cells but a right-hand side of {rhs[bad[0]]:g}")
-        set_("rhs", rhs)
+            raise ProblemError(
+                f"{self.describe_relation(int(bad[0]))} has no cells but a right-hand side of {b[bad[0]]:g}")
 
-        lower = _vector("lower", self.lower, n, -np.inf)
-        upper = _vector("upper", self.upper, n, np.inf)
-        lower[lower <= -NO_BOUND] = -np.inf
-        upper[upper >= NO_BOUND] = np.inf
-        for name, bound in (("lower bound", lower), ("upper bound", upper)):
+        low = _vector("lower", lower, n, -np.inf)
+        up = _vector("upper", upper, n, np.inf)
+        low[low <= -NO_BOUND] = -np.inf
+        up[up >= NO_BOUND] = np.inf
+        for name, bound in (("lower bound", low), ("upper bound", up)):
             nan = np.flatnonzero(np.isnan(bound))
             if nan.size:
                 raise ProblemError(f"{self.describe_cell(int(nan[0]))}: {name} is NaN")
-        outside = np.flatnonzero((lower > values) | (upper < values))
+        outside = np.flatnonzero((low > a) | (up < a))
         if outside.size:
             i = int(outside[0])
             raise ProblemError(
-                f"{self.describe_cell(i)}: bounds [{lower[i]:g}, {upper[i]:g}] exclude its value {values[i]:g}"
+                f"{self.describe_cell(i)}: bounds [{low[i]:g}, {up[i]:g}] exclude its value {a[i]:g}"
             )
 
-        weights = _vector("weights", self.weights, n, 1.0)
-        bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
+        w = _vector("weights", weights, n, 1.0)
+        bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
         if bad.size:
-            raise ProblemError(f"{self.describe_cell(int(bad[0]))}: weight {weights[bad[0]]:g} must be finite and >= 0")
+            raise ProblemError(f"{self.describe_cell(int(bad[0]))}: weight {w[bad[0]]:g} must be finite and >= 0")
 
-        fixed = np.zeros(n, bool) if self.fixed is None else np.array(self.fixed, dtype=bool, copy=True).reshape(-1)
-        if fixed.shape != (n,):
-            raise ProblemError(f"fixed has {fixed.size} entries, expected {n}")
-        lower[fixed] = values[fixed]
-        upper[fixed] = values[fixed]
+        held = np.zeros(n, bool) if fixed is None else np.array(fixed, dtype=bool, copy=True).reshape(-1)
+        if held.shape != (n,):
+            raise ProblemError(f"fixed has {held.size} entries, expected {n}")
+        low[held] = a[held]
+        up[held] = a[held]
 
-        sensitive = np.zeros(0, np.int64) if self.sensitive is None else np.array(self.sensitive, dtype=np.int64, copy=True).reshape(-1)
-        out_of_range = sensitive[(sensitive < 0) | (sensitive >= n)]
+        cells = (np.zeros(0, np.int64) if sensitive is None
+                 else np.array(sensitive, dtype=np.int64, copy=True).reshape(-1))
+        out_of_range = cells[(cells < 0) | (cells >= n)]
         if out_of_range.size:
             raise ProblemError(f"sensitive cell {int(out_of_range[0])} does not exist (the table has cells 0..{n - 1})")
-        order = np.argsort(sensitive, kind="stable")
-        sensitive = sensitive[order]
-        duplicated = sensitive[1:][sensitive[1:] == sensitive[:-1]]
+        order = np.argsort(cells, kind="stable")
+        cells = cells[order]
+        duplicated = cells[1:][cells[1:] == cells[:-1]]
         if duplicated.size:
             raise ProblemError(f"{self.describe_cell(int(duplicated[0]))} is listed as sensitive twice")
-        s = sensitive.size
-        lpl = _vector("lower_protection", self.lower_protection, s, 0.0)[order]
-        upl = _vector("upper_protection", self.upper_protection, s, 0.0)[order]
+        s = cells.size
+        lpl = _vector("lower_protection", lower_protection, s, 0.0)[order]
+        upl = _vector("upper_protection", upper_protection, s, 0.0)[order]
         for name, level in (("lower protection level", lpl), ("upper protection level", upl)):
             bad = np.flatnonzero(~np.isfinite(level) | (level < 0))
             if bad.size:
-                raise ProblemError(f"{self.describe_cell(int(sensitive[bad[0]]))}: {name} {level[bad[0]]:g} must be finite and >= 0")
-        senses = _vector("senses", self.senses, s, SENSE_FREE, dtype=np.int8)[order]
-        if np.any(~np.isin(senses, (SENSE_DOWN, SENSE_FREE, SENSE_UP))):
+                raise ProblemError(
+                    f"{self.describe_cell(int(cells[bad[0]]))}: {name} {level[bad[0]]:g} must be finite and >= 0")
+        given = _vector("senses", senses, s, SENSE_FREE, dtype=np.int8)[order]
+        if np.any(~np.isin(given, (SENSE_DOWN, SENSE_FREE, SENSE_UP))):
             raise ProblemError("senses must be +1 (up), -1 (down) or 0 (free)")
 
-        for name, value in (("lower", lower), ("upper", upper), ("weights", weights), ("fixed", fixed),
-                            ("sensitive", sensitive), ("lower_protection", lpl),
-                            ("upper_protection", upl), ("senses", senses)):
-            set_(name, value)
+        set_("relations", matrix)
+        for name, array in (("values", a), ("rhs", b), ("lower", low), ("upper", up), ("weights", w),
+                            ("fixed", held), ("sensitive", cells), ("lower_protection", lpl),
+                            ("upper_protection", upl), ("senses", given)):
+            set_(name, array)
 
-        protected_but_fixed = sensitive[fixed[sensitive] & ((lpl > 0) | (upl > 0))]
+        protected_but_fixed = cells[held[cells] & ((lpl > 0) | (upl > 0))]
         if protected_but_fixed.size:
             raise ProblemError(f"{self.describe_cell(int(protected_but_fixed[0]))} is sensitive but may not change")
         up_ok, down_ok = self.safe_value_fits()
         neither = np.flatnonzero(~up_ok & ~down_ok)
         if neither.size:
             k = int(neither[0])
-            i = int(sensitive[k])
+            i = int(cells[k])
             raise ProblemError(
-                f"{self.describe_cell(i)}: both safe values {values[i] - lpl[k]:g} and {values[i] + upl[k]:g} "
-                f"lie outside its bounds [{lower[i]:g}, {upper[i]:g}]"
+                f"{self.describe_cell(i)}: both safe values {a[i] - lpl[k]:g} and {a[i] + upl[k]:g} "
+                f"lie outside its bounds [{low[i]:g}, {up[i]:g}]"
             )
-        conflict = np.flatnonzero(((senses == SENSE_UP) & ~up_ok) | ((senses == SENSE_DOWN) & ~down_ok))
+        conflict = np.flatnonzero(((given == SENSE_UP) & ~up_ok) | ((given == SENSE_DOWN) & ~down_ok))
         if conflict.size:
             k = int(conflict[0])
-            word = "up" if senses[k] == SENSE_UP else "down"
-            raise ProblemError(f"{self.describe_cell(int(sensitive[k]))}: the given sense '{word}' puts it outside its bounds")
-        for name in ("values", "rhs", "lower", "upper", "weights", "fixed", "sensitive",
-                     "lower_protection", "upper_protection", "senses"):
-            _frozen(getattr(self, name))
+            word = "up" if given[k] == SENSE_UP else "down"
+            raise ProblemError(
+                f"{self.describe_cell(int(cells[k]))}: the given sense '{word}' puts it outside its bounds")
+        for array in (a, b, low, up, w, held, cells, lpl, upl, given):
+            _frozen(array)
 
     # ----------------------------------------------------------------- naming
     def describe_cell(self, i: int) -> str:
