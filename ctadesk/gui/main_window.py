@@ -707,7 +707,7 @@ class MainWindow(QMainWindow):
         try:
             problem = self.project.to_problem()
             seed = self.session.widening_seed or new_seed()
-            request = ProtectionRequest.from_options({**options, WIDENING_SEED: seed})
+            request = self.model_panel.request().replace(seed=seed)
         except Exception as error:
             self.report_error("The table cannot be protected as it stands", error)
             return

@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QVBoxLayout, QWidget)
 
-from ctadesk.app.request import AUTO
+from ctadesk.app.request import AUTO, ProtectionRequest
 from ctadesk.gui.method_parameters import MethodParameters
 from ctadesk.gui.quality_terms_panel import QualityTermsPanel
 from ctadesk.io.project import Project
@@ -148,31 +148,41 @@ class ModelPanel(QWidget):
         """The table the quality terms' groups are read from (its terms are set by set_options)."""
         self.quality_terms.set_table(project)
 
-    def options(self) -> dict[str, Any]:
-        """remembered_options() and quality: the quality terms as QualityTerm.as_dict(), their
-        groups read from the table as it stands (CTAError naming the first term that is not valid)."""
-        return {**self.remembered_options(), "quality": [term.as_dict() for term in self.quality_terms.terms()]}
+    def request(self) -> ProtectionRequest:
+        """The request the panel's choices stand for: remembered() with the quality terms, their
+        groups read from the table as it stands (CTAError naming the first term that is not valid).
+        No seed: the session keeps the project's (ctadesk.app.session)."""
+        return self.remembered().replace(quality=self.quality_terms.terms())
 
-    def remembered_options(self) -> dict[str, Any]:
-        """The choices a new table starts with: distance, senses, method ('auto' or an expert's
-        choice), parameters (the Huber delta with the automatic algorithm; an expert's algorithm's
-        parameters that differ from their defaults), weights, time_limit (inf: none), gap (a fraction),
-        preserve (['mean', 'variance'] or part), quality_price (price each quality term), widen
-        (secret widening of the protection levels, engine/publish/widening.py) and precision ("auto",
-        "full" or a number of decimals, engine/publish/precision.py).  Not the quality terms: they name
-        groups of one table."""
+    def remembered(self) -> ProtectionRequest:
+        """The choices a new table starts with: the distance, the senses, the algorithm (AUTO or an
+        expert's choice), its parameters (the Huber delta with the automatic algorithm; an expert's
+        algorithm's parameters that differ from their defaults), the weights, the time limit (inf:
+        none), the gap, the measures kept exactly, pricing the quality terms, secret widening
+        (engine/publish/widening.py) and the published precision (engine/publish/precision.py).  Not
+        the quality terms: they name groups of one table."""
         limit = self.time_limit.value()
-        preserve = [name for name, box in (("mean", self.preserve_mean), ("variance", self.preserve_variance))
-                    if box.isChecked()]
+        preserve = {name for name, box in (("mean", self.preserve_mean), ("variance", self.preserve_variance))
+                    if box.isChecked()}
         if self.method.currentData() != AUTO:
             parameters = self.parameters.values()
         else:
             parameters = {"delta": self.delta.value()} if self.distance.currentData() == "huber" else {}
-        return {"distance": self.distance.currentData(), "senses": self.senses.currentData(),
-                "method": self.method.currentData(), "parameters": parameters, "weights": self.weights.currentData(),
-                "time_limit": limit if limit > 0 else math.inf, "gap": self.gap.value() / 100,
-                "preserve": preserve, "quality_price": self.quality_terms.price.isChecked(),
-                "widen": self.widen.isChecked(), "precision": self.precision.currentData()}
+        return ProtectionRequest(distance=self.distance.currentData(), senses=self.senses.currentData(),
+                                 method=self.method.currentData(), parameters=tuple(parameters.items()),
+                                 weights=self.weights.currentData(), preserve=frozenset(preserve),
+                                 time_limit=limit if limit > 0 else math.inf, gap=self.gap.value() / 100,
+                                 quality_price=self.quality_terms.price.isChecked(), widen=self.widen.isChecked(),
+                                 precision=self.precision.currentData())
+
+    def options(self) -> dict[str, Any]:
+        """request() in the plain form a project keeps (ProtectionRequest.options()), its quality
+        terms and their pricing always named, so that it replaces a project's."""
+        return {"quality": [], "quality_price": False, **self.request().options()}
+
+    def remembered_options(self) -> dict[str, Any]:
+        """remembered() in the plain form the settings keep (set_options reads it back)."""
+        return {"quality_price": False, **self.remembered().options()}
 
     def set_options(self, options: dict[str, Any]) -> None:
         for combo, key in ((self.distance, "distance"), (self.senses, "senses"), (self.method, "method"),
