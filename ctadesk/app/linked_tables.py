@@ -68,7 +68,8 @@ class LinkedTabulation:
         """Tables already tabulated (a shadow variable's contributions, a batch's own
         tabulation), linked: a shared cell's statistics must agree between tables."""
         linked = LinkedTables.link(structures)
-        return cls(tuple(tuple(span) for span in spans), linked, tuple(statistics), linked.gather_statistics(statistics))
+        return cls(tuple(tuple(span) for span in spans), linked, tuple(statistics),
+                   linked.gather_statistics(statistics))
 
     @property
     def structures(self) -> tuple[TableStructure, ...]:
@@ -76,7 +77,7 @@ class LinkedTabulation:
 
     def cell_structure(self) -> TableStructure:
         """The unique cells as a one-dimensional table without relations (labels 'Region=Nr, Size=4')."""
-        codes = [self.linked.cell_label(i) for i in range(self.linked.n_cells)]
+        codes = tuple(self.linked.cell_label(i) for i in range(self.linked.n_cells))
         return TableStructure((Dimension("Cell", codes, np.full(len(codes), -1)),))
 
     def title(self, table: int) -> str:
@@ -171,7 +172,8 @@ def manual_cells(tabulation: LinkedTabulation, cells: Sequence[Mapping[str, str]
 
 
 def linked_problem(tabulation: LinkedTabulation, rules: SafetyRules, *, manual: Sequence[int] = (),
-                   cost: str | np.ndarray = "inverse", nonnegative: bool | None = None) -> tuple[CTAProblem, RuleResult]:
+                   cost: str | np.ndarray = "inverse",
+                   nonnegative: bool | None = None) -> tuple[CTAProblem, RuleResult]:
     """The CTA problem over the unique cells and the rules' verdict on them.
 
     cost   'inverse', 'unit', 'frequency' (COSTS), or each unique cell's cost: a cost variable's
@@ -233,7 +235,8 @@ def linked_project(tabulation: LinkedTabulation, rules: SafetyRules, problem: CT
     project.rules = rules_dict(rules)
     project.flagged_by = flagged_names(result)
     project.source = tabulation
-    project.log = (f"{len(tabulation.spans)} linked tables ({'; '.join(map(tabulation.title, range(len(tabulation.spans))))}): "
+    titles = "; ".join(tabulation.title(t) for t in range(len(tabulation.spans)))
+    project.log = (f"{len(tabulation.spans)} linked tables ({titles}): "
                    f"{tabulation.linked.n_cells} cells, {tabulation.linked.n_shared} shared")
     return project
 
@@ -273,8 +276,8 @@ def export_linked_workbook(path: str | Path, linked: LinkedProtection, *, intern
 
     protection = linked.protection
     result = protection.result
-    published = linked.published()
-    if published is None:
+    values = result.values
+    if values is None:
         raise CTAError(f"no table to write to {path}: {result.message}")
     if not internal and not result.protected:
         raise CTAError(f"{path} not written: the result is not a protected table")
@@ -283,10 +286,10 @@ def export_linked_workbook(path: str | Path, linked: LinkedProtection, *, intern
     widening = protection.widening
     report = ExportReport.from_result(
         result, protection.required.values, protection.required.sensitive,
-        settings={**(settings or {}), "tables": len(published),
+        settings={**(settings or {}), "tables": len(linked.linked.structures),
                   "protection levels widened by a secret factor": "yes" if widening else "no", **version_settings()},
         measures=protection.quality,
         internal_settings=(*(widening.settings() if widening else ()),
                            ("request", request_text(protection.request.options()))))
-    tables = linked.tabulation.grid_tables(protection.required.values, result.values, protection.required.sensitive)
+    tables = linked.tabulation.grid_tables(protection.required.values, values, protection.required.sensitive)
     return export_tables_workbook(path, tables, internal=internal, report=report, decimals=protection.decimals)

@@ -12,9 +12,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ctadesk.app.formats import format_of
-from ctadesk.app.linked_tables import (COSTS, LinkedProtection, export_linked_workbook, linked_problem,
-                                       linked_project, manual_cells, tabulate_linked)
+import numpy as np
+
+from ctadesk.app.formats import Holds, format_of
+from ctadesk.app.linked_tables import (
+    COSTS,
+    LinkedProtection,
+    export_linked_workbook,
+    linked_problem,
+    linked_project,
+    manual_cells,
+    tabulate_linked,
+)
 from ctadesk.cli.commands.rules import cell_records, read_microdata_for, responses, safety_rules, write_records
 from ctadesk.cli.release import quality_terms, request_from, run_protection, write_json
 from ctadesk.engine.errors import CTAError
@@ -24,9 +33,9 @@ from ctadesk.engine.rules.safety import RuleResult, SafetyRules
 def spans_of(args: argparse.Namespace) -> list[tuple[str, ...]]:
     """The tables --span names (one --span per table), refused where a table cannot be linked."""
     spans = [tuple(span) for span in args.span]
-    if format_of(args.microdata).key == "tab":
+    if Holds.MICRODATA not in format_of(args.microdata).holds:
         raise CTAError(f"--span is given {len(spans)} times: several tables are tabulated from microdata, "
-                       f"{args.microdata} is a tau-argus table")
+                       f"{args.microdata} holds a table")
     if len(responses(args)) > 1:
         raise CTAError(f"--response {args.response}: several tables are protected for one response variable")
     if not args.response:
@@ -63,11 +72,11 @@ def run_linked(args: argparse.Namespace) -> int:
     request = request_from(args).replace(quality=quality_terms(args, problem), quality_price=args.quality_price)
     linked = LinkedProtection(tabulation, result, problem, run_protection(problem, request, args))
     solved = linked.protection.result
-    if solved.values is None:
+    published = linked.published()
+    if published is None:
         raise CTAError(f"no protected table: {solved.message}")
-    write_records(_records(linked, rules, variables), args.output)
+    write_records(_records(linked, published, rules, variables), args.output)
     if args.json:
-        published = linked.published() or []
         write_json(args.json, {**linked.protection.as_dict(),
                                "tables": [{"span": list(span), "values": values.tolist()}
                                           for span, values in zip(spans, published)]})
@@ -87,15 +96,17 @@ def run_linked(args: argparse.Namespace) -> int:
     return 0 if solved.protected else 1
 
 
-def _records(linked: LinkedProtection, rules: SafetyRules, variables: tuple[str, ...]) -> list[dict]:
-    """One record per cell of each table (cell_records), with its table and every variable."""
+def _records(linked: LinkedProtection, published: list[np.ndarray], rules: SafetyRules,
+             variables: tuple[str, ...]) -> list[dict]:
+    """One record per cell of each table (cell_records) with its ``published`` value, its table
+    and every variable."""
     tabulation, verdict = linked.tabulation, linked.rules
     records = []
-    for t, (structure, statistics, cell_map, published) in enumerate(zip(
-            tabulation.structures, tabulation.statistics, tabulation.linked.cell_maps, linked.published())):
+    for t, (structure, statistics, cell_map, values) in enumerate(zip(
+            tabulation.structures, tabulation.statistics, tabulation.linked.cell_maps, published)):
         table_verdict = RuleResult(verdict.flags[cell_map], verdict.upper_protection[cell_map],
                                    verdict.lower_protection[cell_map], verdict.empty[cell_map])
-        for record, adjusted in zip(cell_records(structure, statistics, rules, table_verdict), published):
+        for record, adjusted in zip(cell_records(structure, statistics, rules, table_verdict), values):
             original = record.pop("value")
             records.append({"table": tabulation.title(t), **{name: record.pop(name, "") for name in variables},
                             **record, "original": original, "adjusted": float(adjusted),

@@ -14,8 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.app import ProtectionRequest, protect
-from ctadesk.app.linked_tables import (cost_totals, export_linked_workbook, linked_problem, manual_cells,
-                                       protect_linked, tabulate_linked)
+from ctadesk.app.linked_tables import (
+    cost_totals,
+    export_linked_workbook,
+    linked_problem,
+    manual_cells,
+    protect_linked,
+    tabulate_linked,
+)
 from ctadesk.engine.errors import CTAError, ProblemError
 from ctadesk.engine.rules.safety import SafetyRules, apply_rules, to_problem
 from ctadesk.engine.table.microdata import Microdata, tabulate

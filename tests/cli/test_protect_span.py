@@ -66,3 +66,9 @@ def test_linked_project_opens_with_its_result(tmp_path):
 def test_refused(extra, message, capsys):
     assert main(["protect", str(SAMPLE), *TABLES, *RULES, *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_several_tables_of_a_table_file_are_refused(capsys):
+    table = SAMPLE.parent / "region_industry.tab"
+    assert main(["protect", str(table), "--span", "A", "B", "--span", "A", "C", "--response", "X"]) == 2
+    assert "several tables are tabulated from microdata" in capsys.readouterr().err

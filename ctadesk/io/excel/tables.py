@@ -61,10 +61,11 @@ def export_tables_workbook(target: str | Path, tables: Sequence[GridTable], *, i
             if plans is None:
                 _check_long(structure, target)
                 _write_long(writer, title, structure, [("Value", adjusted)], shaded, shown)
-            for plan in plans or ():
-                sheet_title = title if len(plans) == 1 else f"{title} {plan.title}"
-                _write_grid(writer, dataclasses.replace(plan, title=sheet_title), adjusted, shaded, shown)
-            if internal:
+            else:
+                for plan in plans:
+                    sheet_title = title if len(plans) == 1 else f"{title} {plan.title}"
+                    _write_grid(writer, dataclasses.replace(plan, title=sheet_title), adjusted, shaded, shown)
+            if shaded is not None:
                 _check_long(structure, target)
                 status = np.where(shaded, "sensitive", "safe")
                 _write_long(writer, f"{title} cells", structure,
