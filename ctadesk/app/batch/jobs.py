@@ -6,6 +6,12 @@ tau-argus's methods of secondary suppression (GH, MOD, OPT, NET) and controlled 
 are refused, naming the line, unless the batch runs with ``as_cta``: then they run as CTA and the
 log says so.  Table 0 (`GH(0,...)`, `MOD(0,...)`: linked tables) protects every table of the
 batch as linked tables (ctadesk.app.linked_tables): a cell two tables hold is published once.
+
+Tables of one batch tabulated from the same microdata (same `.asc`, `.rda`, response, shadow,
+cost and weighting) are linked whatever `<SUPPRESS>` lines ask for them: their jobs become one,
+protected as one CTA over the union of their relations (de Wolf & Giessing; Petrenko 2017,
+§5.1), so that a cell two of them hold -- Region x Total of Region x Size and Region x Sector --
+is published with one value.  Protected one by one, each CTA would move it its own way.
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ class BatchJob:
     request: ProtectionRequest
     notes: tuple[str, ...] = ()
     refusal: str | None = None
+    linked: tuple[Suppress, ...] = ()
 
     @property
     def row(self) -> int:
@@ -67,6 +74,7 @@ class BatchJob:
 
     def title(self) -> str:
         what = f"line {self.row}: <SUPPRESS> {self.command.text}" if self.command else f"line {self.row}: <WRITETABLE>"
+        what += "".join(f"; line {other.row}: <SUPPRESS> {other.text}" for other in self.linked)
         return f"job {self.number} ({what})"
 
     def run(self, stop: threading.Event | None = None, on_log: Callable[[str], None] | None = None) -> JobOutcome:
@@ -243,6 +251,40 @@ def plan_jobs(batch: BatchFile, request: ProtectionRequest, as_cta: bool = False
             notes.append(f"line {command.row}: GOINTERACTIVE: a batch run has no window; the run ends here")
             break
     planned = [BatchJob(number, name, job["command"], tuple(job["tables"]), tuple(job["writes"]), request,
-                        tuple(job["notes"]), job["refusal"])
-               for number, job in enumerate(jobs, start=1)]
+                        tuple(job["notes"]), job["refusal"], tuple(job.get("linked", ())))
+               for number, job in enumerate(_link_microdata_jobs(jobs), start=1)]
     return planned, notes
+
+
+def _microdata_key(source: TableSource) -> tuple:
+    """What tables must share to be linked: the records and the numbers tabulated from them."""
+    specify = source.specify
+    weighted = any(rule.name == "WGT" and rule.numbers[0] == 1 for rule in (source.rules.rules if source.rules else ()))
+    return (source.data.resolve(), source.metadata.resolve(), (specify.response or "").lower(),
+            (specify.shadow or "").lower(), str(specify.cost).lower(), specify.cost_lambda, weighted)
+
+
+def _link_microdata_jobs(jobs: list[dict]) -> list[dict]:
+    """The jobs with those protecting tables of one microdata set (``_microdata_key``) merged into
+    the first of them (module docstring); a job refused, writing unprotected tables, or protecting
+    a table the group protects already (a second `<SUPPRESS>` of it) is kept on its own."""
+    merged: list[dict] = []
+    groups: dict[tuple, dict] = {}
+    for job in jobs:
+        keys = {_microdata_key(source) for source in job["tables"]}
+        linkable = (job["command"] is not None and job["refusal"] is None and len(keys) == 1
+                    and all(source.microdata for source in job["tables"]))
+        key = next(iter(keys)) if linkable else None
+        group = groups.get(key) if key is not None else None
+        if group is not None and not {s.number for s in group["tables"]} & {s.number for s in job["tables"]}:
+            group["tables"] = [*group["tables"], *job["tables"]]
+            group["writes"] = [*group["writes"], *job["writes"]]
+            group["linked"] = [*group.get("linked", ()), job["command"]]
+            group["notes"] = [*group["notes"], *job["notes"],
+                              f"line {job['command'].row}: {', '.join(s.title() for s in job['tables'])} protected "
+                              f"with line {group['command'].row}'s as linked tables of one microdata set"]
+            continue
+        merged.append(job)
+        if key is not None:
+            groups[key] = job
+    return merged
