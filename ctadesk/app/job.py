@@ -26,16 +26,23 @@ from ctadesk.engine.budget import Budget
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.methods import METHODS, choose_method
 from ctadesk.engine.model import Distance, Model, Senses
-from ctadesk.engine.publish.precision import MAX_DECIMALS, grid_safe, published_decimals, published_or_why
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
+from ctadesk.engine.publish.precision import MAX_DECIMALS, grid_safe, published_decimals, published_or_why
+from ctadesk.engine.publish.widening import WideningReport, new_seed, widen
 from ctadesk.engine.quality.measures import QualityReport, quality_report
-from ctadesk.engine.quality.terms import (MET_RTOL, PUBLISHED_RTOL, TermsReport, hard_relations,
-                                         published_with_terms, solve_with_terms, terms_problem)
+from ctadesk.engine.quality.terms import (
+    MET_RTOL,
+    PUBLISHED_RTOL,
+    TermsReport,
+    hard_relations,
+    published_with_terms,
+    solve_with_terms,
+    terms_problem,
+)
+from ctadesk.engine.quality.weights import inverse_weights, unit_weights
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions
 from ctadesk.engine.solvers import cells_changed as count_changed
 from ctadesk.engine.solvers.conic import HUBER_DELTA
-from ctadesk.engine.quality.weights import inverse_weights, unit_weights
-from ctadesk.engine.publish.widening import WideningReport, new_seed, widen
 
 Solve = Callable[[CTAProblem, str, SolveOptions], CTAResult]
 
@@ -124,7 +131,8 @@ def unprotectable(problem: CTAProblem) -> None:
     then be reported protected).  The error names the first cells."""
     senses = problem.effective_senses
     lower, upper = problem.lower_protection, problem.upper_protection
-    bare = ((lower <= 0) & (upper <= 0)) | ((senses == SENSE_UP) & (upper <= 0)) | ((senses == SENSE_DOWN) & (lower <= 0))
+    bare = (((lower <= 0) & (upper <= 0)) | ((senses == SENSE_UP) & (upper <= 0))
+            | ((senses == SENSE_DOWN) & (lower <= 0)))
     if not bare.any():
         return
     cells = problem.sensitive[bare]
@@ -275,7 +283,7 @@ def _published(problem: CTAProblem, result: CTAResult, request: ProtectionReques
             note(why)
             return rounded, Publication(request.precision, decimals, why)
         reasons.append(f"not rounded to {decimals} decimals: {why}")
-        if options.budget is not None and options.budget.over() or NO_GRID in why:
+        if (options.budget is not None and options.budget.over()) or NO_GRID in why:
             break           # out of time, or no precision can hold the relations (a non-integral coefficient)
     message = "; ".join(reasons)
     note(message)

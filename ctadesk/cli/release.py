@@ -10,13 +10,12 @@ import math
 import sys
 from collections.abc import Mapping
 
-
 from ctadesk.app import Protection, ProtectionRequest, protect
 from ctadesk.app.provenance import request_text, version_settings
 from ctadesk.app.request import AUTO
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.publish.precision import MAX_DECIMALS
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.publish.precision import MAX_DECIMALS
 from ctadesk.engine.quality.terms import QualityTerm, parse_term
 from ctadesk.engine.table.structure import TableStructure
 
@@ -133,8 +132,9 @@ def request_from(args: argparse.Namespace, *, weights: str = "table",
                  preserve: frozenset[str] = frozenset()) -> ProtectionRequest:
     """The protection request the command line's options stand for."""
     return ProtectionRequest(distance=args.distance, senses=args.senses_by, method=args.method,
-                             parameters=tuple(args.param), weights=weights, preserve=preserve, time_limit=args.time_limit,
-                             gap=args.gap, threads=args.threads, widen=args.widen, seed=args.seed,
+                             parameters=tuple(args.param), weights=weights, preserve=preserve,
+                             time_limit=args.time_limit, gap=args.gap, threads=args.threads, widen=args.widen,
+                             seed=args.seed,
                              widen_cost=args.widen_cost, precision=args.precision)
 
 
