@@ -164,7 +164,7 @@ def protect_and_wait(app: QApplication, window: MainWindow) -> None:
 
 def audit_and_wait(app: QApplication, window: MainWindow) -> None:
     window.run_audit()
-    while window.audit_runner.running:
+    while window.runner.running:
         settle(app, 0.2)
     settle(app)
 

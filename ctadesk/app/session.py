@@ -9,11 +9,17 @@ app, the command line and a server do to a table, in one place.
     session.export("release", "turnover-release.xlsx")
     session.undo()                  # the edit is undone; the result is now stale
     session.save("turnover.ctaproj")
+
+The session is the document a front end shows: it holds the table, where it is saved, its result,
+its latest audit and a note on its latest run, and tells its listeners what changed (a Change),
+as napari's ViewerModel emits events its Qt viewer turns into repaints.  ``replace`` puts a new
+table in the session, and everything that belonged to the old one goes with it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import itertools
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -29,7 +35,7 @@ from ctadesk.app.request import WIDENING_SEED, ProtectionRequest
 from ctadesk.app.rules import flagged_names, rules_dict
 from ctadesk.engine.audit import AttackerKnowledge, AuditOptions, AuditResult, Release, audit
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.result import Progress
+from ctadesk.engine.result import CTAResult, Progress
 from ctadesk.engine.rules.safety import RuleResult, SafetyRules, apply_rules
 from ctadesk.io.project import Project, load_project, save_project
 
@@ -79,18 +85,71 @@ def _put(project: Project, entries: Mapping[str, tuple[np.ndarray, np.ndarray]])
         getattr(project, name)[cells] = values
 
 
+class Change(enum.Enum):
+    """What changed in a session (what a listener is told)."""
+
+    TABLE = "table"    # a new table (replace): everything that belonged to the old one is gone
+    EDIT = "edit"      # cells changed: an edit, an undo or a redo
+    RESULT = "result"  # a protection run's result was kept
+    AUDIT = "audit"    # an audit was kept
+    NOTE = "note"      # the note on the latest run changed
+    SAVED = "saved"    # the project was saved (its path, no unsaved work)
+
+
+Listener = Callable[[Change], None]
+
+
+def replaces(result: CTAResult, kept: CTAResult | None) -> bool:
+    """Whether a run's ``result`` takes the place of the result ``kept``: a run that found no
+    protected table (it failed, was cancelled before its first table, or its table failed
+    verification) leaves a table already kept in place."""
+    return result.protected or kept is None or kept.values is None
+
+
 class Session:
     """One project and what is done to it.  The history is a list of Edits; ``position`` of them
-    are applied.  A result is stale when the table differs from the one it was computed on."""
+    are applied.  A result is stale when the table differs from the one it was computed on.
+
+    Listeners (``connect``) are called with each Change, on the thread that made it."""
 
     def __init__(self, project: Project, path: str | Path | None = None) -> None:
+        self.listeners: list[Listener] = []
+        self._load(project, path)
+
+    def _load(self, project: Project, path: str | Path | None) -> None:
         self.project = project
         self.path = Path(path) if path is not None else None
         self.history: list[Edit] = []
         self.position = 0
         self._result_revision: int | None = 0 if project.result is not None and not project.result_stale else None
         self._saved_revision: int | None = 0 if self.path is not None else None
+        self._kept_at: tuple[int, CTAResult | None] = (0, project.result)
         self._audit: AuditResult | None = None
+        #: what the latest run on this table came to, in words (empty: none yet)
+        self.note = ""
+
+    def replace(self, project: Project, path: str | Path | None = None) -> None:
+        """Put a new table in the session (opened from ``path``, or new): its history, result,
+        audit and note start afresh; the listeners stay."""
+        self._load(project, path)
+        self._emit(Change.TABLE)
+
+    # ------------------------------------------------------------- listeners
+    def connect(self, listener: Listener) -> None:
+        """Call ``listener(change)`` after every change."""
+        self.listeners.append(listener)
+
+    def disconnect(self, listener: Listener) -> None:
+        self.listeners.remove(listener)
+
+    def _emit(self, change: Change) -> None:
+        for listener in list(self.listeners):
+            listener(change)
+
+    def say(self, note: str) -> None:
+        """Set the note on the latest run (what it came to, or why it left the table as it was)."""
+        self.note = note
+        self._emit(Change.NOTE)
 
     @classmethod
     def open(cls, path: str | Path) -> Session:
@@ -111,6 +170,7 @@ class Session:
         self.history.append(edit)
         self.position += 1
         self._update_stale()
+        self._emit(Change.EDIT)
         return edit
 
     def undo(self) -> Edit | None:
@@ -120,6 +180,7 @@ class Session:
         edit = self.history[self.position]
         edit.revert(self.project)
         self._update_stale()
+        self._emit(Change.EDIT)
         return edit
 
     def redo(self) -> Edit | None:
@@ -129,17 +190,26 @@ class Session:
         edit.apply(self.project)
         self.position += 1
         self._update_stale()
+        self._emit(Change.EDIT)
         return edit
 
     @property
     def stale(self) -> bool:
-        """There is a result, and the table was edited since it was computed."""
-        return self.project.result is not None and self._result_revision != self.revision
+        """There is a result with a table, and the table was edited since it was computed."""
+        result = self.project.result
+        return result is not None and result.values is not None and self._result_revision != self.revision
 
     @property
     def modified(self) -> bool:
         """The table differs from the saved project (always true for a session never saved)."""
         return self._saved_revision != self.revision
+
+    @property
+    def unsaved(self) -> bool:
+        """There is work that would be lost with the session: edits or a result since the table
+        was opened, made or last saved (a table only read or generated can be had again)."""
+        revision, result = self._kept_at
+        return revision != self.revision or result is not self.project.result
 
     def _update_stale(self) -> None:
         self.project.result_stale = self.stale
@@ -184,9 +254,13 @@ class Session:
         self.keep(protection)
         return protection
 
-    def keep(self, protection: Protection) -> None:
+    def keep(self, protection: Protection) -> bool:
         """Keep a protection run's result, its outcome and options, computed on the table at this
-        revision, and the versions of ctadesk and the solvers that computed it (ctadesk.app.provenance)."""
+        revision, and the versions of ctadesk and the solvers that computed it (ctadesk.app.provenance);
+        False, and nothing changes, when the run found no protected table and a table is kept
+        already (``replaces``)."""
+        if not replaces(protection.result, self.project.result):
+            return False
         self.project.result = protection.result
         self.project.outcome = protection.outcome.as_dict()
         self.project.options = protection.request.options()
@@ -195,6 +269,8 @@ class Session:
         self._result_revision = self.revision
         self._audit = None
         self._update_stale()
+        self._emit(Change.RESULT)
+        return True
 
     @property
     def outcome(self) -> Outcome | None:
@@ -212,6 +288,7 @@ class Session:
             raise CTAError("the table was edited after it was protected: protect it again before auditing")
         release = Release.adjusted(np.asarray(result.values, float))
         self._audit = audit(self.project.to_problem(), release, knowledge, options)
+        self._emit(Change.AUDIT)
         return self._audit
 
     @property
@@ -242,6 +319,8 @@ class Session:
         save_project(path, self.project)
         self.path = path
         self._saved_revision = self.revision
+        self._kept_at = (self.revision, self.project.result)
+        self._emit(Change.SAVED)
         return path
 
     @property

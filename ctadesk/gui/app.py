@@ -11,14 +11,13 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-import clarabel
-import highspy
-from PySide6.QtCore import QLocale, QSettings, QTranslator, qVersion
+from PySide6.QtCore import QLocale, QSettings, QTranslator
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
 from ctadesk import __version__
 from ctadesk.app import ProtectionRequest
+from ctadesk.gui.main_window import MainWindow
 from ctadesk.resources import icon_files, samples_dir, translations_dir
 
 #: the sample the self-test protects, and the app's default time limit (model panel)
@@ -48,22 +47,8 @@ def _install_translation(app: QApplication) -> None:
         app.installTranslator(translator)
 
 
-def about_text() -> str:
-    """Help > About: the version, what ctadesk does, its licence and what it runs on."""
-    return (f"<h3>ctadesk {__version__}</h3>"
-            "<p>Protects the statistical tables an office publishes: safety rules find the sensitive "
-            "cells, controlled tabular adjustment moves them to safe values while every total still "
-            "adds up, and an independent verifier checks every answer.</p>"
-            "<p>Licence: EUPL-1.2.</p>"
-            f"<p>HiGHS {highspy.HIGHS_VERSION_MAJOR}.{highspy.HIGHS_VERSION_MINOR}.{highspy.HIGHS_VERSION_PATCH}, "
-            f"Clarabel {clarabel.__version__}, Qt {qVersion()}, "
-            f"Python {platform.python_version()}</p>")
-
-
 def run_app(path: str | None = None) -> int:
     """Open the main window on path (a table or project), or on a generated Cox table, and run."""
-    from ctadesk.gui.main_window import MainWindow  # it imports this module
-
     app = application()
     window = MainWindow()
 
@@ -87,8 +72,6 @@ def self_test(out: TextIO = sys.stdout) -> int:
     """Show the main window, open the bundled sample in it, protect it with the default model
     (ctadesk.app: the window's Session and a ProtectionRequest), write a release workbook to a
     temporary folder; print each step's seconds.  0 when every step passed, else 1."""
-    from ctadesk.gui.main_window import MainWindow  # it imports this module
-
     began = time.perf_counter()
     step = began
 

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from PySide6.QtGui import QUndoCommand
 
@@ -13,18 +11,16 @@ from ctadesk.app.session import Session
 
 class CellEdit(QUndoCommand):
     """Set some entries of some per-cell arrays of the session's project (Session.edit); undo
-    and redo step the session's history.
+    and redo step the session's history (the session tells its listeners).
 
     changes maps an array name of Project (values, sensitive, fixed, senses,
     lower_protection, ...) to (cell indices, new entries).
     """
 
-    def __init__(self, session: Session, changes: dict[str, tuple[np.ndarray, np.ndarray]], text: str,
-                 on_changed: Callable[[], None]) -> None:
+    def __init__(self, session: Session, changes: dict[str, tuple[np.ndarray, np.ndarray]], text: str) -> None:
         super().__init__(text)
         self._session = session
         self._changes: dict | None = changes
-        self._on_changed = on_changed
 
     def redo(self) -> None:
         if self._changes is not None:  # the first redo is the edit itself (QUndoStack.push)
@@ -32,8 +28,6 @@ class CellEdit(QUndoCommand):
             self._changes = None
         else:
             self._session.redo()
-        self._on_changed()
 
     def undo(self) -> None:
         self._session.undo()
-        self._on_changed()

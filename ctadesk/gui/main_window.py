@@ -9,31 +9,31 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QGroupBox,
-                               QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox,
-                               QProgressBar, QPushButton, QScrollArea, QTabWidget, QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QGroupBox, QHBoxLayout,
+                               QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar, QPushButton,
+                               QScrollArea, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
 from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest, additivity, files
-from ctadesk.app.request import AUTO
 from ctadesk.app.formats import (Answers, Holds, Layout, Question, Requires, Totals, export_of, exports, format_of,
                                  formats, microdata_columns, open_filter, read_table)
 from ctadesk.app.job import engine_solve
+from ctadesk.app.request import AUTO
 from ctadesk.app.rules import rules_dict
-from ctadesk.app.session import Edit, Session
+from ctadesk.app.session import Change, Edit, Session
 from ctadesk.engine.audit import AuditResult
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.table.generate import COX_PRESET, GeneratorSpec, generate_table
-from ctadesk.engine.result import CTAResult
 from ctadesk.engine.publish.widening import new_seed
-from ctadesk.gui.app import about_text
+from ctadesk.engine.result import CTAResult
+from ctadesk.engine.table.generate import COX_PRESET, GeneratorSpec, generate_table
+from ctadesk.gui.about import about_text
 from ctadesk.gui.audit_panel import NO_AUDIT
-from ctadesk.gui.audit_runner import AuditRunner
 from ctadesk.gui.cell_dialogs import LimitsDialog
 from ctadesk.gui.cell_info import CellInfoPane
 from ctadesk.gui.commands import CellEdit
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.generator import GeneratorDialog
 from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog
+from ctadesk.gui.jobs import AUDIT_CANCELLED, JobRunner, audit_job, available_methods, protection_job
 from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel, method_label
 from ctadesk.gui.progress_plot import ProgressPlot
@@ -41,13 +41,13 @@ from ctadesk.gui.releases_window import ReleasesWindow
 from ctadesk.gui.results_panel import ResultsPanel
 from ctadesk.gui.rules_panel import RulesPanel
 from ctadesk.gui.sense_store_view import STORE_FILTER, SenseStoreDialog, store_name
-from ctadesk.gui.solve_runner import SolveRunner, available_methods
+from ctadesk.gui.session_events import SessionEvents
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.gui.table_model import Display
 from ctadesk.gui.user_guide import show_user_guide
 from ctadesk.gui.wheel_guard import guard_wheel
-from ctadesk.io.csv_table import guess_csv_kind
 from ctadesk.io.additivity import NonAdditiveError
+from ctadesk.io.csv_table import guess_csv_kind
 from ctadesk.io.project import Project
 
 RECENT_FILES = 8
@@ -61,6 +61,8 @@ STALE_NOTICE = ("The table was edited after this result was computed: the adjust
 AUDIT_CLEARED = ("The audit was cleared: the table changed or was protected again since. Press Audit (F6) to "
                  "audit the table as it is now.")
 AUDIT_NEEDS = "Audit needs a protected table that is not stale: press Protect first."
+#: the window's background jobs (JobRunner.name)
+PROTECT, AUDIT = "protect", "audit"
 
 
 class MainWindow(QMainWindow):
@@ -70,24 +72,22 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings or QSettings("ctadesk", "ctadesk")
         self.ask_before_closing = True
-        self.project: Project | None = None
-        self.path: Path | None = None
+        #: the document shown (app/session.py): the table, its path, result, audit and note
+        self.session: Session | None = None
+        self.session_events = SessionEvents(self)
+        self.session_events.changed.connect(self._session_changed)
         self.last_error = ""
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(self._clean_changed)
-        self.runner = SolveRunner(self, solve)
+        self.solve = solve
+        #: the one background job at a time: a protection run (PROTECT) or an audit (AUDIT)
+        self.runner = JobRunner(self)
         self.runner.log_lines.connect(lambda lines: self.log_pane.append_lines(lines))
         self.runner.progress.connect(self._progress)
+        self.runner.counted.connect(self._audit_progress)
         self.runner.elapsed.connect(lambda s: self.elapsed.setText(f"{s:.1f} s"))
-        self.runner.finished.connect(self._solved)
-        self.runner.failed.connect(self._solve_failed)
-        self.audit_runner = AuditRunner(self)
-        self.audit_runner.progress.connect(self._audit_progress)
-        self.audit_runner.elapsed.connect(lambda s: self.elapsed.setText(f"{s:.1f} s"))
-        self.audit_runner.finished.connect(self._audited)
-        self.audit_runner.cancelled.connect(self._audit_cancelled)
-        self.audit_runner.failed.connect(self._audit_failed)
-        self.audit_result: AuditResult | None = None
+        self.runner.finished.connect(self._job_finished)
+        self.runner.cancelled.connect(self._audit_cancelled)
+        self.runner.failed.connect(self._job_failed)
         self.releases_window: ReleasesWindow | None = None
 
         self.editor = TableEditor()
@@ -97,9 +97,10 @@ class MainWindow(QMainWindow):
         self.editor.view.customContextMenuRequested.connect(self._cell_menu)
         self.stale_banner = QLabel(STALE_NOTICE, objectName="stale_banner", wordWrap=True)
         self.stale_banner.setStyleSheet("background: #fcf3cf; color: #7d6608; padding: 4px; border: 1px solid #f1c40f")
+        keep_place = self.stale_banner.sizePolicy()
+        keep_place.setRetainSizeWhenHidden(True)  # shown or hidden, the grid below does not move
+        self.stale_banner.setSizePolicy(keep_place)
         self.stale_banner.hide()
-        self.session: Session | None = None
-        self.undo_stack.indexChanged.connect(lambda _: self._update_stale())
         central = QWidget()
         central_layout = QVBoxLayout(central)
         central_layout.setContentsMargins(0, 0, 0, 0)
@@ -115,9 +116,9 @@ class MainWindow(QMainWindow):
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        saved_options = self.settings.value("model/options")
-        if isinstance(saved_options, dict):
-            self.model_panel.set_options(saved_options)
+        #: the model panel's own choices: the defaults until the user makes others the defaults
+        self.builtin_options = self.model_panel.remembered_options()
+        self.model_panel.set_options(self.default_options())
         self._set_running(False)
 
     # ------------------------------------------------------------ building
@@ -313,6 +314,11 @@ class MainWindow(QMainWindow):
         run_menu.addAction(self.protect_action)
         run_menu.addAction(self.audit_action)
         run_menu.addAction(self.cancel_action)
+        run_menu.addSeparator()
+        run_menu.addAction(self._action("Use these options for &new tables", self.make_options_default, None,
+                                        "act_default_options"))
+        run_menu.addAction(self._action("&Reset the options to the defaults", self.reset_options, None,
+                                        "act_reset_options"))
         self.audit_panel.set_run_action(self.audit_action)
         tools_menu = self.menuBar().addMenu("&Tools")
         tools_menu.addAction(self._action("Optimal &releases…", self.show_releases, None, "act_releases"))
@@ -332,19 +338,63 @@ class MainWindow(QMainWindow):
         self._update_recent_menu()
 
     # -------------------------------------------------------------- project
+    @property
+    def project(self) -> Project | None:
+        """The table shown (the session's)."""
+        return self.session.project if self.session is not None else None
+
+    @property
+    def path(self) -> Path | None:
+        """Where the project shown is saved (the session's)."""
+        return self.session.path if self.session is not None else None
+
+    @property
+    def audit_result(self) -> AuditResult | None:
+        """The session's audit of the protected table as it stands."""
+        return self.session.last_audit if self.session is not None else None
+
     def set_project(self, project: Project, path: Path | None = None) -> None:
-        self.session = Session(project, path)
-        self.project = project
-        self.path = path
+        """Show ``project`` (opened from ``path``, or new) in place of the table shown: the session
+        starts afresh with it."""
+        if self.session is None:
+            self.session = Session(project, path)
+            self.session_events.listen(self.session)
+            self._show_table()
+        else:
+            self.session.replace(project, path)
+
+    def _session_changed(self, change: Change) -> None:
+        """Show what changed in the session."""
+        if change is Change.TABLE:
+            self._show_table()
+        elif change is Change.EDIT:
+            self.model_panel.quality_terms.revalidate()
+            self.editor.model.refresh()
+            self._show_audit()
+        elif change is Change.RESULT:
+            self._show_result(self.project.result)
+            self._show_audit()
+        elif change is Change.AUDIT:
+            self._show_audit()
+        elif change is Change.NOTE:
+            self.solve_state.setText(self.session.note)
+        self._update_stale()
+        self._update_info()
+        self._update_title()
+
+    def _show_table(self) -> None:
+        """A new table: everything shown about the one before goes (its audit, note, banner and
+        options); the model options are the project's, else the defaults."""
+        project = self.project
         self.undo_stack.clear()
         self.editor.set_project(project)
         self.clear_audit()
+        self.solve_state.setText(self.session.note)
         self.model_panel.set_table(project)
-        self.model_panel.set_options(project.options)
+        self.model_panel.set_options(project.options or self.default_options())
         self.rules_panel.set_statistics(project.statistics)
         self.rules_panel.set_rules(project.rules)
         self.log_pane.set_text(project.log)
-        self._update_stale()
         self.progress_plot.reset()
         if project.result is not None:
             self._show_result(project.result)
@@ -352,14 +402,52 @@ class MainWindow(QMainWindow):
             self.results.clear()
             self.editor.set_display(Display.ORIGINAL)
             self.bottom_tabs.setCurrentWidget(self.log_pane if project.log else self.results)
+        self._update_stale()
         self._update_info()
+        self._update_title()
+
+    def _update_title(self) -> None:
+        path = self.path
         self.setWindowTitle(f"ctadesk — {path.name if path else 'untitled'}[*]")
-        self.setWindowModified(path is None)
+        self.setWindowModified(self.session.unsaved)
+
+    # ------------------------------------------------------------- options
+    def default_options(self) -> dict:
+        """The options a new table starts with: those the user made the defaults (Protect > Use
+        these options for new tables), else the model panel's own."""
+        chosen = self.settings.value("model/defaults")
+        return chosen if isinstance(chosen, dict) else self.builtin_options
+
+    def make_options_default(self) -> None:
+        """Make the model panel's choices (not the table's quality terms) the defaults of new tables."""
+        self.settings.setValue("model/defaults", self.model_panel.remembered_options())
+        self.statusBar().showMessage("New tables will start with these options.", 5000)
+
+    def reset_options(self) -> None:
+        """Set the model panel to the defaults (the table's quality terms stay)."""
+        terms = self.model_panel.options()["quality"]
+        self.model_panel.set_options({**self.default_options(), "quality": terms})
+
+    # ------------------------------------------------------------ unsaved work
+    def keep_work(self, action: str) -> bool:
+        """Before ``action`` replaces the table: when it holds work not saved, ask to save it,
+        discard it or cancel; True when the action may go on."""
+        if self.session is None or not self.session.unsaved:
+            return True
+        buttons = QMessageBox.StandardButton
+        answer = QMessageBox.question(self, "Unsaved changes",
+                                      f"The table has changes that are not saved. Save the project before "
+                                      f"{action}?", buttons.Save | buttons.Discard | buttons.Cancel)
+        if answer == buttons.Save:
+            return self.save()
+        return answer == buttons.Discard
 
     def open_path(self, path: str | Path) -> bool:
         """Open or import any file ctadesk reads (asking what it needs to know); on failure
-        say why and keep the current table."""
+        say why and keep the current table.  Unsaved work is saved or discarded first, as the user says."""
         path = Path(path)
+        if not self.keep_work(f"opening {path.name}"):
+            return False
         try:
             project = self._read(path)
         except Exception as error:  # the GUI edge: every failure becomes a message
@@ -415,7 +503,7 @@ class MainWindow(QMainWindow):
 
     def microdata_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import microdata", self._last_dir(), MICRODATA_FILTER)
-        if not path:
+        if not path or not self.keep_work(f"importing {Path(path).name}"):
             return
         try:
             project = self._read_microdata(Path(path))
@@ -442,6 +530,9 @@ class MainWindow(QMainWindow):
         return keys[list(options.values()).index(text)] if ok else None
 
     def new_generated(self, spec: GeneratorSpec = COX_PRESET) -> bool:
+        """Show a generated table (``spec``) in place of the one shown, once unsaved work is saved or discarded."""
+        if not self.keep_work("generating a new table"):
+            return False
         try:
             structure, problem = generate_table(spec)
             project = Project.from_problem(problem, structure)
@@ -498,11 +589,7 @@ class MainWindow(QMainWindow):
         except Exception as error:
             self.report_error("Could not save the project", error)
             return False
-        self.path = Path(path)
-        self.undo_stack.setClean()
-        self.setWindowModified(False)
-        self.setWindowTitle(f"ctadesk — {self.path.name}[*]")
-        self._remember_recent(self.path)
+        self._remember_recent(Path(path))
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
@@ -554,21 +641,12 @@ class MainWindow(QMainWindow):
         return True
 
     # --------------------------------------------------------------- editing
-    def _clean_changed(self, clean: bool) -> None:
-        self.setWindowModified(not clean)
-
-    def _changed(self) -> None:
-        self._audit_stale()
-        self.model_panel.quality_terms.revalidate()
-        self.editor.model.refresh()
-        self._update_info()
-
     def _push(self, changes: dict, text: str) -> bool:
         """Apply changes as one undoable edit; False (and nothing changes) while a solve or an audit runs."""
         if self._busy():
             self.statusBar().showMessage("The table cannot change while a solve or an audit runs.", 5000)
             return False
-        self.undo_stack.push(CellEdit(self.session, changes, text, self._changed))
+        self.undo_stack.push(CellEdit(self.session, changes, text))
         return True
 
     def _edit_value(self, cell: int, value: float) -> None:
@@ -715,20 +793,23 @@ class MainWindow(QMainWindow):
             self.report_error("Nothing to protect", CTAError("No cell is sensitive: mark cells sensitive first."))
             return
         self.project.options = {**options, WIDENING_SEED: seed}
-        self.settings.setValue("model/options", self.model_panel.remembered_options())
         self.log_pane.clear()
         self.progress_plot.reset()
         self.solve_state.setText(f"Running {method_label(options['method'])}…")
         self._set_running(True)
-        self.runner.start(problem, request)
+        self.runner.start(PROTECT, protection_job(problem, request, self.solve))
 
     def cancel(self) -> None:
         if self.runner.running:
             self.runner.cancel()
-            self.solve_state.setText("Cancelling… (the best table so far will be kept)")
-        elif self.audit_runner.running:
-            self.audit_runner.cancel()
-            self.solve_state.setText("Cancelling the audit…")
+            self.solve_state.setText("Cancelling… (the best table so far will be kept)" if self.runner.name == PROTECT
+                                     else "Cancelling the audit…")
+
+    def _job_finished(self, value: Protection | AuditResult) -> None:
+        (self._solved if self.runner.name == PROTECT else self._audited)(value)
+
+    def _job_failed(self, error: BaseException) -> None:
+        (self._solve_failed if self.runner.name == PROTECT else self._audit_failed)(error)
 
     def _progress(self, reports) -> None:
         self.progress_plot.add(reports)
@@ -745,19 +826,16 @@ class MainWindow(QMainWindow):
     def _solved(self, protection: Protection) -> None:
         self._set_running(False)
         result = protection.result
-        self.session.keep(protection)
-        self._audit_stale()
-        self._update_stale()
-        self._update_info()
-        self.project.log = self.log_pane.toPlainText() or result.log
         if not self.log_pane.toPlainText() and result.log:
             self.log_pane.set_text(result.log)
-        self._show_result(result)
-        self.setWindowModified(True)
         state = "protected table" if result.protected else "no protected table"
-        self.solve_state.setText(f"{result.status.value.replace('_', ' ')}: {state}"
-                                 + (f" — {result.message}" if result.message else ""))
+        said = f"{result.status.value.replace('_', ' ')}: {state}" + (f" — {result.message}" if result.message else "")
         self.statusBar().showMessage(f"{method_label(result.method)} finished: {result.status.value}", 10000)
+        if not self.session.keep(protection):  # the table found before stays in view
+            self.session.say(f"{said}. The result before this run is kept.")
+            return
+        self.project.log = self.log_pane.toPlainText()
+        self.session.say(said)
         if result.protected and not protection.precision_met:
             self._offer_precision(protection)
 
@@ -780,14 +858,15 @@ class MainWindow(QMainWindow):
 
     def _solve_failed(self, error: BaseException) -> None:
         self._set_running(False)
-        self.solve_state.setText("The solve failed; the table is unchanged.")
+        result = self.project.result
+        kept = " and the result before this run is kept" if result is not None and result.values is not None else ""
+        self.session.say(f"The solve failed ({plain_message(error).rstrip('.')}); the table is unchanged{kept}.")
         self.report_error("The solve failed", error)
 
     def _show_result(self, result: CTAResult) -> None:
         self.editor.model.refresh()
         self.results.show_result(self.project, result, self.editor.model.layout_, self.session.outcome.terms)
-        if result.values is not None:
-            self.editor.set_display(Display.ADJUSTED)
+        self.editor.set_display(Display.ORIGINAL if result.values is None else Display.ADJUSTED)
         self.bottom_tabs.setCurrentWidget(self.results)
 
     def _refresh_heatmap(self) -> None:
@@ -796,7 +875,7 @@ class MainWindow(QMainWindow):
 
     def _busy(self) -> bool:
         """A solve or an audit runs (the table may not change meanwhile)."""
-        return self.runner.running or self.audit_runner.running
+        return self.runner.running
 
     def _set_running(self, running: bool, audit: bool = False) -> None:
         """Lock (or unlock) everything that changes the table while a solve or (``audit``) an audit runs."""
@@ -855,8 +934,8 @@ class MainWindow(QMainWindow):
             self.report_error("The audit's assumptions are not valid", error)
             return
         self.clear_audit("Auditing…")
-        self.solve_state.setText("Auditing the protected table…")
-        self.audit_runner.start(self.session, knowledge)
+        self.session.say("Auditing the protected table…")
+        self.runner.start(AUDIT, audit_job(self.session, knowledge), AUDIT_CANCELLED)
         self._set_running(True, audit=True)
 
     def _audit_progress(self, done: int, total: int) -> None:
@@ -867,37 +946,42 @@ class MainWindow(QMainWindow):
 
     def _audited(self, audit: AuditResult) -> None:
         self._set_running(False)
-        self.audit_result = audit
-        self.editor.show_audit(audit)
-        self.audit_panel.show_audit(self.project, audit)
+        self._show_audit()
         self.bottom_tabs.setCurrentWidget(self.results)
         self.results.setCurrentWidget(self.audit_panel)
         state = "every sensitive cell protected" if audit.safe else f"{audit.n_at_risk:,} cell(s) at risk"
-        self.solve_state.setText(f"Audit: {audit.n_audited:,} cells audited, {state}")
+        self.session.say(f"Audit: {audit.n_audited:,} cells audited, {state}")
         self.statusBar().showMessage(f"Audit finished in {audit.seconds:.2f} s: {state}", 10000)
 
     def _audit_cancelled(self) -> None:
         self._set_running(False)
-        self.audit_panel.clear("The audit was cancelled. Press Audit (F6) to run it again.")
-        self.solve_state.setText("Audit cancelled.")
+        if not self._show_audit():
+            self.audit_panel.clear("The audit was cancelled. Press Audit (F6) to run it again.")
+        self.session.say("Audit cancelled.")
 
     def _audit_failed(self, error: BaseException) -> None:
         self._set_running(False)
-        self.audit_panel.clear("The audit failed: " + plain_message(error))
-        self.solve_state.setText("The audit failed; the table is unchanged.")
+        if not self._show_audit():
+            self.audit_panel.clear("The audit failed: " + plain_message(error))
+        self.session.say("The audit failed; the table is unchanged.")
         self.report_error("The audit failed", error)
 
     def clear_audit(self, message: str = NO_AUDIT) -> None:
-        """Forget the audit shown; ``message`` says why in the audit tab."""
-        self.audit_result = None
+        """Show no audit; ``message`` says why in the audit tab."""
         self.editor.show_audit(None)
         self.audit_panel.clear(message)
 
-    def _audit_stale(self) -> None:
-        """The table changed or was protected again: an audit shown no longer describes it."""
-        if self.audit_result is not None:
+    def _show_audit(self) -> bool:
+        """Show the session's audit of the table as it stands, if there is one (True then); an
+        audit shown that no longer describes the table is cleared, saying so."""
+        audit = self.audit_result
+        if audit is None and self.editor.model.audit is not None:
             self.clear_audit(AUDIT_CLEARED)
-            self.solve_state.setText("The audit was cleared: the table changed.")
+            self.session.say("The audit was cleared: the table changed.")
+        elif audit is not None and audit is not self.editor.model.audit:
+            self.editor.show_audit(audit)
+            self.audit_panel.show_audit(self.project, audit)
+        return audit is not None
 
     # ------------------------------------------------------------------ tools
     def show_releases(self) -> ReleasesWindow:
@@ -981,17 +1065,10 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(bool(self.recent_files()))
 
     def closeEvent(self, event) -> None:
-        if self.ask_before_closing and self.isWindowModified() and self.project is not None:
-            answer = QMessageBox.question(self, "Unsaved changes", "Save the project before closing?",
-                                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-                                          | QMessageBox.StandardButton.Cancel)
-            if answer == QMessageBox.StandardButton.Cancel or (answer == QMessageBox.StandardButton.Save and not self.save()):
-                event.ignore()
-                return
+        if self.ask_before_closing and not self.keep_work("closing"):
+            event.ignore()
+            return
         if self.runner.running:
             self.runner.cancel()
-        if self.audit_runner.running:
-            self.audit_runner.cancel()
         self.settings.setValue("window/geometry", self.saveGeometry())
-        self.settings.setValue("model/options", self.model_panel.remembered_options())
         super().closeEvent(event)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
@@ -16,11 +18,11 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDoubleSpinBox, QFileDialog,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox, QProgressBar,
                                QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
-from superqt.utils import create_worker
 
 from ctadesk.app.count_releases import SEARCHES, ReleaseChoice, choose_release, read_count_file, release_risk
 from ctadesk.engine.releases import DEFAULT_THRESHOLD, CountTable, Release, RiskReport, Subtable, critical_widths
 from ctadesk.gui.errors import plain_message
+from ctadesk.gui.jobs import JobRunner
 from ctadesk.gui.lattice_view import LatticeView, WidthLegend, subtable_label
 from ctadesk.io.subtables import WORKBOOK_SUFFIX, write_subtables
 
@@ -60,7 +62,11 @@ class ReleasesWindow(QDialog):
         self.release: Release | None = None
         self.risk: RiskReport | None = None
         self.last_error = ""
-        self._worker = None
+        #: the searches run here one at a time (they cannot be interrupted)
+        self.runner = JobRunner(self)
+        self.runner.finished.connect(self._returned)
+        self.runner.failed.connect(self._failed)
+        self._done: Callable[[Any], None] = lambda _value: None
         self._build()
         self.resize(1400, 860)
         self._set_busy(False)
@@ -338,28 +344,22 @@ class ReleasesWindow(QDialog):
     # -------------------------------------------------------------- worker
     @property
     def running(self) -> bool:
-        return self._worker is not None
+        return self.runner.running
 
     def _run(self, function, arguments: tuple, done) -> None:
-        """``function(*arguments)`` in a worker; ``done(result)`` on the GUI thread."""
-        worker = create_worker(function, *arguments, _start_thread=False, _ignore_errors=True)
-
-        def returned(value) -> None:
-            self._worker = None
-            self._set_busy(False)
-            done(value)
-
-        def errored(error: BaseException) -> None:
-            self._worker = None
-            self._set_busy(False)
-            self.summary.setText("")
-            self.report_error("The release search failed", error)
-
-        worker.returned.connect(returned)
-        worker.errored.connect(errored)
-        self._worker = worker
+        """``function(*arguments)`` in the worker (gui/jobs.py); ``done(result)`` on the GUI thread."""
+        self._done = done
         self._set_busy(True)
-        worker.start()
+        self.runner.start(function.__name__, lambda _feed: function(*arguments))
+
+    def _returned(self, value) -> None:
+        self._set_busy(False)
+        self._done(value)
+
+    def _failed(self, error: BaseException) -> None:
+        self._set_busy(False)
+        self.summary.setText("")
+        self.report_error("The release search failed", error)
 
     def _set_busy(self, busy: bool) -> None:
         """The engine's searches cannot be interrupted: while one runs, nothing else starts."""

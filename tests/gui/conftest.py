@@ -1,5 +1,6 @@
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox
 
 from ctadesk.engine.table.generate import GeneratorSpec
 from ctadesk.gui.main_window import MainWindow
@@ -17,10 +18,16 @@ def unexpected_question(title, question, *options):
     raise AssertionError(f"the window asked a question the test does not answer: {title}: {question}")
 
 
+def unexpected_message_box(parent, title, question, *options):
+    """Stands in for QMessageBox.question (the unsaved-work question): a test that expects it answers it."""
+    raise AssertionError(f"the window asked a question the test does not answer: {title}: {question}")
+
+
 @pytest.fixture
-def window(qtbot, settings):
+def window(qtbot, settings, monkeypatch):
     """A main window on a 5 x 4 (6 x 5 with totals) generated table, remembering settings in tmp_path;
     a question the test does not answer fails it (instead of waiting for a user)."""
+    monkeypatch.setattr(QMessageBox, "question", unexpected_message_box)
     window = MainWindow(settings)
     window.ask_before_closing = False
     window.confirm = window.choose = unexpected_question

@@ -32,7 +32,7 @@ def _shown(window) -> dict[str, str]:
 
 
 def _audit(qtbot, window, timeout_ms=30_000) -> AuditResult:
-    with qtbot.waitSignal(window.audit_runner.finished, timeout=timeout_ms) as blocker:
+    with qtbot.waitSignal(window.runner.finished, timeout=timeout_ms) as blocker:
         window.run_audit()
     return blocker.args[0]
 
@@ -52,7 +52,7 @@ def test_the_audit_action_waits_for_a_protected_table_that_is_not_stale(qtbot, w
     protect_menu = next(action.menu() for action in window.menuBar().actions() if action.text() == "&Protect")
     assert window.audit_action in protect_menu.actions()
     window.run_audit()  # refused, saying why
-    assert window.audit_result is None and not window.audit_runner.running
+    assert window.audit_result is None and not window.runner.running
     solve_and_wait(qtbot, window, "lp")
     assert window.project.result.protected and window.audit_action.isEnabled()
     window.set_senses(np.flatnonzero(window.project.sensitive)[:1], 1)  # an edit: the result is stale
@@ -156,14 +156,14 @@ def test_the_table_is_locked_during_an_audit_and_cancel_stops_it(qtbot, window, 
     monkeypatch.setattr(Session, "audit", waits_for_cancel)
     window.run_audit()
     qtbot.waitUntil(started.is_set)
-    assert window.audit_runner.running and window.editor.model.read_only
+    assert window.runner.running and window.editor.model.read_only
     assert not window.audit_action.isEnabled() and not window.protect_action.isEnabled()
     assert window.cancel_action.isEnabled() and not any(action.isEnabled() for action in window.table_actions)
     assert window.undo_stack.canUndo() and not window.undo_action.isEnabled()  # it would change the audited table
     depth = window.undo_stack.count()
     window.set_senses(np.flatnonzero(window.project.sensitive)[:1], 1)
     assert window.undo_stack.count() == depth  # refused while the audit runs
-    with qtbot.waitSignal(window.audit_runner.cancelled, timeout=10_000):
+    with qtbot.waitSignal(window.runner.cancelled, timeout=10_000):
         window.cancel()
     assert not window.editor.model.read_only and window.audit_action.isEnabled() and window.audit_result is None
     assert window.undo_action.isEnabled()
@@ -176,7 +176,7 @@ def test_an_assumption_the_release_breaks_is_reported_and_nothing_is_shown(qtbot
     assert moved > 0
     window.audit_panel.capacity_kind.setCurrentIndex(1)  # at most, in table units
     window.audit_panel.capacity.setValue(moved / 2)
-    with qtbot.waitSignal(window.audit_runner.failed, timeout=20_000):
+    with qtbot.waitSignal(window.runner.failed, timeout=20_000):
         window.run_audit()
     assert "more than the capacity the attacker is assumed to know" in window.last_error
     assert window.audit_result is None and window.audit_action.isEnabled()

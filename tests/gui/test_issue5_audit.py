@@ -176,12 +176,14 @@ def test_recent_files_menu_reopens_a_saved_project(qtbot, window, tmp_path, sett
     assert again.path.resolve() == (tmp_path / "a.ctaproj").resolve() and again.project.n_cells == 30
 
 
-def test_generator_choices_protection_level_and_model_options_are_remembered(qtbot, window, settings):
+def test_generator_choices_protection_level_and_model_options_made_the_defaults_are_remembered(qtbot, window,
+                                                                                                settings):
     _answer(window, lambda d: (d.sizes[0].setValue(7), d.seed.setValue(42)))
     window.generate_dialog()
     window.default_protection.setValue(12.5)
     window.model_panel.method.setCurrentIndex(window.model_panel.method.findData("l2"))
     window.model_panel.preserve_mean.setChecked(True)
+    window.make_options_default()  # on purpose (issue 32): options chosen for one table stay with it
     window.close()
     again = _another_window(qtbot, settings)
     assert again.default_protection.value() == 12.5

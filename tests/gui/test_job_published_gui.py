@@ -1,12 +1,12 @@
-"""The whole job through the app's worker (gui/solve_runner.py), with what the window sends:
-the published table checked by the independent checker of published numbers, as for the API,
-the Session and the command line (tests/app/test_job_published.py)."""
+"""The whole job through the window's worker (gui/jobs.py: a protection job in the JobRunner), with
+what the window sends: the published table checked by the independent checker of published
+numbers, as for the API, the Session and the command line (tests/app/test_job_published.py)."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 
-from ctadesk.gui.solve_runner import SolveRunner
+from ctadesk.gui.jobs import JobRunner, protection_job
 from tests.crosscheck.published import check_claims, requests, runnable, tables
 
 
@@ -17,12 +17,12 @@ def test_what_the_app_publishes_is_right_at_its_precision_and_the_model_asked(qt
     if not runnable(request):
         return
     _, problem = table
-    runner = SolveRunner()
+    runner = JobRunner()
     outcomes = []
     runner.finished.connect(outcomes.append)
     runner.failed.connect(outcomes.append)
     with qtbot.waitSignal(runner.finished, timeout=60_000):
-        runner.start(problem, request)
+        runner.start("protect", protection_job(problem, request))
     protection = outcomes[0]
     assert not isinstance(protection, BaseException), protection
     check_claims(problem, protection, request)

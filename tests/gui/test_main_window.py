@@ -158,8 +158,8 @@ def test_clicking_a_finding_selects_its_cell(qtbot, window):
     values = window.project.values.copy()  # unchanged: every sensitive cell is unprotected
     problem = window.project.to_problem()
     result = CTAResult("lp", Status.NOT_PROTECTED, values=values, verification=check(problem, values))
-    window._show_result(result)
     window.project.result = result
+    window._show_result(result)
     first = window.results.findings.item(0)
     cell = result.verification.violations[0].index
     assert first.text().startswith("[protection]") and window.project.sensitive[cell]

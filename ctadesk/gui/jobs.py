@@ -1,0 +1,172 @@
+"""Background jobs: one runner for every job the windows start (a protection run, an audit, a
+release search), in superqt's worker pattern (``superqt.utils.create_worker``: the function runs
+in Qt's thread pool, its return or exception comes back as a signal on the GUI thread).
+
+A job is a function of a ``Feed``: it reads ``feed.stop`` to end early and reports through
+``feed.log``, ``feed.report`` and ``feed.count``.  Those are called from the job's thread, often
+thousands of times a second (a solver's log); they only append to deques or store a pair.  A
+QTimer on the GUI thread drains them every 100 ms, so a window repaints at most ten times a
+second whatever the job reports.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from superqt.utils import create_worker
+
+from ctadesk.app import Protection, ProtectionRequest, protect
+from ctadesk.app.job import Solve, engine_solve
+from ctadesk.app.session import Session
+from ctadesk.engine.audit import AttackerKnowledge, AuditCancelled, AuditOptions, AuditResult
+from ctadesk.engine.methods import METHODS
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.result import Progress
+
+DRAIN_INTERVAL_MS = 100
+#: solver threads: every core but one, which stays with the window
+SOLVER_THREADS = max(1, (os.cpu_count() or 2) - 1)
+
+
+class Feed:
+    """What a running job reports through, from its own thread, and the event it stops on."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.lines: collections.deque[str] = collections.deque()
+        self.reports: collections.deque[Progress] = collections.deque()
+        self.counted: tuple[int, int] | None = None
+
+    def log(self, line: str) -> None:
+        self.lines.append(line)
+
+    def report(self, progress: Progress) -> None:
+        self.reports.append(progress)
+
+    def count(self, done: int, total: int) -> None:
+        """``done`` of ``total`` steps are done (the latest pair is shown)."""
+        self.counted = (done, total)
+
+
+Job = Callable[[Feed], Any]
+
+
+class JobRunner(QObject):
+    """One job at a time; ``name`` says which runs (or ran last).  Signals arrive on the GUI thread:
+
+    log_lines(list[str])      a batch of new log lines
+    progress(list[Progress])  a batch of progress reports
+    counted(int, int)         steps done, steps to do
+    elapsed(float)            seconds since start, every drain
+    finished(object)          what the job returned (a protection run also returns after a cancel)
+    cancelled()               the job raised one of the exceptions it is cancelled by
+    failed(BaseException)     the job raised anything else
+    """
+
+    log_lines = Signal(list)
+    progress = Signal(list)
+    counted = Signal(int, int)
+    elapsed = Signal(float)
+    finished = Signal(object)
+    cancelled = Signal()
+    failed = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.name = ""
+        self._feed = Feed()
+        self._cancelled_by: tuple[type[BaseException], ...] = ()
+        self._worker = None
+        self._started = 0.0
+        self._timer = QTimer(self)
+        self._timer.setInterval(DRAIN_INTERVAL_MS)
+        self._timer.timeout.connect(self._drain)
+
+    @property
+    def running(self) -> bool:
+        return self._worker is not None
+
+    def start(self, name: str, job: Job, cancelled_by: tuple[type[BaseException], ...] = ()) -> None:
+        """Run ``job(feed)`` in the background; an exception of a type in ``cancelled_by`` ends it
+        as cancelled rather than failed."""
+        if self.running:
+            raise RuntimeError(f"a job ({self.name}) is already running")
+        self.name = name
+        self._feed = feed = Feed()
+        self._cancelled_by = cancelled_by
+        worker = create_worker(job, feed, _start_thread=False, _ignore_errors=True)
+        worker.returned.connect(self._returned)
+        worker.errored.connect(self._errored)
+        self._worker = worker
+        self._started = time.perf_counter()
+        self._timer.start()
+        worker.start()
+
+    def cancel(self) -> None:
+        """Ask the job to stop; finished or cancelled arrives once it has."""
+        self._feed.stop.set()
+
+    def _drain(self) -> None:
+        feed = self._feed
+        if feed.lines:
+            self.log_lines.emit([feed.lines.popleft() for _ in range(len(feed.lines))])
+        if feed.reports:
+            self.progress.emit([feed.reports.popleft() for _ in range(len(feed.reports))])
+        if feed.counted is not None:
+            self.counted.emit(*feed.counted)
+        if self.running:
+            self.elapsed.emit(time.perf_counter() - self._started)
+
+    def _done(self) -> None:
+        self._timer.stop()
+        self._worker = None
+        self._drain()
+
+    def _returned(self, value: Any) -> None:
+        self._done()
+        self.finished.emit(value)
+
+    def _errored(self, error: BaseException) -> None:
+        self._done()
+        if isinstance(error, self._cancelled_by):
+            self.cancelled.emit()
+        else:
+            self.failed.emit(error)
+
+
+def protection_job(problem: CTAProblem, request: ProtectionRequest, solve: Solve = engine_solve) -> Job:
+    """Run ``request`` on ``problem`` (ctadesk.app.protect: widening, preserving relations, the
+    method, the published precision) with every core but one unless the request names a number;
+    returns the Protection, also after a cancel (the best table found so far)."""
+    request = request.replace(threads=request.threads or SOLVER_THREADS)
+
+    def run(feed: Feed) -> Protection:
+        return protect(problem, request, on_log=feed.log, on_progress=feed.report, stop=feed.stop, solve=solve)
+
+    return run
+
+
+def audit_job(session: Session, knowledge: AttackerKnowledge | None = None) -> Job:
+    """Audit the session's protected table under ``knowledge`` (None: the assumptions of a CTA
+    release, Session.audit); counts interval ends; cancelled by AuditCancelled.  The caller
+    keeps the table unchanged until the runner signals."""
+
+    def run(feed: Feed) -> AuditResult:
+        return session.audit(knowledge, AuditOptions(stop=feed.stop, on_progress=feed.count))
+
+    return run
+
+
+#: what an audit job is cancelled by (JobRunner.start's cancelled_by)
+AUDIT_CANCELLED = (AuditCancelled,)
+
+
+def available_methods() -> list[str]:
+    """The methods a protection job can run: ctadesk.engine.methods.METHODS, in its order."""
+    return list(METHODS)
