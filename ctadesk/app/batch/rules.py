@@ -10,30 +10,24 @@
     WGT(0|1)       apply the sampling weights;  MIS(0|1) cells with a missing code always safe
 
 The third and fourth P and NK rules, the second FREQ and REQ rule, are holding-level rules
-(tau-argus manual §5.7).  ctadesk's p% and (p,q) rules take one intruder, the second largest
-contributor (Hundepool et al. 2012 §4.2.2); a rule with n > 1 intruders -- the n largest
-contributors after the first pool their knowledge -- is applied here on top of them
-(``coalition_rules``), its level p/100 x_1 - (X - x_1 - ... - x_(n+1)) taken where it is larger.
+(tau-argus manual §5.7).  The intruders n of the p% and (p,q) rules are the engine's
+(SafetyRules.intruders), one number per level: when two P rules of one level name different n,
+the larger is taken for both and the log says so.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
-from ctadesk.engine.rules.safety import ROUNDING_RTOL, Rule as RuleBit, RuleResult, SafetyRules
-from ctadesk.engine.table.statistics import CellStatistics
+from ctadesk.engine.rules.safety import SafetyRules
 from ctadesk.io.tauargus_batch import Rule
 
 
 @dataclasses.dataclass(frozen=True)
 class BatchRules:
-    """A table's rules: ctadesk's SafetyRules, the p% rules with more than one intruder
-    (p, q, n, holding), and tau-argus's table switches."""
+    """A table's rules: ctadesk's SafetyRules and tau-argus's table switches."""
 
     safety: SafetyRules
-    coalitions: tuple[tuple[float, float, int, bool], ...]
     weighted: bool
     missing_safe: bool
     status_only: bool
@@ -42,8 +36,7 @@ class BatchRules:
     @property
     def contributions_needed(self) -> int:
         """How many largest contributions per cell the rules read."""
-        return max([self.safety.contributions_needed(), self.safety.contributions_needed(holding=True),
-                    *(n + 1 for _, _, n, _ in self.coalitions)])
+        return max(self.safety.contributions_needed(), self.safety.contributions_needed(holding=True))
 
 
 def batch_rules(rules: tuple[Rule, ...]) -> BatchRules:
@@ -52,7 +45,7 @@ def batch_rules(rules: tuple[Rule, ...]) -> BatchRules:
     settings: dict[str, object] = {}
     lists: dict[str, list] = {key: [] for key in ("dominance", "p_percent", "pq", "holding_dominance",
                                                   "holding_p_percent", "holding_pq")}
-    coalitions: list[tuple[float, float, int, bool]] = []
+    intruders: dict[str, set[int]] = {"": set(), "holding_": set()}
     notes: list[str] = []
     weighted = missing_safe = False
     prefix = lambda rule: "holding_" if rule.holding else ""  # noqa: E731
@@ -61,10 +54,8 @@ def batch_rules(rules: tuple[Rule, ...]) -> BatchRules:
         if rule.name == "P" and numbers[0] > 0:
             p = numbers[0]
             q = numbers[1] if len(numbers) == 3 else 100.0
-            n = int(numbers[-1]) if len(numbers) > 1 else 1
-            if n > 1:
-                coalitions.append((p, q, n, rule.holding))
-            elif q < 100:
+            intruders[prefix(rule)].add(int(numbers[-1]) if len(numbers) > 1 else 1)
+            if q < 100:
                 lists[prefix(rule) + "pq"].append((p, q))
             else:
                 lists[prefix(rule) + "p_percent"].append(p)
@@ -88,32 +79,13 @@ def batch_rules(rules: tuple[Rule, ...]) -> BatchRules:
             weighted = numbers[0] == 1
         elif rule.name == "MIS":
             missing_safe = numbers[0] == 1
+    for level, found in intruders.items():
+        settings[level + "intruders"] = max(found, default=1)
+        if len(found) > 1:
+            notes.append(f"P rules{' at holding level' if level else ''} with {' and '.join(map(str, sorted(found)))} "
+                         f"intruders: ctadesk takes one number per level, {max(found)}, for all of them")
     status_only = all(rule.name in ("MAN", "WGT", "MIS") for rule in rules)
     safety = SafetyRules(**settings, **{key: tuple(value) for key, value in lists.items()},  # type: ignore[arg-type]
                          apply_weights=weighted)
-    return BatchRules(safety, tuple(coalitions), weighted, missing_safe, status_only, tuple(notes))
+    return BatchRules(safety, weighted, missing_safe, status_only, tuple(notes))
 
-
-def coalition_rules(stats: CellStatistics, rules: BatchRules, result: RuleResult) -> RuleResult:
-    """``result`` with the p% and (p,q) rules of n > 1 intruders applied: a cell they flag is
-    unsafe by the p% (or (p,q)) rule and gets their level where it is larger than its own."""
-    if not rules.coalitions:
-        return result
-    flags = result.flags.copy()
-    upper = result.upper_protection.copy()
-    lower = result.lower_protection.copy()
-    for p, q, n, holding in rules.coalitions:
-        weighted = rules.weighted and not holding and stats.has_weights
-        total = stats.rule_total(weighted)
-        level = (p / q) * stats.largest(1, weighted, holding) - (total - stats.largest_sum(n + 1, weighted, holding))
-        if stats.shadow is not None:
-            level = np.where(total > 0, level * np.abs(stats.total(weighted)) / np.where(total > 0, total, 1), 0)
-        unsafe = (total > 0) & (level > ROUNDING_RTOL * np.abs(total))
-        bit = (RuleBit.HOLDING_PQ if q < 100 else RuleBit.HOLDING_P_PERCENT) if holding else (
-            RuleBit.PQ if q < 100 else RuleBit.P_PERCENT)
-        flags[unsafe] |= int(bit)
-        upper[unsafe] = np.maximum(upper[unsafe], level[unsafe])
-        lower[unsafe] = np.maximum(lower[unsafe], rules.safety.lower_ratio * level[unsafe])
-    for array in (flags, upper, lower):
-        array.flags.writeable = False
-    return RuleResult(flags=flags, upper_protection=upper, lower_protection=lower, empty=result.empty)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ctadesk.app.batch.rules import BatchRules, batch_rules, coalition_rules
+from ctadesk.app.batch.rules import BatchRules, batch_rules
 from ctadesk.app.files import TABULATED_WEIGHTS
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.problem import CTAProblem
@@ -115,7 +115,7 @@ def _from_microdata(source: TableSource, rules: BatchRules, notes: list[str]):
     if table.cost is not None:
         cost = tabulate(dataclasses.replace(table.microdata, response=table.cost, weight=None, holding=None,
                                             request=None), top_k=0).values
-    result = coalition_rules(stats, rules, apply_rules(stats, rules.safety))
+    result = apply_rules(stats, rules.safety)
     if rules.missing_safe:
         result = _safe_where(result, table.missing_cells())
     problem = to_problem(table.structure, stats, result, rules.safety, weights=TABULATED_WEIGHTS)
@@ -167,7 +167,7 @@ def _from_tab(source: TableSource, rules: BatchRules, notes: list[str]):
                                       upper_protection=np.where(bare, level, problem.upper_protection))
         notes.append(f"statuses of {source.data.name} used: {problem.n_sensitive} unsafe cell(s)")
     else:
-        result = coalition_rules(stats, rules, apply_rules(stats, rules.safety))
+        result = apply_rules(stats, rules.safety)
         problem = to_problem(table.structure, stats, result, rules.safety, weights=TABULATED_WEIGHTS)
         problem = problem.replace(fixed=problem.fixed | (table.status == STATUS_PROTECTED))
     problem = problem.replace(weights=_weights(source, problem, stats, cost_column, notes))

@@ -6,6 +6,8 @@ Rules (Petrenko 2017, Table 3.1; Hundepool et al. 2012 §4.2): a cell is unsafe 
 * (n,k)-dominance: x_1 + ... + x_n > (k/100) X;
 * p%-rule: X - x_1 - x_2 < (p/100) x_1;
 * (p,q)-rule: X - x_1 - x_2 < (p/q) x_1;
+  with n intruders (tau-argus's P(p, n): the n largest contributors after the first pool
+  what they know) X - x_1 - ... - x_(n+1) < (p/100) x_1, and likewise for (p,q);
 * zero cells (optional): contributors but X = 0;
 * request rule (optional): a contributor that asked for protection (request
   code 1 or 2) has a contribution above p_1% (resp. p_2%) of X;
@@ -20,7 +22,8 @@ dominance, p% and (p,q) rules, cell and holding level, read the shadow's total
 S instead of X (CellStatistics.rule_total).
 
 Upper protection levels (Petrenko 2017, Table 3.2): (n,k): (100/k)(x_1+...+x_n) - X;
-p%: (p/100) x_1 - (X - x_1 - x_2); (p,q): (p/q) x_1 - (X - x_1 - x_2); with a
+p%: (p/100) x_1 - (X - x_1 - x_2); (p,q): (p/q) x_1 - (X - x_1 - x_2) (n intruders:
+X - x_1 - ... - x_(n+1) in brackets); with a
 shadow these are computed on S and given in terms of the response as tau-argus
 does (libtauargus CTable::SetProtectionLevelCell): level * |X| / S.  Frequency,
 request and manual cells get their safety range (a percentage of |X|); zero
@@ -50,9 +53,9 @@ import numpy as np
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.table.structure import TableStructure
-from ctadesk.engine.table.statistics import CellStatistics
 from ctadesk.engine.quality.weights import inverse_weights, unit_weights
+from ctadesk.engine.table.statistics import CellStatistics
+from ctadesk.engine.table.structure import TableStructure
 
 
 class Rule(enum.IntFlag):
@@ -104,6 +107,8 @@ class SafetyRules:
     dominance                up to two (n, k) pairs, k in percent
     p_percent                up to two p values (percent)
     pq                       up to two (p, q) pairs
+    intruders                the p% and (p,q) rules' intruders: the largest contributors after
+                             the first who pool their knowledge (1: the second largest alone)
     holding_*                the same rules on holding-level contributions
     zero_unsafe              cells with contributors and X = 0 are unsafe
     zero_safety_range        their upper protection (absolute; lower is 0)
@@ -126,6 +131,8 @@ class SafetyRules:
     holding_dominance: tuple[tuple[float, float], ...] = ()
     holding_p_percent: tuple[float, ...] = ()
     holding_pq: tuple[tuple[float, float], ...] = ()
+    intruders: int = 1
+    holding_intruders: int = 1
     zero_unsafe: bool = False
     zero_safety_range: float = 0.0
     request_percent: tuple[float, float] | None = None
@@ -148,6 +155,9 @@ class SafetyRules:
         for n, k in self.dominance + self.holding_dominance:
             if n < 1 or n != int(n) or not 0 < k <= 100:
                 raise ProblemError(f"dominance rule ({n:g}, {k:g}): n must be a whole number >= 1 and 0 < k <= 100")
+        for name in ("intruders", "holding_intruders"):
+            if getattr(self, name) < 1 or getattr(self, name) != int(getattr(self, name)):
+                raise ProblemError(f"{name} {getattr(self, name)}: it must be a whole number >= 1")
         for p, q in self.pq + self.holding_pq:
             if not 0 < p < q <= 100:
                 raise ProblemError(f"(p,q)-rule ({p:g}, {q:g}): need 0 < p < q <= 100")
@@ -164,7 +174,7 @@ class SafetyRules:
         dominance = self.holding_dominance if holding else self.dominance
         needs = [int(n) for n, _ in dominance]
         if (self.holding_p_percent or self.holding_pq) if holding else (self.p_percent or self.pq):
-            needs.append(2)
+            needs.append((self.holding_intruders if holding else self.intruders) + 1)
         return max(needs, default=0)
 
 
@@ -238,7 +248,8 @@ def _concentration(stats: CellStatistics, rules: SafetyRules, holding: bool, gro
         group.flag(positive & (largest - (k / 100.0) * total > noise), bits[0], level)
     if percents or pqs:
         x1 = stats.largest(1, weighted, holding)
-        remainder = total - stats.largest_sum(2, weighted, holding)
+        intruders = rules.holding_intruders if holding else rules.intruders
+        remainder = total - stats.largest_sum(intruders + 1, weighted, holding)
         for ratio, bit in [(p / 100.0, bits[1]) for p in percents] + [(p / q, bits[2]) for p, q in pqs]:
             level = ratio * x1 - remainder
             group.flag(positive & (level > noise), bit, level)
