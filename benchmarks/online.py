@@ -83,7 +83,7 @@ def attack_stream(count: int, senses: str, values: str | None, time_budget: floa
     recomputed from the records, and an outsider's attack on what was published
     (tests/app/online/attack.py): every count 0 but the last line's, whose share of sensitive
     cells must be near the base rate (or there be no such value)."""
-    from ctadesk.app.online.widening import rule_shares
+    from ctadesk.engine.online import rule_shares
     from tests.app.online.attack import attack
     from tests.app.online.test_random_tables import firms as random_firms
     from tests.app.online.test_random_tables import random_tables

@@ -1,5 +1,8 @@
-"""On-line CTA (Castro & González 2011, §4): tables requested one after another from one microdata set, each
-protected at once and consistently with every table published before.
+"""The on-line table service (Castro & González 2011 §4): tables requested one after another from
+one microdata set, each protected at once and consistently with every table published before.
+The algorithm's parts (the table's CTA problem, the first stage's senses, the second stage, the
+relaxation, the published precision) are ctadesk.engine.online; this module holds the service
+around them: the sense store, the requested table, what is recorded and what is published.
 
     with OnlineService("senses.db", microdata, rules, measure="Turnover") as service:
         table = service.publish(("Region", "Size"))
@@ -12,7 +15,7 @@ The two stages of the paper:
   on a cell's contributors make a cell sensitive in every table or in none (consistency on
   input), with the same protection levels.  Cell bounds are the data set's (non-negative when
   every response is), never the table's, so they too are the same everywhere.  Sensitive cells
-  seen before take their stored sense; new ones get one (ctadesk.app.online.senses: ``data``,
+  seen before take their stored sense; new ones get one (ctadesk.engine.online.senses: ``data``,
   from the data set's full table protected once, which guarantees every later table a table;
   ``local``; or ``table``), recorded in the store in one transaction that reads back what it
   holds, so a sense another process stored first wins (consistency on output).
@@ -27,7 +30,7 @@ The two stages of the paper:
   admit no table, the same LP over every cell with the published values as heavily weighted
   targets (a published value is given up before additivity or protection); when the senses
   themselves admit no table (possible with ``local`` or ``table`` senses), the fixed-sense L1 LP
-  with soft relations and soft protection levels (method ``soft-lp``, Castro & González 2011, §4
+  with soft relations and soft protection levels (method ``soft-lp``, Castro & González 2011 §4
   "reliability"): a table always comes back; a sensitive cell may fall short of its safe value,
   never cross to the other side of its stored sense, which is checked before anything is
   published.  What was given up is reported in the table's terms, to the office only.
@@ -42,44 +45,28 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
+from ctadesk.app.online.binding import StoreBinding
 from ctadesk.app.online.cells import cell_keys
 from ctadesk.app.online.errors import OnlineError
 from ctadesk.app.online.levels import cut, requested_level
-from ctadesk.app.online.senses import FULL_TABLE_CELLS, SENSE_CHOICES, full_table_senses, local_senses, table_senses
-from ctadesk.app.online.binding import StoreBinding
 from ctadesk.app.online.store import BUSY_TIMEOUT, open_store
-from ctadesk.app.online.widening import keyed_shares, off_rule_shares, rule_shares, widened_for_keys
-from ctadesk.engine.methods import solve
-from ctadesk.engine.table.microdata import Microdata, tabulate
-from ctadesk.engine.publish.precision import at_precision, grid_safe, published_decimals
+from ctadesk.engine.online import (SENSE_CHOICES, Relaxation, crossed_sides, full_table_senses, keyed_shares,
+                                   local_senses, on_grid, pinned, plain_cells, second_stage, table_problem,
+                                   table_senses)
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
-from ctadesk.engine.result import SolveOptions, Status
-from ctadesk.engine.rules.safety import SafetyRules, apply_rules, to_problem
-from ctadesk.engine.solvers.finish import finish
-from ctadesk.engine.solvers.soft import RELATION_PENALTY
+from ctadesk.engine.publish.precision import published_decimals
+from ctadesk.engine.result import Status
+from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.table.structure import TableStructure
-from ctadesk.engine.table.units import table_unit
-from ctadesk.engine.publish.verify import RTOL, relation_scale
 
-#: the second stage's methods: the fixed-sense L1 LP with pinned cells held exactly, tried first
-#: (on a 47 k-cell table it takes a third of the soft LP's time, and its optimum is the soft LP's
-#: whenever the senses admit a table); the fixed-sense L1 with soft relations and protection
-#: (Castro & González 2011, §4), which always returns a table, when it has none
-EXACT_STAGE, SECOND_STAGE = "lp", "soft-lp"
-#: the exact stage's LP by the dual simplex: few of a server table's protection levels bind (a
-#: 47 223-cell table: 0.11 s against 1.26 s for the interior point method).  With the published
-#: values as heavily weighted targets the interior point method is the faster (the same table
-#: after its margins were published: 6.6 s against 18.9 s)
-EXACT_OPTIONS = {"simplex": True}
 #: seconds the ``table`` sense choice may spend on a table's exact MILP
 TIME_BUDGET = 5.0
 #: seconds the ``data`` sense choice may spend protecting the full table (once per store)
 FULL_TABLE_BUDGET = 60.0
-#: what missing a published value (a pin) by one unit costs in the soft second stage, as a share of
-#: what missing a relation by one unit costs there before pins are weighed in (aimed_at_pins)
-PIN_SCALE = 0.1
+#: the largest full table the ``data`` choice protects (the engine's heuristics reach a million cells)
+FULL_TABLE_CELLS = 1_000_000
 #: where a table's values come from with ``data`` senses: the full table's protected values read at
 #: its cells (every cell has one value in every table, and no table ever contradicts another), or
 #: the table's own second stage (closer to the table's original values, but a later table may have
@@ -87,63 +74,6 @@ PIN_SCALE = 0.1
 VALUE_CHOICES = ("full", "table")
 #: public statuses: a cell without contributors (0, unchanged) and every other cell
 EMPTY, PUBLISHED = "empty", "published"
-
-
-@dataclasses.dataclass(frozen=True)
-class Shortfall:
-    """A sensitive cell published short of its safe value: ``cell`` (its codes), the side it is on
-    (+1 above, -1 below its true value), the protection level required and how far short it is."""
-
-    cell: str
-    sense: int
-    level: float
-    short: float
-
-
-@dataclasses.dataclass(frozen=True)
-class Relaxation:
-    """What the second stage gave up, in table terms (office only): protection shortfalls,
-    relations of the table that do not add up (relation, amount off), and cells published before
-    that this table publishes at another value (cell and published value, amount off)."""
-
-    protection: tuple[Shortfall, ...] = ()
-    relations: tuple[tuple[str, float], ...] = ()
-    published: tuple[tuple[str, float], ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.protection or self.relations or self.published)
-
-    @property
-    def broken(self) -> bool:
-        """A protection level missed or a relation that does not add up: the table must not be
-        published as protected (a value differing from an earlier publication is said, no more)."""
-        return bool(self.protection or self.relations)
-
-    def lines(self) -> list[str]:
-        """One line per relaxation, for a log."""
-        return ([f"{s.cell} is {s.short:.6g} short of its {'upper' if s.sense == SENSE_UP else 'lower'} "
-                 f"protection level {s.level:.6g}" for s in self.protection] +
-                [f"{relation} is off by {amount:.6g}" for relation, amount in self.relations + self.published])
-
-    @classmethod
-    def of(cls, problem: CTAProblem, senses: np.ndarray, values: np.ndarray,
-           table_relations: int | None = None) -> Relaxation:
-        """The relaxation of ``values`` against ``problem`` with ``senses``, to the verifier's
-        tolerances (ctadesk.engine.publish.verify); relations from ``table_relations`` on (pinned()'s
-        published values) are reported as ``published``."""
-        a = problem.values
-        unit = table_unit(problem)
-        cells = problem.sensitive
-        level = np.where(senses == SENSE_UP, problem.upper_protection, problem.lower_protection)
-        short = level - senses * (values[cells] - a[cells])
-        missed = np.flatnonzero(short > RTOL * np.maximum(np.abs(a[cells]), unit))
-        residual = problem.relations @ values - problem.rhs
-        off = np.flatnonzero(np.abs(residual) > RTOL * relation_scale(problem, unit))
-        split = problem.n_relations if table_relations is None else table_relations
-        return cls(tuple(Shortfall(problem.cell_label(int(cells[k])) if problem.cell_label else str(int(cells[k])),
-                                   int(senses[k]), float(level[k]), float(short[k])) for k in missed),
-                   tuple((problem.describe_relation(int(r)), float(residual[r])) for r in off if r < split),
-                   tuple((problem.describe_relation(int(r)), float(residual[r])) for r in off if r >= split))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -244,14 +174,14 @@ class OnlineService:
     microdata     records with every variable a table may span (its dimensions)
     rules         the safety rules, the same for every table
     measure       the name of the response variable (senses are kept per measure)
-    senses        how new senses are chosen: 'data', 'local' or 'table' (ctadesk.app.online.senses)
+    senses        how new senses are chosen: 'data', 'local' or 'table' (ctadesk.engine.online.senses)
     values        with 'data' senses, where a table's values come from (VALUE_CHOICES): 'full'
                   (the default) or 'table'; other senses take 'table' only
     time_budget   seconds the 'table' choice may spend per table (default TIME_BUDGET), the 'data'
                   choice once, on the full table (default FULL_TABLE_BUDGET)
     weights       cell weights of the distance: 'inverse' (1/|a|) or 'unit'
     pin_published hold each non-sensitive cell at the value it was first published with (the
-                  store keeps it), so that no table contradicts an earlier one (Castro & González 2011, §4)
+                  store keeps it), so that no table contradicts an earlier one (Castro & González 2011 §4)
     time_limit    seconds the second stage may take per table (inf: no limit)
 
     One service holds one connection: use it from one thread at a time; give each thread (or
@@ -301,26 +231,19 @@ class OnlineService:
 
     # ------------------------------------------------------------ the two stages
     def problem(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem]:
-        """The table ``spanning`` and its CTA problem (Castro & González 2011, model (1)): sensitive cells and
-        levels from the rules, widened by the store's secret factors of each cell (the same in
-        every table: ctadesk.app.online.widening) and moved out to the grid of the data's
-        decimals (engine/precision.grid_safe), never at exactly the value times 1 +/- a rule's share
-        (off_rule_shares), the data set's bounds, the service's weights."""
+        """The table ``spanning`` and its CTA problem (ctadesk.engine.online.table_problem): sensitive
+        cells and levels from the rules, widened by the store's secret factors of each cell (the
+        same in every table) and moved out to the grid of the data's decimals, the data set's
+        bounds, the service's weights."""
         structure, problem, _ = self._keyed_problem(spanning)
         return structure, problem
 
     def _keyed_problem(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem, list[str]]:
         """problem() and every cell's key (cells.cell_keys)."""
         micro = table_microdata(self.microdata, tuple(spanning))
-        stats = tabulate(micro, top_k=max(self.rules.contributions_needed(), 2),
-                         holding_top_k=max(self.rules.contributions_needed(holding=True), 2))
-        ruled = apply_rules(stats, self.rules)
-        problem = to_problem(micro.structure, stats, ruled, self.rules, nonnegative=self.nonnegative,
-                             weights=self.weights)
         keys = cell_keys(micro.structure)
-        widened = widened_for_keys(problem, [keys[i] for i in problem.sensitive], self.store.secret)
-        return micro.structure, off_rule_shares(grid_safe(widened, self.decimals), rule_shares(self.rules),
-                                                self.decimals), keys
+        return micro.structure, table_problem(micro, self.rules, keys, self.store.secret, self.decimals,
+                                              nonnegative=self.nonnegative, weights=self.weights), keys
 
     def _with_stored_senses(self, spanning: Sequence[str]) -> tuple[TableStructure, CTAProblem, list[str], list[str],
                                                                     np.ndarray]:
@@ -337,7 +260,7 @@ class OnlineService:
         """With ``data`` senses: protect the data set's full table (every variable of the
         microdata, every level) once, the senses stored before given, and store the senses of its
         sensitive cells that have none with its protected values, which every later table is read
-        from (ctadesk.app.online.senses); where every sensitive cell has a sense but no values are
+        from (ctadesk.engine.online.senses); where every sensitive cell has a sense but no values are
         stored (senses chosen another way; a store of schema 1), the values from the stored senses.
         Values published before are kept where the senses allow (second_stage).  Runs before the
         first table is published; a server calls it at start.  Lines for the log.  OnlineError
@@ -488,160 +411,6 @@ def _withheld_why(relaxation: Relaxation) -> str:
     return ", ".join(f"{count} {one if count == 1 else many} given up" for count, one, many in parts if count)
 
 
-def on_grid(problem: CTAProblem, senses: np.ndarray, values: np.ndarray, decimals: int,
-            time_limit: float = math.inf) -> np.ndarray | None:
-    """The protected table ``values`` of ``problem`` with ``senses`` put at 10^-decimals, every
-    relation exact there and every sensitive cell beyond its level on the side of its sense
-    (engine/precision.at_precision, the weighted-L1 table on the grid); None when none is found
-    in ``time_limit`` or it would need another sense."""
-    fixed = problem.with_senses(senses)
-    began = time.perf_counter()
-    start = finish(fixed, "online", Status.FEASIBLE, values, started=began, build_seconds=0.0, solve_seconds=0.0,
-                   senses=senses)
-    if not start.verified:
-        return None
-    published = at_precision(fixed, start, decimals, SolveOptions(time_limit=time_limit))
-    if not published.verified or not np.array_equal(published.senses, senses):
-        return None
-    return np.asarray(published.values, dtype=float)
-
-
-def plain_cells(problem: CTAProblem) -> np.ndarray:
-    """The cells a table publishes that are neither sensitive nor fixed (empty): those whose
-    published values the store keeps."""
-    return np.setdiff1d(np.flatnonzero(~problem.fixed), problem.sensitive)
-
-
-def second_stage(problem: CTAProblem, pins: Mapping[int, float],
-                 time_limit: float = math.inf) -> tuple[CTAProblem, str, str, np.ndarray | None]:
-    """The second stage (Castro & González 2011, §4) for ``problem`` with its senses fixed and cell i held at
-    ``pins[i]``: (the problem the table answers, pins included as in pinned(); the status and
-    message of the solve that gave the table; its values (n,), None when no solve gave one).
-
-    First the fixed-sense L1 LP (EXACT_STAGE) over the cells held() leaves free, every pin kept
-    exactly; its table is taken when it leaves nothing relaxed.  Then the same LP over
-    aimed_at_pins(), relations and protection exact, pins as targets; its table is taken when it
-    verifies.  Otherwise the soft LP (SECOND_STAGE) over aimed_at_pins(), within what is left of
-    ``time_limit``."""
-    started = time.perf_counter()
-    soft = pinned(problem, pins)
-    reduced = held(problem, pins)
-    if reduced is not None:
-        free, rest, values = reduced
-        status, message = Status.OPTIMAL.value, "every cell held at its published value or determined by them"
-        if free.size:
-            result = solve(rest, EXACT_STAGE, SolveOptions(time_limit=time_limit, parameters=EXACT_OPTIONS))
-            status, message = result.status.value, result.message
-            if result.verified:
-                values[free] = result.values
-        if (not free.size or result.verified) and not Relaxation.of(soft, problem.senses, values):
-            return soft, status, message, values
-    aimed = aimed_at_pins(problem, pins)
-    if pins:
-        result = solve(aimed, EXACT_STAGE, SolveOptions(time_limit=max(time_limit - (time.perf_counter() - started), 0.0)))
-        if result.verified:
-            return soft, result.status.value, f"{result.message}; published values given up where needed", \
-                np.asarray(result.values, dtype=float)
-    remaining = max(time_limit - (time.perf_counter() - started), 0.0)
-    result = solve(aimed, SECOND_STAGE, SolveOptions(time_limit=remaining))
-    values = None if result.values is None else np.asarray(result.values, dtype=float)
-    return soft, result.status.value, result.message, values
-
-
-def held(problem: CTAProblem, pins: Mapping[int, float]) -> tuple[np.ndarray, CTAProblem, np.ndarray] | None:
-    """``problem`` over the cells a table that keeps every pin exactly may still choose:
-    (their positions ``free``; the problem over them, or ``problem`` itself when none is free;
-    values (n,) of the others).  Held are the pinned cells (at ``pins[i]``; non-sensitive cells),
-    the fixed ones (at their value) and, round after round, each cell that is the only one not
-    held in a relation (at the value the relation leaves it): substituted into the right-hand
-    sides, they leave no relation with a single cell, which an interior point method without
-    presolve (EXACT_STAGE) handles badly.  None when a determined value breaks its cell's bounds
-    or a relation among held cells alone does not hold (to the verifier's tolerance): then no
-    table keeps every pin."""
-    n = problem.n_cells
-    a, relations = problem.values, sp.csr_array(problem.relations)
-    value = np.where(problem.fixed, a, 0.0)
-    value[list(pins)] = list(pins.values())
-    is_held = problem.fixed.copy()
-    is_held[list(pins)] = True
-    given = is_held.copy()
-    tolerance = RTOL * relation_scale(problem, table_unit(problem))
-    while True:
-        rhs = problem.rhs - relations @ value
-        open_part = sp.csr_array((np.where(is_held[relations.indices], 0.0, relations.data), relations.indices,
-                                  relations.indptr), shape=relations.shape, copy=True)
-        open_part.eliminate_zeros()
-        counts = np.diff(open_part.indptr)
-        single = np.flatnonzero(counts == 1)
-        if not single.size:
-            break
-        cells, first = np.unique(open_part.indices[open_part.indptr[single]], return_index=True)
-        rows = single[first]
-        value[cells] = rhs[rows] / open_part.data[open_part.indptr[rows]]
-        is_held[cells] = True
-    determined = is_held & ~given
-    cell_scale = RTOL * np.maximum(np.abs(a), table_unit(problem))
-    outside = (value < problem.lower - cell_scale) | (value > problem.upper + cell_scale)
-    if np.any(determined & outside) or np.any((counts == 0) & (np.abs(rhs) > tolerance)):
-        return None
-    value = np.clip(value, problem.lower, problem.upper)
-    free = np.flatnonzero(~is_held)
-    if not free.size:
-        return free, problem, value
-    rows = np.flatnonzero(counts > 0)
-    position = np.full(n, -1, np.int64)
-    position[free] = np.arange(free.size)
-    open_sensitive = np.flatnonzero(~is_held[problem.sensitive])
-    return free, problem.replace(
-        values=a[free], relations=sp.csr_array(relations.tocsc()[:, free])[rows], rhs=rhs[rows],
-        lower=problem.lower[free], upper=problem.upper[free], weights=problem.weights[free], fixed=None,
-        sensitive=position[problem.sensitive[open_sensitive]],
-        lower_protection=problem.lower_protection[open_sensitive],
-        upper_protection=problem.upper_protection[open_sensitive], senses=problem.senses[open_sensitive],
-        cell_label=None if problem.cell_label is None else lambda j: problem.cell_label(int(free[j])),
-        relation_label=None if problem.relation_label is None else lambda r: problem.relation_label(int(rows[r]))), \
-        value
-
-
-def aimed_at_pins(problem: CTAProblem, pins: Mapping[int, float]) -> CTAProblem:
-    """``problem`` for the soft second stage: each pinned cell i aimed at ``pins[i]`` instead of
-    its value, with weight PIN_SCALE x the soft LP's relation penalty x the largest weight.  The
-    soft LP scales its penalties by the largest weight, now the pins', so a table gives way on
-    any other cell before a pin, on pins before additivity and on additivity before protection.
-    Pins as weighted targets, not as relations with two slack columns each (pinned()): on a
-    47 k-cell table with 45 k pins, 11 s against more than 30 s."""
-    if not pins:
-        return problem
-    cells = np.fromiter(pins, dtype=np.int64, count=len(pins))
-    values, weights = problem.values.copy(), problem.weights.copy()
-    values[cells] = np.clip([pins[i] for i in cells], problem.lower[cells], problem.upper[cells])
-    weights[cells] = PIN_SCALE * RELATION_PENALTY * float(problem.weights.max(initial=1.0))
-    return problem.replace(values=values, weights=weights)
-
-
-def pinned(problem: CTAProblem, pins: Mapping[int, float]) -> CTAProblem:
-    """``problem`` with cell i held at ``pins[i]`` by one more relation each, x_i = v_i: the
-    problem a table of the second stage answers, whose relaxation is reported (a pin missed is
-    a relation that does not hold, off by as much as the cell)."""
-    if not pins:
-        return problem
-    cells = np.fromiter(pins, dtype=np.int64, count=len(pins))
-    published = np.array([pins[i] for i in cells])
-    rows = sp.csr_array((np.ones(cells.size), (np.arange(cells.size), cells)),
-                        shape=(cells.size, problem.n_cells))
-    m = problem.n_relations
-
-    def relation_label(r: int) -> str:
-        if r < m:
-            return problem.relation_label(r) if problem.relation_label else str(r)
-        k = r - m
-        cell = problem.cell_label(int(cells[k])) if problem.cell_label else str(int(cells[k]))
-        return f"{cell} = {published[k]:.6g}, as published before"
-
-    return problem.replace(relations=sp.vstack([problem.relations, rows], format="csr"),
-                           rhs=np.concatenate([problem.rhs, published]), relation_label=relation_label)
-
-
 def _check_stored(problem: CTAProblem, known: np.ndarray) -> None:
     """OnlineError naming the first cell whose stored sense its bounds now forbid (the microdata
     or the rules changed under the store)."""
@@ -655,9 +424,8 @@ def _check_stored(problem: CTAProblem, known: np.ndarray) -> None:
 
 def check_sides(problem: CTAProblem, senses: np.ndarray, values: np.ndarray) -> None:
     """OnlineError unless every sensitive cell is published on the side of its sense or at its
-    true value (to the verifier's tolerance): the guarantee the store exists for."""
-    a = problem.values[problem.sensitive]
-    crossed = np.flatnonzero(senses * (values[problem.sensitive] - a) < -RTOL * np.maximum(np.abs(a), 1.0))
+    true value (ctadesk.engine.online.crossed_sides): the guarantee the store exists for."""
+    crossed = crossed_sides(problem, senses, values)
     if crossed.size:
         raise OnlineError(f"{problem.describe_cell(int(problem.sensitive[crossed[0]]))} would be published on the "
                           "other side of its stored sense; the table is withheld")

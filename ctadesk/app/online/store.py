@@ -175,7 +175,7 @@ class SenseStore(abc.ABC):
     """The store (module docstring); a context manager that closes it.  Made by open_store().
 
     ``secret`` is a random key made with the store; local sense choices are drawn from it
-    (ctadesk.app.online.senses), so nobody without the store can recompute them.  ``location``
+    (ctadesk.engine.online.senses), so nobody without the store can recompute them.  ``location``
     is the file or the URL, password left out, for messages.
 
     A store holds one connection, which any thread may use but only one thread at a time (a

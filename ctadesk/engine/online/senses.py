@@ -1,4 +1,4 @@
-"""First stage of on-line CTA (paper 000 §4): senses for the sensitive cells a table shows for
+"""First stage of on-line CTA (Castro & González 2011 §4): senses for the sensitive cells a table shows for
 the first time; cells seen before keep their stored sense.  The paper discusses two ways
 (``local``, ``table``); neither guarantees that later tables have a table with the stored
 senses, and on a random stream of tables one in seven to one in four then came back not adding
@@ -9,16 +9,16 @@ up (tests/app/online/test_random_tables.py).  A third way gives that guarantee:
            sensitive cell of every table a user can request is a cell of it, with the same
            contributors, levels and bounds, and every table's relations are relations of the
            full table.  Its protected table, read at the cells of a requested table, is a table
-           that adds up and meets every stored sense and level; the service stores it and
-           publishes every table from it (the default; the full table must have at most
-           FULL_TABLE_CELLS cells).
+           that adds up and meets every stored sense and level; the on-line service
+           (ctadesk.app.online) stores it and publishes every table from it (its default, for a
+           full table of at most its FULL_TABLE_CELLS cells).
 
 ``local``  from information local to the cell only, as the sensitivity rules are: the sense its
            own bounds force (a safe value below the lower bound leaves only "up"), else a coin
            drawn from the store's secret and the cell's key.  The same cell gets the same sense
            whichever table it first appears in, but nothing guarantees the table has a table with
            those senses; the second stage's soft constraints absorb that.
-``table``  from the table where the cell first appears: its exact MILP (paper 000 model (2))
+``table``  from the table where the cell first appears: its exact MILP (Castro & González 2011, model (2))
            with the stored senses given and the new ones free, within a time budget; the senses
            of its best table are recorded.  Better tables now, and no guarantee for later ones.
            A table the MILP cannot solve in time gets the local senses.
@@ -50,8 +50,6 @@ MIXED_SHARES = (0.25, 0.125)
 #: the share of new senses on one side past which the full table's senses are refused: every one
 #: "up" at its safe value lets division by (1 + p) recover the originals (issue 30)
 ONE_SIDED = 0.95
-#: the largest full table the ``data`` choice protects (the engine's heuristics reach a million cells)
-FULL_TABLE_CELLS = 1_000_000
 
 
 def local_senses(problem: CTAProblem, cells: Sequence[str], secret: str) -> np.ndarray:
@@ -83,7 +81,7 @@ def full_table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: floa
     or only one whose new senses all lie on one side.
 
     Senses nobody can predict: the exact MILP starts from the secret coins (``coins``, s; the
-    local senses: ctadesk.app.online.senses.local_senses) where their fixed-sense L1 LP has a
+    local senses: local_senses) where their fixed-sense L1 LP has a
     table; else from the coins of a secret share of the new cells (``draws``, s, in [0, 1): the
     cells below MIXED_SHARES[k]), every other new cell above its value.  Else from every new cell
     published above its value (below where only that fits),

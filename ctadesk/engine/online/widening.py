@@ -1,12 +1,12 @@
-"""Secret widening of the on-line service's protection levels, the same for a cell in every table.
+"""Secret widening of on-line CTA's protection levels, the same for a cell in every table.
 
-The desktop widens each run's levels by factors drawn from a seed (ctadesk.engine.publish.widening); a
-table server publishes many tables that share cells, and a cell must have one level wherever it
-appears (consistency on input, paper 000 §4), so its factors come from the store's secret and the
-cell's key: 1 + U(spread) per side, U the first 8 bytes of HMAC-SHA256(secret, side | key) as a
-fraction of 2^64.  Without it a cell with one contributor of 14.1 was published at exactly
-1.1 x 14.1 = 15.51, and dividing any value by 1.1 or 0.9 recovered 2 632 of 4 979 sensitive
-cells (issue 30).
+The desktop widens each run's levels by factors drawn from a seed (ctadesk.engine.publish.widening);
+a table server publishes many tables that share cells, and a cell must have one level wherever it
+appears (consistency on input, Castro & González 2011 §4), so its factors come from a secret (the
+sense store's) and the cell's key: 1 + U(spread) per side, U the first 8 bytes of
+HMAC-SHA256(secret, side | key) as a fraction of 2^64.  Without it a cell with one contributor of
+14.1 was published at exactly 1.1 x 14.1 = 15.51, and dividing any value by 1.1 or 0.9 recovered
+2 632 of 4 979 sensitive cells (issue 30).
 """
 
 from __future__ import annotations

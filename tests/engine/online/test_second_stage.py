@@ -1,13 +1,13 @@
-"""The second stage (paper 000 §4) with cells held at their published values: exact when the
-pins admit a table, the pins given up before additivity or protection when they do not, soft
-only when the senses themselves admit no table."""
+"""The second stage (Castro & González 2011 §4) with cells held at their published values: exact
+when the pins admit a table, the pins given up before additivity or protection when they do not,
+soft only when the senses themselves admit no table."""
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ctadesk.app.online.service import Relaxation, held, second_stage
+from ctadesk.engine.online import Relaxation, held, second_stage
 from ctadesk.engine.methods import solve
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
