@@ -192,8 +192,8 @@ def defining_relations(relations: sp.csr_array) -> np.ndarray:
     """A mask of relations that likely imply all the others: for each cell that is the total of
     some relation (its only coefficient -1), the first relation totalling it; every relation
     without a single total.  In a table whose breakdowns nest this spans the relations (each
-    total reduces to its inner cells one way); where they do not, least_squares_deviations adds
-    the relations its answer breaks."""
+    total reduces to its inner cells one way); where they do not, the L2 method
+    (newton_l2.least_squares_deviations) adds the relations its answer breaks."""
     A = sp.csr_array(relations)
     negative = A.data < 0
     row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))[negative]     # the row and cell of each -1
@@ -210,7 +210,8 @@ def defining_relations(relations: sp.csr_array) -> np.ndarray:
 
 def relation_degree(relations: sp.csr_array, cells: np.ndarray | None = None) -> float:
     """How many other relations a relation meets through shared cells (of ``cells``, default all),
-    on average, counted with repeats: the density of the L2 Newton system's pattern (_Pattern)."""
+    on average, counted with repeats: the density of the L2 Newton system's pattern
+    (newton_l2._Pattern)."""
     A = sp.csr_array(relations)
     per_cell = np.bincount(A.indices, minlength=A.shape[1])
     per_cell = per_cell if cells is None else per_cell[cells]
