@@ -1,8 +1,13 @@
-"""The layers hold (docs: README "Layout"; STYLE.md §1, §7): imports flow one way, engine <- io <-
+"""The layers hold (docs/developer-guide.md, "Layers"): imports flow one way, engine <- io <-
 app <- the front ends (gui, cli, server), every import of a ctadesk module counted, those inside
 functions too.  The engine imports no Qt, no file format and no web library; nothing below the
-front ends imports Qt or the web server.  The command line is the program's entry: it may start
-the other front ends (``ctadesk gui``, ``ctadesk serve``), and no other front end imports it."""
+front ends imports Qt or the web server.  The command line is the program's entry: it may start the other front ends
+(``ctadesk gui``, ``ctadesk serve``), and no other front end imports it.
+
+A front end takes from the engine only its public API (ENGINE_PUBLIC): the problem, the result,
+the errors and the models, the packages' own ``__init__`` names and the few modules listed; never
+the solvers (a front end asks the app layer or ctadesk.engine.methods for a method).  No module
+imports a name or module starting with "_" from another package."""
 
 from __future__ import annotations
 
@@ -19,22 +24,98 @@ STARTED_BY_CLI = {"gui", "server"}
 FORBIDDEN = [({"engine"}, ("PySide6", "pyqtgraph", "superqt", "openpyxl", "defusedxml", "pyreadstat", "starlette",
                            "uvicorn", "psycopg")),
              ({"io", "app"}, ("PySide6", "pyqtgraph", "superqt", "starlette", "uvicorn"))]
+#: front ends (gui, cli, server)
+FRONT_ENDS = {"gui", "cli", "server"}
+#: the engine modules a front end may import from: the engine's public API
+ENGINE_PUBLIC = frozenset({
+    # the problem, the result, the errors, the model a method solves
+    "ctadesk.engine.problem", "ctadesk.engine.result", "ctadesk.engine.errors", "ctadesk.engine.model",
+    # packages whose __init__ is their public API
+    "ctadesk.engine.audit", "ctadesk.engine.methods", "ctadesk.engine.releases", "ctadesk.engine.online",
+    # what a front end shows or asks for: a method's figures, audit failures, quality terms and reports,
+    # safety rules and their results, tables (structure, microdata, cell statistics, generated tables),
+    # the precision limit, a new widening seed, the release search's evaluation limit
+    "ctadesk.engine.methods.figures", "ctadesk.engine.audit.result", "ctadesk.engine.quality.measures",
+    "ctadesk.engine.quality.terms", "ctadesk.engine.rules.safety", "ctadesk.engine.table.structure",
+    "ctadesk.engine.table.microdata", "ctadesk.engine.table.statistics", "ctadesk.engine.table.generate",
+    "ctadesk.engine.publish.precision", "ctadesk.engine.publish.widening", "ctadesk.engine.releases.search",
+})
+
+
+def imported_names(path: Path) -> list[tuple[int, str, list[str]]]:
+    """(line, module, names) of every absolute import (names empty for ``import module``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.lineno, node.module, [alias.name for alias in node.names]))
+    return found
 
 
 def imports(path: Path) -> list[tuple[int, str]]:
     """(line, module) of every absolute import in the file, wherever it stands."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.lineno, node.module))
-    return found
+    return [(line, module) for line, module, _ in imported_names(path)]
 
 
 def modules() -> list[tuple[str, Path]]:
     return [(path.relative_to(PACKAGE).parts[0], path) for path in sorted(PACKAGE.rglob("*.py"))
             if len(path.relative_to(PACKAGE).parts) > 1 and path.relative_to(PACKAGE).parts[0] in RANK]
+
+
+def package_of(module: str) -> str:
+    """The package a ctadesk module belongs to: itself for a package, else its parent."""
+    path = PACKAGE.parent.joinpath(*module.split("."))
+    return module if path.is_dir() else module.rpartition(".")[0]
+
+
+def private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def front_end_engine_imports() -> list[tuple[str, int, str]]:
+    """(file, line, module) of every import of an engine module by a front end."""
+    return [(str(path.relative_to(PACKAGE.parent)), line, module)
+            for own, path in modules() if own in FRONT_ENDS
+            for line, module, _ in imported_names(path) if module.startswith("ctadesk.engine")]
+
+
+def test_front_ends_import_only_the_engines_public_api():
+    wrong = [f"{where}:{line} imports {module}" for where, line, module in front_end_engine_imports()
+             if module not in ENGINE_PUBLIC]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_public_api_holds_no_solver_and_names_modules_that_exist():
+    assert not [module for module in ENGINE_PUBLIC if module.startswith("ctadesk.engine.solvers")]
+    missing = [module for module in ENGINE_PUBLIC
+               if not (PACKAGE.parent.joinpath(*module.split(".")).is_dir()
+                       or PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py").is_file())]
+    assert not missing, missing
+
+
+def test_nothing_private_is_imported_from_another_package():
+    wrong = []
+    for _, path in modules():
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        own = ".".join(parts[:-1])
+        for line, module, names in imported_names(path):
+            if not module.startswith("ctadesk.") or package_of(module) == own:
+                continue
+            hidden = [name for name in [*module.split("."), *names] if private(name)]
+            if hidden:
+                wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {', '.join(hidden)} from {module}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_private_check_sees_a_private_name_and_a_private_module(tmp_path):
+    source = tmp_path / "module.py"
+    source.write_text("from ctadesk.engine.solvers.network_l1 import _cheapest_tree\n"
+                      "import ctadesk.engine._hidden\n", encoding="utf-8")
+    found = imported_names(source)
+    assert found == [(1, "ctadesk.engine.solvers.network_l1", ["_cheapest_tree"]), (2, "ctadesk.engine._hidden", [])]
+    assert private("_cheapest_tree") and private("_hidden")
+    assert not private("__init__") and not private("network_l1")
 
 
 @pytest.mark.parametrize("layer", sorted(RANK))

@@ -96,6 +96,6 @@ def console() -> NoReturn:
     except KeyboardInterrupt:
         print("ctadesk: interrupted", file=sys.stderr)
         code = EXIT_INTERRUPTED
-    from ctadesk.engine.solvers.highs import end_process
+    from ctadesk.app.process import end_process
 
     end_process(code)
