@@ -112,13 +112,14 @@ class Session:
 
     Listeners (``connect``) are called with each Change, on the thread that made it."""
 
-    def __init__(self, project: Project, path: str | Path | None = None) -> None:
+    def __init__(self, project: Project, path: str | Path | None = None, source: str | Path | None = None) -> None:
         self.listeners: list[Listener] = []
-        self._load(project, path)
+        self._load(project, path, source)
 
-    def _load(self, project: Project, path: str | Path | None) -> None:
+    def _load(self, project: Project, path: str | Path | None, source: str | Path | None) -> None:
         self.project = project
         self.path = Path(path) if path is not None else None
+        self._source = Path(source) if source is not None else None
         self.history: list[Edit] = []
         self.position = 0
         self._result_revision: int | None = 0 if project.result is not None and not project.result_stale else None
@@ -128,11 +129,18 @@ class Session:
         #: what the latest run on this table came to, in words (empty: none yet)
         self.note = ""
 
-    def replace(self, project: Project, path: str | Path | None = None) -> None:
-        """Put a new table in the session (opened from ``path``, or new): its history, result,
-        audit and note start afresh; the listeners stay."""
-        self._load(project, path)
+    def replace(self, project: Project, path: str | Path | None = None, source: str | Path | None = None) -> None:
+        """Put a new table in the session (a project opened from ``path``, a table read from the
+        file ``source``, or new): its history, result, audit and note start afresh; the listeners stay."""
+        self._load(project, path, source)
         self._emit(Change.TABLE)
+
+    @property
+    def name(self) -> str:
+        """What the table is called: its project file's name, else the name of the file it was
+        read from, else 'untitled'."""
+        named = self.path or self._source
+        return named.name if named is not None else "untitled"
 
     # ------------------------------------------------------------- listeners
     def connect(self, listener: Listener) -> None:

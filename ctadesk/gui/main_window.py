@@ -353,15 +353,15 @@ class MainWindow(QMainWindow):
         """The session's audit of the protected table as it stands."""
         return self.session.last_audit if self.session is not None else None
 
-    def set_project(self, project: Project, path: Path | None = None) -> None:
-        """Show ``project`` (opened from ``path``, or new) in place of the table shown: the session
-        starts afresh with it."""
+    def set_project(self, project: Project, path: Path | None = None, source: Path | None = None) -> None:
+        """Show ``project`` (saved at ``path``, read from the file ``source``, or new) in place of
+        the table shown: the session starts afresh with it."""
         if self.session is None:
-            self.session = Session(project, path)
+            self.session = Session(project, path, source)
             self.session_events.listen(self.session)
             self._show_table()
         else:
-            self.session.replace(project, path)
+            self.session.replace(project, path, source)
 
     def _session_changed(self, change: Change) -> None:
         """Show what changed in the session."""
@@ -407,8 +407,7 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def _update_title(self) -> None:
-        path = self.path
-        self.setWindowTitle(f"ctadesk — {path.name if path else 'untitled'}[*]")
+        self.setWindowTitle(f"ctadesk — {self.session.name}[*]")
         self.setWindowModified(self.session.unsaved)
 
     # ------------------------------------------------------------- options
@@ -455,7 +454,7 @@ class MainWindow(QMainWindow):
             return False
         if project is None:  # the user cancelled a dialog
             return False
-        self.set_project(project, path if format_of(path).project else None)
+        self.set_project(project, path if format_of(path).project else None, path)
         self._remember_recent(path)
         self.statusBar().showMessage(f"Opened {path}", 5000)
         return True
@@ -511,7 +510,7 @@ class MainWindow(QMainWindow):
             self.report_error(f"Could not read {Path(path).name}", error)
             return
         if project is not None:
-            self.set_project(project)
+            self.set_project(project, source=Path(path))
             self._remember_recent(Path(path))
 
     # hooks a test replaces to answer for the user

@@ -222,3 +222,11 @@ def test_options_made_the_defaults_on_purpose_start_every_new_table(qtbot, windo
     again.ask_before_closing = False
     qtbot.addWidget(again)
     assert again.new_generated(OTHER) and again.model_panel.time_limit.value() == limit
+
+
+def test_the_title_names_the_file_a_table_was_read_from(qtbot, window):
+    from ctadesk.resources import samples_dir
+
+    assert "untitled" in window.windowTitle()               # generated
+    assert window.open_path(samples_dir() / "thesis_10x15.jj")
+    assert "thesis_10x15.jj" in window.windowTitle() and not window.isWindowModified()
