@@ -256,7 +256,7 @@ def read_asc(path: str | Path, rda: str | Path | None = None) -> AscMicrodata:
     """Read an `.asc` microdata file with its `.rda` (default: the same name with .rda, found
     case-insensitively as tau-argus's Windows files name it)."""
     path = Path(path)
-    metadata = read_rda(rda if rda is not None else _beside(path, ".rda"))
+    metadata = read_rda(rda if rda is not None else rda_beside(path))
     if not metadata.spanning:
         raise FileFormatError("the metadata lists no spanning variable (<RECODEABLE>)", file=metadata.path)
     fields = _fields(metadata)
@@ -278,6 +278,11 @@ def read_asc(path: str | Path, rda: str | Path | None = None) -> AscMicrodata:
     if rows.size == 0:
         raise FileFormatError("the file holds no records", file=path)
     return AscMicrodata(path, metadata, fields, columns, rows)
+
+
+def rda_beside(path: str | Path) -> Path:
+    """The `.rda` of an `.asc` file: the same name with .rda, matched case-insensitively."""
+    return _beside(Path(path), ".rda")
 
 
 def _fixed_columns(text: list[str], fields: dict[str, Field]) -> dict[str, np.ndarray]:

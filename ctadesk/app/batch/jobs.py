@@ -20,30 +20,46 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ctadesk.app.batch.tables import BuiltTable, TableSource, build_table
+from ctadesk.app.batch.toml_jobs import job_record
 from ctadesk.app.job import Protection, protect
 from ctadesk.app.provenance import request_record
 from ctadesk.app.request import ProtectionRequest
 from ctadesk.engine.errors import CTAError
+from ctadesk.engine.result import Progress
 from ctadesk.io.jj import write_jj
-from ctadesk.io.tauargus_batch import (SUPPRESSION_METHODS, AprioriCommand, BatchCommand, BatchError, BatchFile,
-                                       FileCommand, ReadTable, SafetyRule, SpecifyTable, Suppress, WriteTable)
+from ctadesk.io.tauargus_batch import (
+    SUPPRESSION_METHODS,
+    AprioriCommand,
+    BatchCommand,
+    BatchError,
+    BatchFile,
+    FileCommand,
+    ReadTable,
+    SafetyRule,
+    SpecifyTable,
+    Suppress,
+    WriteTable,
+)
 from ctadesk.io.tauargus_output import OutputTable, write_output
 
 
 @dataclasses.dataclass(frozen=True)
 class JobOutcome:
-    """How a job ended: ok, the lines for the logbook, the files written, the error if it failed."""
+    """How a job ended: ok, the lines for the logbook, the files written, the error if it failed,
+    and its record (toml_jobs.job_record: the request as run and a digest of what it published)."""
 
-    job: BatchJob
+    job: Any
     ok: bool
     lines: tuple[str, ...]
     written: tuple[str, ...] = ()
     error: str | None = None
     seconds: float = 0.0
+    record: dict[str, Any] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,9 +93,10 @@ class BatchJob:
         what += "".join(f"; line {other.row}: <SUPPRESS> {other.text}" for other in self.linked)
         return f"job {self.number} ({what})"
 
-    def run(self, stop: threading.Event | None = None, on_log: Callable[[str], None] | None = None) -> JobOutcome:
-        """Build the tables, protect them, write the outputs; never raises for a failing table:
-        the outcome says what went wrong, naming the batch file, the line and the command."""
+    def run(self, stop: threading.Event | None = None, on_log: Callable[[str], None] | None = None,
+            on_progress: Callable[[Progress], None] | None = None, write: bool = True) -> JobOutcome:
+        """Build the tables, protect them, write the outputs (``write``); never raises for a failing
+        table: the outcome says what went wrong, naming the batch file, the line and the command."""
         started = time.perf_counter()
         lines = list(self.notes)
         try:
@@ -90,7 +107,8 @@ class BatchJob:
                 lines += [f"{table.source.title()}: {note}" for note in table.notes]
                 lines.append(f"{table.source.title()}: {table.structure.n_cells} cells, "
                              f"{table.problem.n_sensitive} unsafe")
-            published, protection = self._protect(built, stop, on_log)
+            published, protection = self._protect(built, stop, on_log, on_progress)
+            record = None
             if protection is not None:
                 result = protection.result
                 lines += list(protection.notes)
@@ -99,9 +117,12 @@ class BatchJob:
                              f"request {request_record(protection.request.options())}")
                 if not result.protected:
                     raise CTAError(f"no protected table: {result.message}")
-            written = tuple(str(self._write(write, built, published, protection)) for write in self.writes)
+                record = job_record(protection.request, published)
+            written = tuple(str(self._write(table, built, published, protection)) for table in self.writes) \
+                if write else ()
             lines += [f"written {path}" for path in written]
-            return JobOutcome(self, True, tuple(lines), written, seconds=time.perf_counter() - started)
+            return JobOutcome(self, True, tuple(lines), written, seconds=time.perf_counter() - started,
+                              record=record)
         except CTAError as error:
             message = str(error)
             if self.command is not None and not isinstance(error, BatchError):
@@ -111,17 +132,19 @@ class BatchJob:
             return JobOutcome(self, False, tuple(lines), error=f"{error.filename or ''}: {error.strerror or error}",
                               seconds=time.perf_counter() - started)
 
-    def _protect(self, built: list[BuiltTable], stop, on_log) -> tuple[list[np.ndarray], Protection | None]:
+    def _protect(self, built: list[BuiltTable], stop, on_log, on_progress) -> tuple[list[np.ndarray],
+                                                                                     Protection | None]:
         """Each table's published values and the protection run (None: written unprotected)."""
         if self.command is None:
             return [table.problem.values for table in built], None
         if len(built) == 1:
-            protection = protect(built[0].problem, self.request, stop=stop, on_log=on_log)
+            protection = protect(built[0].problem, self.request, stop=stop, on_log=on_log, on_progress=on_progress)
             values = protection.result.values
             return [values if values is not None else built[0].problem.values], protection
-        return self._protect_linked(built, stop, on_log)
+        return self._protect_linked(built, stop, on_log, on_progress)
 
-    def _protect_linked(self, built: list[BuiltTable], stop, on_log) -> tuple[list[np.ndarray], Protection]:
+    def _protect_linked(self, built: list[BuiltTable], stop, on_log, on_progress) -> tuple[list[np.ndarray],
+                                                                                            Protection]:
         """Several tables as one CTA over the union of their relations: a cell two tables hold
         is one variable (engine/table/linked.py), its status the most protective of the tables'."""
         from ctadesk.engine.table.linked import LinkedTables
@@ -155,7 +178,7 @@ class BatchJob:
         problem = CTAProblem(values, linked.relations(), lower=lower, upper=upper, weights=weights, sensitive=chosen,
                              lower_protection=lower_level[chosen], upper_protection=upper_level[chosen], fixed=fixed,
                              cell_label=linked.cell_label, relation_label=linked.relation_label)
-        protection = protect(problem, self.request, stop=stop, on_log=on_log)
+        protection = protect(problem, self.request, stop=stop, on_log=on_log, on_progress=on_progress)
         result = protection.result.values
         return linked.scatter(result if result is not None else values), protection
 

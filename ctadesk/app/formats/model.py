@@ -24,6 +24,8 @@ class Holds(enum.Enum):
     MICRODATA = "microdata"    # one record per respondent, tabulated after the variables are chosen
     HIERARCHY = "hierarchy"    # the codes of one spanning variable and their parents
     RELEASE = "release"        # a published table read back for an audit
+    BATCH = "batch"            # jobs to run one after another or side by side (ctadesk batch)
+    APRIORI = "apriori"        # what is known of a table's cells beforehand: statuses, bounds, costs
 
 
 class Question(enum.Enum):
@@ -133,6 +135,9 @@ class FileFormat:
     release    "module:function" -> ReleasedTable, called as release(path, structure, answers)
     write      "module:function" writing a project's table as it stands (its original values and
                statuses, no result needed), called as write(path, project)
+    batch      "module:function" -> the jobs of a batch (ctadesk.app.batch.BatchPlan), called as
+               batch(path, request, as_cta)
+    apriori    "module:function" -> an a-priori file's lines, called as apriori(path, structure)
     options    keywords every reader of the format is called with (which package wrote the file)
     questions  what a front end must have answered before the file is read
     exports    what a table read from it can be written back as, in its own layout
@@ -148,6 +153,8 @@ class FileFormat:
     hierarchy: str | None = None
     release: str | None = None
     write: str | None = None
+    batch: str | None = None
+    apriori: str | None = None
     options: Mapping[str, str] = dataclasses.field(default_factory=dict)
     questions: tuple[Question, ...] = ()
     exports: tuple[Export, ...] = ()
@@ -166,7 +173,8 @@ class FileFormat:
     def holds(self) -> frozenset[Holds]:
         """What a file of this format can hold: what its readers make."""
         readers = {Holds.PROJECT if self.project else Holds.TABLE: self.table, Holds.MICRODATA: self.microdata,
-                   Holds.HIERARCHY: self.hierarchy, Holds.RELEASE: self.release}
+                   Holds.HIERARCHY: self.hierarchy, Holds.RELEASE: self.release, Holds.BATCH: self.batch,
+                   Holds.APRIORI: self.apriori}
         return frozenset(holds for holds, reader in readers.items() if reader is not None)
 
     def pattern(self) -> str:
@@ -175,7 +183,8 @@ class FileFormat:
     def reader(self, holds: Holds) -> Callable[..., Any]:
         """The reader that makes ``holds`` from a file of this format, with the format's options."""
         name = {Holds.PROJECT: self.table, Holds.TABLE: self.table, Holds.MICRODATA: self.microdata,
-                Holds.HIERARCHY: self.hierarchy, Holds.RELEASE: self.release}[holds]
+                Holds.HIERARCHY: self.hierarchy, Holds.RELEASE: self.release, Holds.BATCH: self.batch,
+                Holds.APRIORI: self.apriori}[holds]
         if name is None or holds not in self.holds:
             raise ValueError(f"{self.label} hold no {holds.value}")
         return self._bound(name)

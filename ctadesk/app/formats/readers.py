@@ -73,6 +73,23 @@ def csv_microdata(path: Path, spec: MicrodataSpec, answers: Answers) -> Microdat
     return read_csv_microdata(path, spec)
 
 
+def asc_microdata(path: Path, spec: MicrodataSpec, answers: Answers) -> Microdata:
+    """tau-argus microdata (.asc, fixed-width or with a <SEPARATOR>) with its .rda
+    (answers.metadata, else the .rda beside it): the weight, holding and request variables are
+    those the .rda marks."""
+    from ctadesk.io.tauargus_microdata import read_asc
+
+    return read_asc(path, answers.metadata).table(spec.spanning, spec.response).microdata
+
+
+def asc_columns(path: Path) -> list[str]:
+    """The variables the .rda beside an .asc file lists."""
+    from ctadesk.io.tauargus import read_rda
+    from ctadesk.io.tauargus_microdata import rda_beside
+
+    return [variable.name for variable in read_rda(rda_beside(path)).variables]
+
+
 def statfile_microdata(path: Path, spec: MicrodataSpec, answers: Answers, package: str) -> Microdata:
     from ctadesk.io.statfiles import read_statfile_microdata
 

@@ -45,6 +45,11 @@ FORMATS: tuple[FileFormat, ...] = (
                exports=(Export("tab", "Release table as tau-argus .tab…", f"{_FILES}:export_tab", Requires.PROTECTED,
                                source="ctadesk.io.tauargus:TauArgusTable"),)),
     FileFormat("hrc", "tau-argus hierarchies", (".hrc",), hierarchy="ctadesk.io.hierarchy:read_hrc"),
+    FileFormat("asc", "tau-argus microdata", (".asc",), microdata=f"{_READERS}:asc_microdata",
+               columns=f"{_READERS}:asc_columns", questions=(Question.METADATA, Question.VARIABLES)),
+    FileFormat("hst", "tau-argus a-priori files", (".hst",), apriori="ctadesk.io.apriori:read_apriori"),
+    FileFormat("arb", "tau-argus batch files", (".arb",), batch="ctadesk.app.batch.plan:plan_arb"),
+    FileFormat("jobs", "ctadesk job files", (".toml",), batch="ctadesk.app.batch.toml_jobs:plan_toml"),
     FileFormat("spss", "SPSS data files", (".sav", ".zsav"), options={"package": "spss"}, **_STATFILE),
     FileFormat("stata", "Stata data files", (".dta",), options={"package": "stata"}, **_STATFILE),
     FileFormat("sas", "SAS data sets", (".sas7bdat",), options={"package": "sas"}, **_STATFILE),
@@ -53,7 +58,8 @@ FORMATS: tuple[FileFormat, ...] = (
 
 #: a file dialog's title for the formats that hold each
 _TITLES = {None: "Tables, projects and microdata", Holds.TABLE: "Tables", Holds.MICRODATA: "Microdata",
-           Holds.HIERARCHY: "Hierarchies", Holds.RELEASE: "Releases"}
+           Holds.HIERARCHY: "Hierarchies", Holds.RELEASE: "Releases", Holds.BATCH: "Batch and job files",
+           Holds.APRIORI: "A-priori files"}
 
 
 def format_of(path: str | Path, *holds: Holds) -> FileFormat:
