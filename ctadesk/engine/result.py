@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ctadesk.engine.budget import Budget
+from ctadesk.engine.errors import SolverError
 from ctadesk.engine.publish.verify import Verification
 
 
@@ -135,6 +136,13 @@ class CTAResult:
     def protected(self) -> bool:
         """True when this result is a protected table that may be released."""
         return self.verified and self.status in (Status.OPTIMAL, Status.FEASIBLE, Status.CANCELLED, Status.TIME_LIMIT)
+
+    def table(self) -> np.ndarray:
+        """The adjusted values of a result that has them; SolverError, naming how the solve
+        ended, for one without a table."""
+        if self.values is None:
+            raise SolverError(f"{self.method} returned no table ({self.status.value}: {self.message})")
+        return self.values
 
     def replace(self, **changes: Any) -> CTAResult:
         return dataclasses.replace(self, **changes)

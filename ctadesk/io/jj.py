@@ -28,9 +28,9 @@ import scipy.sparse as sp
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import NO_BOUND, CTAProblem
 from ctadesk.io.additivity import require_additive
+from ctadesk.io.decimals import padded, parse_decimals
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.numbers import finite_values, not_a_number
-from ctadesk.io.decimals import padded, parse_decimals
 from ctadesk.io.text import decode_text, read_bytes, read_lines, split_lines
 
 STATUSES = ("s", "u", "m", "z")
@@ -236,9 +236,9 @@ def _read_bulk(raw: bytes) -> _Parsed | None:
         return int(number[0]) if len(number) == 1 and number[0].isdigit() and len(number[0]) <= 18 else None
 
     n = count(1)
-    if fields(0) != [b"0"] or not n or count(n + 2) is None:
+    m = count(n + 2) if n else None
+    if fields(0) != [b"0"] or not n or m is None:
         return None
-    m = count(n + 2)
     last = n + 2 + m
     if last >= ends.size or raw[ends[last]:].strip():
         return None

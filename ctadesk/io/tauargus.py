@@ -32,13 +32,14 @@ import dataclasses
 import shlex
 import shutil
 from pathlib import Path, PureWindowsPath
+from typing import overload
 
 import numpy as np
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.table.structure import DEFAULT_TOTAL, Dimension, TableStructure
 from ctadesk.engine.table.statistics import CellStatistics
+from ctadesk.engine.table.structure import DEFAULT_TOTAL, Dimension, TableStructure
 from ctadesk.io.additivity import RTOL, NonAdditiveRelation, non_additive
 from ctadesk.io.cells import CellLocator
 from ctadesk.io.csv_table import MAX_BYTES
@@ -63,7 +64,14 @@ class RdaVariable:
     def has(self, keyword: str) -> bool:
         return keyword in self.options
 
+    @overload
+    def option(self, keyword: str) -> str | None: ...
+
+    @overload
+    def option(self, keyword: str, default: str) -> str: ...
+
     def option(self, keyword: str, default: str | None = None) -> str | None:
+        """The keyword's first value, else ``default``."""
         values = self.options.get(keyword)
         return values[0] if values else default
 

@@ -12,5 +12,5 @@ from ctadesk.engine.audit.ends import AuditCancelled
 from ctadesk.engine.audit.knowledge import APriori, AttackerKnowledge, Capacity, CapacityKind, Release
 from ctadesk.engine.audit.result import FAILURES, AuditResult
 
-__all__ = ["APriori", "AttackerKnowledge", "AuditCancelled", "AuditOptions", "AuditResult", "Capacity",
-           "CapacityKind", "FAILURES", "Release", "audit"]
+__all__ = ["FAILURES", "APriori", "AttackerKnowledge", "AuditCancelled", "AuditOptions", "AuditResult", "Capacity",
+           "CapacityKind", "Release", "audit"]

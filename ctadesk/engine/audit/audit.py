@@ -78,13 +78,15 @@ def audit(problem: CTAProblem, release: Release, knowledge: AttackerKnowledge | 
     settings = EndSettings(options.warm_start, options.shortcuts, options.tolerance, options.batch_min,
                            options.network)
     done = [0]
+    report = options.on_progress
 
     def progress(count: int) -> None:
         done[0] += count
-        options.on_progress(done[0], 2 * columns.size)
+        if report is not None:
+            report(done[0], 2 * columns.size)
 
     ends_low, ends_high, lps, flows = solve_ends(model, columns, settings, workers, options.stop,
-                                                 progress if options.on_progress is not None else None)
+                                                 progress if report is not None else None)
     a = problem.values[cells]
     low[unknown] = np.minimum(ends_low * model.unit, a[unknown])
     high[unknown] = np.maximum(ends_high * model.unit, a[unknown])

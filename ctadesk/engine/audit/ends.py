@@ -26,6 +26,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from ctadesk.engine.audit.flows import FlowTables
 from ctadesk.engine.audit.lp import BatchLP, IntervalLP
 from ctadesk.engine.audit.model import AttackerModel
 from ctadesk.engine.errors import CTAError
+
+if TYPE_CHECKING:  # a worker process's stop flag (audit/_worker.py)
+    from multiprocessing.synchronize import Event as ProcessEvent
 
 LOG = logging.getLogger(__name__)
 #: seconds between two progress reports
@@ -63,7 +67,7 @@ class EndSettings:
 class _Progress:
     """Throttled reports of ends done, and the stop request."""
 
-    def __init__(self, stop: threading.Event | None, report: Callable[[int], None] | None) -> None:
+    def __init__(self, stop: threading.Event | ProcessEvent | None, report: Callable[[int], None] | None) -> None:
         self.stop, self.report = stop, report
         self.reported, self.last = 0, time.perf_counter()
 
@@ -96,7 +100,7 @@ class EndSolver:
     def flow_runs(self) -> int:
         return self.flows.runs if self.flows is not None else 0
 
-    def solve(self, columns: np.ndarray, sides: np.ndarray, stop: threading.Event | None = None,
+    def solve(self, columns: np.ndarray, sides: np.ndarray, stop: threading.Event | ProcessEvent | None = None,
               progress: Callable[[int], None] | None = None) -> tuple[np.ndarray, int, int]:
         """The ends (table units) of columns on sides (LOWER/UPPER), the number of LPs run and
         the number of max-flow batches tried."""

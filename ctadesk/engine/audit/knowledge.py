@@ -25,8 +25,8 @@ import enum
 import numpy as np
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.publish.precision import MAX_DECIMALS, published_decimals
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.publish.precision import MAX_DECIMALS, published_decimals
 
 
 class CapacityKind(str, enum.Enum):

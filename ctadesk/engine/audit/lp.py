@@ -35,7 +35,7 @@ PRIMAL_SIMPLEX = 4
 RUN_SECONDS = 600.0
 
 
-def _highs(model: AttackerModel, settings: dict[str, object]) -> highspy.Highs:
+def _highs(model: AttackerModel, settings: dict[str, bool | float | str]) -> highspy.Highs:
     """A quiet HiGHS holding the attacker's LP with a zero objective."""
     highs = new_highs()
     for name, value in {"output_flag": False, "presolve": "off", **settings}.items():

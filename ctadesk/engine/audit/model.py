@@ -24,9 +24,9 @@ import scipy.sparse as sp
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.publish.verify import relation_scale
 from ctadesk.engine.solvers.propagation import implied_bounds
 from ctadesk.engine.table.units import table_unit
-from ctadesk.engine.publish.verify import relation_scale
 
 #: rounds of bound propagation for the outer bounds (each one O(nonzeros))
 OUTER_ROUNDS = 3

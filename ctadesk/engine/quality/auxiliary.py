@@ -29,9 +29,9 @@ import scipy.sparse as sp
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.publish.verify import verify
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.solvers.finish import weighted_l1
-from ctadesk.engine.publish.verify import verify
 
 
 @dataclasses.dataclass(frozen=True)

@@ -217,7 +217,7 @@ class QualityReport:
             return group.relative_change_quantiles[QUANTILES.index(int(attribute.split("_")[1]))]
         return getattr(group, attribute)
 
-    def rows(self) -> list[tuple[str, ...]]:
+    def rows(self) -> list[tuple[str | float | int, ...]]:
         """('measure', group names...) then one row per measure (MEASURES), numbers as they are."""
         return [("measure", *self.names),
                 *((label, *(self._value(g, attribute) for g in self.groups)) for label, attribute in MEASURES)]
@@ -414,7 +414,7 @@ class BivariateReport:
                for variable, quality in zip(self.names, (group.first, group.second)) for label, attribute in MEASURES]
         return pair + own
 
-    def rows(self) -> list[tuple[str, ...]]:
+    def rows(self) -> list[tuple[str | float | int, ...]]:
         """('measure', group names...) then one row per measure: PAIR_MEASURES, then MEASURES of
         each variable prefixed with its name."""
         columns = [self._labelled(group) for group in self.groups]
@@ -449,6 +449,6 @@ def bivariate_report(first: CTAProblem, second: CTAProblem, first_values: np.nda
     if groups is None:
         either = np.union1d(first.sensitive, second.sensitive)
         groups = default_groups(CTAProblem(values=first.values, relations=first.relations, sensitive=either))
-    return BivariateReport(tuple(names), tuple(
+    return BivariateReport(names, tuple(
         pair_quality(name, first, second, adjusted[0], adjusted[1], cell_indices(cells, n, name))
         for name, cells in groups.items()))

@@ -43,15 +43,15 @@ from typing import Any
 import numpy as np
 from scipy.optimize import brentq
 
-from ctadesk.engine.quality.auxiliary import Extended, LinearTerm, with_terms
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.model import Distance
-from ctadesk.engine.publish.precision import model_objective, published_or_why
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
+from ctadesk.engine.publish.precision import model_objective, published_or_why
+from ctadesk.engine.quality.auxiliary import Extended, LinearTerm, with_terms
 from ctadesk.engine.quality.measures import inner_cells, preserve
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
+from ctadesk.engine.settings import HUBER_DELTA
 from ctadesk.engine.solvers.finish import finish, senses_of
-from ctadesk.engine.solvers.conic import HUBER_DELTA
 from ctadesk.engine.table.structure import TableStructure
 
 #: the measures a term keeps: the mean change m(y), the variance term L(y), Corr(a, x)
@@ -237,6 +237,23 @@ class QualityTerm:
         if self.measure != "correlation" and not 0 <= bound < math.inf:
             raise ProblemError(f"{self.name}: the bound must be finite and >= 0")
 
+    @property
+    def limit(self) -> float:
+        """The most |m(y)| or |L(y)| may be (0 when hard, the bound when bounded), or the
+        correlation target; a weighted term has none (ProblemError)."""
+        if self.mode == "hard":
+            return 0.0
+        if self.bound is None:
+            raise ProblemError(f"{self.name}: a weighted term has no bound")
+        return self.bound
+
+    @property
+    def price(self) -> float:
+        """A weighted term's weight; another term has none (ProblemError)."""
+        if self.weight is None:
+            raise ProblemError(f"{self.name}: only a weighted term has a weight")
+        return self.weight
+
     # ------------------------------------------------------------------ naming
     @property
     def name(self) -> str:
@@ -321,18 +338,18 @@ class QualityTerm:
         if self.mode == "weighted":
             return None
         if self.measure == "correlation":
-            return bool(value >= self.bound - CORRELATION_TOL)
+            return bool(value >= self.limit - CORRELATION_TOL)
         c = self.coefficients(problem)
         slack = rtol * max(float(np.abs(c) @ np.abs(problem.values)), float(np.abs(c).max()))
-        return bool(abs(value) <= (0.0 if self.mode == "hard" else self.bound) + slack)
+        return bool(abs(value) <= self.limit + slack)
 
     # ----------------------------------------------------------- as a model
     def linear_term(self, problem: CTAProblem) -> LinearTerm:
         """A bounded or weighted mean or L term as an auxiliary cell's term (engine/quality/auxiliary.py)."""
         c = self.coefficients(problem)
         if self.mode == "bounded":
-            return LinearTerm(self.name, c, -self.bound, self.bound)
-        return LinearTerm(self.name, c, weight=self.weight)
+            return LinearTerm(self.name, c, -self.limit, self.limit)
+        return LinearTerm(self.name, c, weight=self.price)
 
 
 def correlation(original: np.ndarray, adjusted: np.ndarray, cells: np.ndarray) -> float:
@@ -361,15 +378,15 @@ def correlation_cut(term: QualityTerm, problem: CTAProblem, values: np.ndarray, 
 
     def g(step: float) -> float:
         z = a + step * y
-        return term.bound * norm_a * math.sqrt(float(z @ z)) - float(a @ z)
+        return term.limit * norm_a * math.sqrt(float(z @ z)) - float(a @ z)
 
     step = brentq(g, 0.0, 1.0, xtol=1e-14) if g(1.0) > 0 else 1.0
     z = a + step * y
     norm_z = math.sqrt(float(z @ z))
     c = np.zeros(problem.n_cells)
-    c[cells] = term.bound * z / norm_z - a / norm_a
+    c[cells] = term.limit * z / norm_z - a / norm_a
     reached = float(a @ z) / (norm_a * norm_z)
-    return LinearTerm(f"cut {number} of {term.name}", c, upper=max(0.0, norm_a * (1.0 - term.bound * reached)))
+    return LinearTerm(f"cut {number} of {term.name}", c, upper=max(0.0, norm_a * (1.0 - term.limit * reached)))
 
 
 def hard_relations(problem: CTAProblem, terms: Sequence[QualityTerm]) -> CTAProblem:
@@ -529,7 +546,7 @@ def _difference(with_term: float, without: float) -> float:
 
 
 def _misses_target(problem: CTAProblem, terms: Sequence[QualityTerm], result: CTAResult) -> bool:
-    return any(term.measure == "correlation" and not term.met(problem, term.value(problem, result.values))
+    return any(term.measure == "correlation" and not term.met(problem, term.value(problem, result.table()))
                for term in terms)
 
 
@@ -560,7 +577,7 @@ def _solve(problem: CTAProblem, terms: Sequence[QualityTerm], solve_fn: Solve, o
             break
         reached = {i: terms[i].value(problem, result.values) for i in targets}
         short = [i for i in targets if not terms[i].met(problem, reached[i])]
-        shortfall = sum(terms[i].bound - reached[i] for i in short)
+        shortfall = sum(terms[i].limit - reached[i] for i in short)
         if best is None or shortfall < best[0]:
             best = (shortfall, result)
         if not short or max(taken) == rounds or options.cancelled():
@@ -585,13 +602,13 @@ def rounded_near(problem: CTAProblem, result: CTAResult, decimals: int,
     values, which undoes what the quality terms bought; this one moves them as little as the grid
     must."""
     started = time.perf_counter()
-    senses = senses_of(problem, result.values)
+    senses = senses_of(problem, result.table())
     cells = problem.sensitive
     lower, upper = problem.lower.copy(), problem.upper.copy()
     up, down = senses == SENSE_UP, senses == SENSE_DOWN
     lower[cells[up]] = np.maximum(lower[cells[up]], problem.values[cells[up]] + problem.upper_protection[up])
     upper[cells[down]] = np.minimum(upper[cells[down]], problem.values[cells[down]] - problem.lower_protection[down])
-    solved = np.clip(result.values, lower, upper)
+    solved = np.clip(result.table(), lower, upper)
     near = CTAProblem(values=solved, relations=problem.relations, rhs=problem.rhs, lower=lower, upper=upper,
                       weights=problem.weights, fixed=problem.fixed, cell_label=problem.cell_label,
                       relation_label=problem.relation_label)
@@ -628,14 +645,14 @@ def published_with_terms(problem: CTAProblem, result: CTAResult, decimals: int, 
         if found is None:
             reasons.append(why)
             continue
-        after = report.evaluated(problem, found.values, PUBLISHED_RTOL)
+        after = report.evaluated(problem, found.table(), PUBLISHED_RTOL)
         broken = [f"{was.term.name} ({now.value:.6g})"
                   for was, now in zip(report.outcomes, after.outcomes) if was.met and now.met is False]
         if broken:
             reasons.append(f"the table at that precision {how} breaks the quality term {'; '.join(broken)}")
             continue
-        priced = sum(o.term.weight * abs(o.value) for o in after.outcomes if o.term.mode == "weighted")
-        candidates.append((model_objective(problem, found.values, distance, delta) + priced, found))
+        priced = sum(o.term.price * abs(o.value) for o in after.outcomes if o.term.mode == "weighted")
+        candidates.append((model_objective(problem, found.table(), distance, delta) + priced, found))
     if not candidates:
         return None, "; ".join(dict.fromkeys(reasons))
     best = min(candidates, key=lambda candidate: candidate[0])[1]

@@ -9,17 +9,29 @@ K-way count table may be published together without bounding a small cell too ti
 from ctadesk.engine.releases.decomposable import PerfectSequence, is_decomposable, perfect_sequence
 from ctadesk.engine.releases.frechet import frechet_bounds
 from ctadesk.engine.releases.linear_bounds import BoundsModel, CellBounds, lp_bounds
-from ctadesk.engine.releases.ordered import (OrderedResult, critical_width, critical_widths, most_parsimonious,
-                                             ordered_marginals)
+from ctadesk.engine.releases.ordered import (
+    OrderedResult,
+    critical_width,
+    critical_widths,
+    most_parsimonious,
+    ordered_marginals,
+)
 from ctadesk.engine.releases.release import Release, lattice, maximal
-from ctadesk.engine.releases.risk import (DEFAULT_THRESHOLD, UTILITIES, RiskReport, cells_released,
-                                          disclosure_risk, subtables_released, weighted)
+from ctadesk.engine.releases.risk import (
+    DEFAULT_THRESHOLD,
+    UTILITIES,
+    RiskReport,
+    cells_released,
+    disclosure_risk,
+    subtables_released,
+    weighted,
+)
 from ctadesk.engine.releases.search import SearchResult, decomposable_release, optimal_release
 from ctadesk.engine.releases.table import CountTable, Subtable
 
 __all__ = [
-    "BoundsModel", "CellBounds", "CountTable", "DEFAULT_THRESHOLD", "OrderedResult", "PerfectSequence", "Release",
-    "RiskReport", "SearchResult", "Subtable", "UTILITIES", "cells_released", "critical_width", "critical_widths",
+    "DEFAULT_THRESHOLD", "UTILITIES", "BoundsModel", "CellBounds", "CountTable", "OrderedResult", "PerfectSequence",
+    "Release", "RiskReport", "SearchResult", "Subtable", "cells_released", "critical_width", "critical_widths",
     "decomposable_release", "disclosure_risk", "frechet_bounds", "is_decomposable", "lattice", "lp_bounds",
     "maximal", "most_parsimonious", "optimal_release", "ordered_marginals", "perfect_sequence",
     "subtables_released", "weighted",

@@ -57,7 +57,7 @@ def is_decomposable(release: Release) -> bool:
 def maximal_cliques(vertices: Iterable[int], edges: Iterable[Iterable[int]]) -> frozenset[Subtable]:
     """The maximal cliques of the graph (Bron–Kerbosch with pivoting); isolated vertices are
     cliques of their own."""
-    neighbours = {v: set() for v in vertices}
+    neighbours: dict[int, set[int]] = {v: set() for v in vertices}
     for u, v in (tuple(e) for e in edges):
         neighbours[u].add(v)
         neighbours[v].add(u)

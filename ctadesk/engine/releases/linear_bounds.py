@@ -118,7 +118,7 @@ class BoundsModel:
         upper = np.array([self.end(int(c), +1) for c in cells], dtype=float)
         return CellBounds(cells, _snap(lower), _snap(upper))
 
-    def first_narrower(self, cells: Sequence[int], alpha: float) -> int | None:
+    def first_narrower(self, cells: Sequence[int] | np.ndarray, alpha: float) -> int | None:
         """The first cell of ``cells`` whose bound width is below ``alpha``, or None when every
         width is at least ``alpha`` (DR(R) >= alpha).
 

@@ -43,7 +43,7 @@ def _basis_rows(table: CountTable, subtable: Subtable) -> tuple[np.ndarray, np.n
         return np.zeros(table.counts.size, np.int64), np.arange(table.counts.size), counts
     grid = np.indices(shape).reshape(len(shape), -1)[axes]
     cells = np.flatnonzero(np.all(grid < np.array(reduced)[:, None], axis=0))
-    return np.ravel_multi_index(grid[:, cells], reduced), cells, counts
+    return np.asarray(np.ravel_multi_index(grid[:, cells], reduced)), cells, counts
 
 
 def basis_constraints(table: CountTable, subtables: Iterable[Subtable]) -> MarginalConstraints:

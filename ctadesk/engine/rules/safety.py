@@ -282,7 +282,7 @@ def _frequency_group(stats: CellStatistics, rules: SafetyRules, weighted: bool, 
         group.flag((stats.freq > 0) & short, Rule.FREQUENCY,
                    magnitude * rules.frequency_safety_range / 100.0)
     if rules.holding_min_frequency > 0:
-        if not stats.has_holdings:
+        if not stats.has_holdings or stats.holding_freq is None:
             raise ProblemError("holding rules are set but the table has no holdings")
         unsafe = (stats.holding_freq > 0) & (stats.holding_freq < rules.holding_min_frequency)
         group.flag(unsafe, Rule.HOLDING_FREQUENCY, magnitude * rules.holding_frequency_safety_range / 100.0)

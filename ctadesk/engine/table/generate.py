@@ -4,6 +4,7 @@ as its preset -- the one generator of the app, the command line, the benchmarks 
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class GeneratorSpec:
     def from_dict(cls, fields: dict) -> GeneratorSpec:
         """The spec of as_dict (QSettings may hand numbers back as text)."""
         known = {f.name: f.type for f in dataclasses.fields(cls)}
-        spec = {}
+        spec: dict[str, Any] = {}
         for name, value in fields.items():
             if name == "shape":
                 spec[name] = tuple(int(v) for v in ([value] if isinstance(value, (str, int)) else value))

@@ -54,4 +54,4 @@ def guess_structure(problem: CTAProblem) -> TableStructure:
         else [str(i) for i in range(n)]
     if len(set(codes)) != n:
         codes = [str(i) for i in range(n)]
-    return TableStructure((Dimension("Cell", codes, np.full(n, -1)),))
+    return TableStructure((Dimension("Cell", tuple(codes), np.full(n, -1)),))

@@ -21,16 +21,18 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.table.structure import TableStructure
 from ctadesk.engine.table.statistics import CellStatistics
+from ctadesk.engine.table.structure import TableStructure
 
 #: request codes: 0 no request, 1 and 2 the two request classes of tau-argus <REQUEST> "1" "2"
 REQUEST_CODES = (1, 2)
 
 
-def _records_message(rows: np.ndarray, first: int | np.ndarray = 1, word: str = "record", limit: int = 5) -> str:
+def _records_message(rows: np.ndarray, first: int | Sequence[int] | np.ndarray = 1, word: str = "record",
+                     limit: int = 5) -> str:
     """'records 3, 7' for record positions ``rows``, numbered from ``first`` or, when ``first`` is
     an array, by its entries (the line each record is on)."""
     numbers = rows + first if np.ndim(first) == 0 else np.asarray(first)[rows]
@@ -39,7 +41,7 @@ def _records_message(rows: np.ndarray, first: int | np.ndarray = 1, word: str = 
     return f"{word}{'s' if rows.size > 1 else ''} {shown}{more}"
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(frozen=True, eq=False, init=False)
 class Microdata:
     """Records of a table: leaf-code positions per dimension and the response.
 
@@ -55,30 +57,33 @@ class Microdata:
 
     structure: TableStructure
     codes: tuple[np.ndarray, ...]
-    response: np.ndarray | None
-    weight: np.ndarray | None = None
-    holding: np.ndarray | None = None
-    request: np.ndarray | None = None
+    response: np.ndarray
+    weight: np.ndarray | None
+    holding: np.ndarray | None
+    request: np.ndarray | None
 
-    def __post_init__(self) -> None:
+    def __init__(self, structure: TableStructure, codes: Sequence[ArrayLike], response: ArrayLike | None,
+                 weight: ArrayLike | None = None, holding: ArrayLike | None = None,
+                 request: ArrayLike | None = None) -> None:
         set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        if self.response is None:
-            if not self.codes:
+        set_("structure", structure)
+        if response is None:
+            if not codes:
                 raise ProblemError("a frequency table needs at least one code column")
-            response = np.ones(np.asarray(self.codes[0]).size)
+            values = np.ones(np.asarray(codes[0]).size)
         else:
-            response = np.asarray(self.response, dtype=float).reshape(-1)
-        n = response.size
-        bad = np.flatnonzero(~np.isfinite(response))
+            values = np.asarray(response, dtype=float).reshape(-1)
+        n = values.size
+        bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             raise ProblemError(f"the response is missing or not finite in {_records_message(bad)}")
-        set_("response", response)
-        dims = self.structure.dimensions
-        if len(self.codes) != len(dims):
-            raise ProblemError(f"{len(self.codes)} code columns for a {len(dims)}-dimensional table")
-        codes = []
-        for dimension, column in zip(dims, self.codes):
-            column = np.asarray(column, dtype=np.int64).reshape(-1)
+        set_("response", values)
+        dims = structure.dimensions
+        if len(codes) != len(dims):
+            raise ProblemError(f"{len(codes)} code columns for a {len(dims)}-dimensional table")
+        positions = []
+        for dimension, given in zip(dims, codes):
+            column = np.asarray(given, dtype=np.int64).reshape(-1)
             if column.size != n:
                 raise ProblemError(f"{dimension.name} has {column.size} records, the response {n}")
             outside = np.flatnonzero((column < 0) | (column >= dimension.size))
@@ -89,28 +94,31 @@ class Microdata:
                 raise ProblemError(
                     f"{dimension.name}: code '{dimension.codes[column[not_leaf[0]]]}' has sub-codes, "
                     f"records must carry a most detailed code ({_records_message(not_leaf)})")
-            codes.append(column)
-        set_("codes", tuple(codes))
-        if self.weight is not None:
-            weight = np.asarray(self.weight, dtype=float).reshape(-1)
-            if weight.size != n:
-                raise ProblemError(f"the weight has {weight.size} records, the response {n}")
-            bad = np.flatnonzero(~np.isfinite(weight) | (weight < 0))
+            positions.append(column)
+        set_("codes", tuple(positions))
+        set_("weight", None)
+        set_("holding", None)
+        set_("request", None)
+        if weight is not None:
+            weights = np.asarray(weight, dtype=float).reshape(-1)
+            if weights.size != n:
+                raise ProblemError(f"the weight has {weights.size} records, the response {n}")
+            bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
             if bad.size:
                 raise ProblemError(f"the weight is missing or negative in {_records_message(bad)}")
-            set_("weight", weight)
-        if self.holding is not None:
-            holding = np.asarray(self.holding, dtype=np.int64).reshape(-1)
-            if holding.size != n:
-                raise ProblemError(f"the holding has {holding.size} records, the response {n}")
-            set_("holding", holding)
-        if self.request is not None:
-            request = np.asarray(self.request, dtype=np.int8).reshape(-1)
-            if request.size != n:
-                raise ProblemError(f"the request flag has {request.size} records, the response {n}")
-            if np.any((request < 0) | (request > 2)):
+            set_("weight", weights)
+        if holding is not None:
+            holdings = np.asarray(holding, dtype=np.int64).reshape(-1)
+            if holdings.size != n:
+                raise ProblemError(f"the holding has {holdings.size} records, the response {n}")
+            set_("holding", holdings)
+        if request is not None:
+            flags = np.asarray(request, dtype=np.int8).reshape(-1)
+            if flags.size != n:
+                raise ProblemError(f"the request flag has {flags.size} records, the response {n}")
+            if np.any((flags < 0) | (flags > 2)):
                 raise ProblemError("request flags must be 0, 1 or 2")
-            set_("request", request)
+            set_("request", flags)
 
     @classmethod
     def from_code_columns(cls, structure: TableStructure, code_columns: Sequence[Sequence[str]],

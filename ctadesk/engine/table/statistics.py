@@ -123,7 +123,7 @@ class CellStatistics:
 
     def total(self, weighted: bool) -> np.ndarray:
         """X per cell: the weighted total when ``weighted`` and weights exist."""
-        return self.weighted_values if weighted and self.has_weights else self.values
+        return self.weighted_values if weighted and self.weighted_values is not None else self.values
 
     def rule_total(self, weighted: bool) -> np.ndarray:
         """The total the dominance and p%/(p,q) rules compare the top contributions with:
@@ -149,7 +149,7 @@ class CellStatistics:
         if n > top.shape[1]:
             raise ProblemError(f"a rule needs the {n} largest contributions but the table keeps only {top.shape[1]}")
         contributions = np.nan_to_num(top[:, :n], nan=0.0)
-        if holding or not (weighted and self.has_weights):
+        if holding or not weighted or self.top_weights is None:  # top_weights come with weighted_values
             return contributions.sum(axis=1)
         weights = np.nan_to_num(self.top_weights[:, :n], nan=0.0)
         before = np.cumsum(weights, axis=1) - weights

@@ -36,15 +36,15 @@ class Dimension:
         if parents.size != len(self.codes):
             raise ProblemError(f"dimension {self.name}: {len(self.codes)} codes but {parents.size} parents")
         if len(set(self.codes)) != len(self.codes):
-            seen: set[str] = set()
-            dup = next(c for c in self.codes if c in seen or seen.add(c))
+            first = np.unique(np.asarray(self.codes), return_index=True)[1]
+            dup = self.codes[int(np.setdiff1d(np.arange(len(self.codes)), first)[0])]
             raise ProblemError(f"dimension {self.name}: code '{dup}' appears twice")
         bad = np.flatnonzero((parents < -1) | (parents >= parents.size) | (parents == np.arange(parents.size)))
         if bad.size:
             raise ProblemError(f"dimension {self.name}: code '{self.codes[bad[0]]}' has an invalid parent")
         parents.flags.writeable = False
         object.__setattr__(self, "parents", parents)
-        self.depth  # raises on cycles
+        self.depth  # noqa: B018 (raises on cycles)
 
     # --------------------------------------------------------- constructors
     @classmethod
@@ -201,7 +201,7 @@ class TableStructure:
         """True for cells whose every code is a leaf (no total or subtotal)."""
         mask = np.ones(self.shape, bool)
         for d, dimension in enumerate(self.dimensions):
-            view = [np.newaxis] * len(self.shape)
+            view: list[slice | None] = [np.newaxis] * len(self.shape)
             view[d] = slice(None)
             mask = mask & dimension.is_leaf[tuple(view)]
         return mask.reshape(-1)

@@ -91,7 +91,7 @@ def read_canonical(archive: zipfile.ZipFile, part: str, reader: PartReader) -> b
                 buffer = buffer[cut + 12:] if end >= 0 else buffer[cut:]
                 in_body, done = end < 0, end >= 0
                 reader.check_count()
-    if not done or b"encoding=" in prefix[:200] and not re.search(rb'encoding="utf-?8"', prefix[:200], re.I):
+    if not done or (b"encoding=" in prefix[:200] and not re.search(rb'encoding="utf-?8"', prefix[:200], re.I)):
         return False
     cells, rows = len(reader.values), reader.rows_read
     reader.parser.Parse(prefix + b"<sheetData/>" + buffer, True)

@@ -30,8 +30,17 @@ from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.export import ExportOutcome, ExportReport, unique_title, write_side_sheets
 from ctadesk.io.excel.source_sheet import SENSITIVE_NOTE
 from ctadesk.io.excel.styles import SENSITIVE_FILL, CellFormat
-from ctadesk.io.excel.writer import (FORMULA_STARTS, ColumnFormat, SheetWriter, WorkbookWriter, column_letters, column_rows,
-                                     number_cells, number_texts, style_attributes)
+from ctadesk.io.excel.writer import (
+    FORMULA_STARTS,
+    ColumnFormat,
+    SheetWriter,
+    WorkbookWriter,
+    column_letters,
+    column_rows,
+    number_cells,
+    number_texts,
+    style_attributes,
+)
 from ctadesk.io.numbers import finite_values
 
 #: most sheets a table of three or more dimensions is spread over (else it is written long)

@@ -261,7 +261,7 @@ def _split_rows(grid: SheetGrid, cells: _Cells, label_columns: list[int],
             body_rows.append(r)
             continue
         label_only = in_labels[r] and not with_data[r]
-        if not header_rows and (label_only and single[r] or _is_title_merge(grid, r, first_data_column)):
+        if not header_rows and ((label_only and single[r]) or _is_title_merge(grid, r, first_data_column)):
             title_rows.append(r)
         elif not header_rows or (with_data[r] and not all_data[r]):
             header_rows.append(r)

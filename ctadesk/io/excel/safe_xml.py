@@ -10,8 +10,8 @@ into an ElementTree whose tags and attribute names carry no namespace prefix.
 
 from __future__ import annotations
 
-import zipfile
 import xml.etree.ElementTree as ElementTree
+import zipfile
 from collections.abc import Callable
 from xml.parsers import expat
 
@@ -71,7 +71,7 @@ def check_prolog(archive: zipfile.ZipFile, part: str, limit: int = 1 << 16) -> N
         parser.Parse(head, False)
     except UnsafeXML:
         raise
-    except Exception:  # the root element started, or a damage the part's reader reports  # noqa: BLE001
+    except Exception:  # the root element started, or a damage the part's reader reports
         pass
 
 

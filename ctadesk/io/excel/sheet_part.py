@@ -24,6 +24,7 @@ from ctadesk.io.excel.expat_sheet import cell_handlers
 from ctadesk.io.excel.package import SheetEntry, WorkbookFile
 from ctadesk.io.excel.safe_xml import feed_part, safe_parser
 
+
 class TooManyCells(ValueError):
     """The sheet holds more cells than the cap."""
 

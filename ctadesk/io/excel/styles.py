@@ -17,8 +17,13 @@ from openpyxl.styles import Alignment, Border, Font, PatternFill, Protection
 from openpyxl.styles.borders import DEFAULT_BORDER
 from openpyxl.styles.fills import DEFAULT_EMPTY_FILL, DEFAULT_GRAY_FILL, Fill
 from openpyxl.styles.fonts import DEFAULT_FONT
-from openpyxl.styles.numbers import (BUILTIN_FORMATS, BUILTIN_FORMATS_MAX_SIZE, BUILTIN_FORMATS_REVERSE,
-                                     is_date_format, is_timedelta_format)
+from openpyxl.styles.numbers import (
+    BUILTIN_FORMATS,
+    BUILTIN_FORMATS_MAX_SIZE,
+    BUILTIN_FORMATS_REVERSE,
+    is_date_format,
+    is_timedelta_format,
+)
 from openpyxl.styles.stylesheet import Stylesheet
 from openpyxl.xml.functions import fromstring, tostring
 

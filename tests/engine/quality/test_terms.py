@@ -352,3 +352,16 @@ def test_the_report_is_json_and_evaluates_another_table():
     again = report.evaluated(problem, problem.values)  # the original table: every change 0, Corr 1
     assert [o.value for o in again.outcomes] == pytest.approx([0.0, 0.0, 1.0])
     assert isinstance(again, TermsReport) and again.distance == report.distance
+
+
+@given(st.floats(min_value=0.0, max_value=1e6), st.floats(min_value=1e-6, max_value=1e6))
+def test_limit_and_price_are_what_each_mode_holds_a_term_to(bound, weight):
+    hard = QualityTerm("mean")
+    bounded = QualityTerm("L", "bounded", bound=bound)
+    weighted = QualityTerm("mean", "weighted", weight=weight)
+    assert (hard.limit, bounded.limit, weighted.price) == (0.0, bound, weight)
+    with pytest.raises(ProblemError, match="has no bound"):
+        weighted.limit  # noqa: B018
+    for term in (hard, bounded):
+        with pytest.raises(ProblemError, match="only a weighted term has a weight"):
+            term.price  # noqa: B018
