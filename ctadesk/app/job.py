@@ -42,7 +42,7 @@ from ctadesk.engine.quality.terms import (
 from ctadesk.engine.quality.weights import inverse_weights, unit_weights
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions
 from ctadesk.engine.solvers import cells_changed as count_changed
-from ctadesk.engine.solvers.conic import HUBER_DELTA
+from ctadesk.engine.settings import HUBER_DELTA
 
 Solve = Callable[[CTAProblem, str, SolveOptions], CTAResult]
 

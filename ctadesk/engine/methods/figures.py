@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ctadesk.engine.methods.registry import METHODS
-from ctadesk.engine.result import CTAResult
+
+if TYPE_CHECKING:
+    from ctadesk.engine.result import CTAResult
 
 
 def _plain(value: float) -> str:

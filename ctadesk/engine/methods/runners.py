@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 from collections.abc import Callable
 
 import numpy as np
 
+from ctadesk.engine.methods.spec import Runner
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
@@ -24,6 +26,21 @@ from ctadesk.engine.solvers.lp import solve_lp
 
 Function = Callable[..., CTAResult]
 ORDERING = "ordering heuristic"
+
+
+@functools.cache
+def loaded(runner: Runner) -> Function:
+    """The function ``runner`` names (methods/spec.py): imported, its keywords bound (a Runner
+    among them as itself: it loads when called), completed by with_senses or exact as it says."""
+    module, _, name = runner.path.partition(":")
+    function = getattr(importlib.import_module(module), name)
+    if runner.keywords:
+        function = functools.partial(function, **dict(runner.keywords))
+    if runner.fixed_senses:
+        function = with_senses(function)
+    if runner.exact:
+        function = exact(function)
+    return function
 
 
 def with_senses(solver: Function) -> Function:
@@ -65,4 +82,4 @@ def rescued(problem: CTAProblem, result: CTAResult, options: SolveOptions) -> CT
                                   "senses_from": ORDERING})
 
 
-__all__ = ["exact", "rescued", "with_senses"]
+__all__ = ["exact", "loaded", "rescued", "with_senses"]

@@ -4,21 +4,28 @@ users and what it reports (issue 12; docs/developer-guide.md, adding a method).
 A Method runs its ``function(problem, options, **parameters)`` on the problem restated in table
 units, and its answer is judged by solvers/claims.py against the method's model, so every
 method says only what it can stand by.
+
+This module imports no numerical library: the registry names each method's function by a
+Runner, imported at the method's first run, so that listing the methods (a command's --help,
+the desktop app's menus) loads no solver.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
 import time
 import types
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ctadesk.engine.errors import MethodError
 from ctadesk.engine.model import Model
-from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.result import CTAResult, SolveOptions
-from ctadesk.engine.solvers.claims import in_table_units
+
+if TYPE_CHECKING:
+    from ctadesk.engine.problem import CTAProblem
+    from ctadesk.engine.result import CTAResult, SolveOptions
 
 ParameterValue = bool | int | float
 _TRUE = frozenset({"true", "yes", "on", "1"})
@@ -107,6 +114,34 @@ class Reports:
 
 
 @dataclasses.dataclass(frozen=True)
+class Runner:
+    """A method's function named, not imported: ``path`` is 'module:function', imported when the
+    runner is first called (methods/runners.py, loaded):
+
+    fixed_senses  the function takes senses=...: the problem's free senses are completed first by
+                  the ordering heuristic (runners.with_senses)
+    exact         an exact method: a run without a verified table is rescued by the fixed-sense
+                  LP (runners.exact)
+    keywords      keyword arguments bound to the function, as pairs; a Runner among the values
+                  stands for the function it names (the MILP's starts, the portfolio's heuristic)
+
+    A runner pickles as its names, so it can be handed to a second process (senses/portfolio.py).
+    """
+
+    path: str
+    fixed_senses: bool = False
+    exact: bool = False
+    keywords: tuple[tuple[str, Any], ...] = ()
+
+    def load(self) -> Callable[..., Any]:
+        """The function this runner names, imported and composed (once: runners.loaded)."""
+        return importlib.import_module("ctadesk.engine.methods.runners").loaded(self)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.load()(*args, **kwargs)
+
+
+@dataclasses.dataclass(frozen=True)
 class Method:
     """A CTA method as the front ends offer it.
 
@@ -114,7 +149,8 @@ class Method:
     label       what a statistician reads in a list of methods
     model       the distance and the way of taking the senses (ctadesk.engine.model)
     summary     one sentence on how it solves the model, citing the paper
-    function    function(problem, options, **parameters) -> CTAResult, in table units
+    function    function(problem, options, **parameters) -> CTAResult, in table units (in the
+                registry a Runner: imported at the first run)
     parameters  its parameters, each a keyword argument of ``function``
     reports     what it reports besides its table
     """
@@ -141,14 +177,18 @@ class Method:
         return types.MappingProxyType({p.name: p.checked(values[p.name], self.name) if p.name in values else p.default
                                        for p in self.parameters})
 
-    def solve(self, problem: CTAProblem, options: SolveOptions = SolveOptions()) -> CTAResult:
+    def solve(self, problem: CTAProblem, options: SolveOptions | None = None) -> CTAResult:
         """Protect ``problem``: options.parameters checked and completed, the function run in table
         units, the answer's claims judged against this method's model (solvers/claims.py).
 
         timings["total"] is the whole call's wall-clock time, and timings["solve"] all of it that
         is not building or verifying: a method that falls back to another (network-l2 to
         clarabel, say) would otherwise report only the second solver's seconds."""
+        from ctadesk.engine.result import SolveOptions              # numpy and the solvers load with
+        from ctadesk.engine.solvers.claims import in_table_units    # a method's first run
+
         started = time.perf_counter()
+        options = SolveOptions() if options is None else options
         options = dataclasses.replace(options, parameters=self.validated(options.parameters))
         lengths = frozenset(p.name for p in self.parameters if p.length)
         result = in_table_units(self.model, self._run, lengths)(problem, options)
@@ -161,4 +201,4 @@ class Method:
         return self.function(problem, options, **options.parameters)
 
 
-__all__ = ["Method", "Parameter", "ParameterValue", "Reports"]
+__all__ = ["Method", "Parameter", "ParameterValue", "Reports", "Runner"]

@@ -50,10 +50,8 @@ from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.solvers.finish import cells_changed, finish, senses_of, weighted_l1
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, solve_model
-from ctadesk.engine.solvers.conic import HUBER_DELTA
+from ctadesk.engine.settings import HUBER_DELTA, MAX_DECIMALS
 
-#: the finest precision a table is published at
-MAX_DECIMALS = 6
 #: a cell's share of a model's objective for its change z (table units)
 CellCost = Callable[[np.ndarray], np.ndarray]
 #: how far from the grid a number may be (in grid steps) and still count as on it

@@ -21,11 +21,9 @@ from ctadesk.engine.senses.common import SenseEvaluator, free_positions
 from ctadesk.engine.senses.feasible_start import sat_senses, starting_senses
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.milp import solve_milp
+from ctadesk.engine.settings import BLOCK_SECONDS, BLOCK_SIZE
 
 METHOD = "bcd"
-BLOCK_SIZE = 40
-#: seconds one block's MILP may take at most
-BLOCK_SECONDS = 10.0
 GROWTH = 1.5
 
 

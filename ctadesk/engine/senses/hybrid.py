@@ -17,8 +17,8 @@ import scipy.sparse as sp
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.senses.common import SenseEvaluator, free_positions, grouped_milp
+from ctadesk.engine.settings import GROUPS
 
-GROUPS = 16
 #: Hybrid runs with M, M-1, ... down to this many groups
 FEWEST_GROUPS = 9
 SWAP_ROUNDS = 20

@@ -7,9 +7,9 @@ import numpy as np
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.senses.common import SenseEvaluator, free_positions
+from ctadesk.engine.settings import REPETITIONS
 
 METHOD = "random"
-REPETITIONS = 100
 
 
 def random_senses(problem: CTAProblem, rng: np.random.Generator) -> np.ndarray:

@@ -14,13 +14,36 @@ solve_soft_lp     fixed-sense L1 with penalised protection slack (Castro & GonzÃ
 
 from __future__ import annotations
 
-from ctadesk.engine.solvers.finish import cells_changed
-from ctadesk.engine.solvers.conic import solve_huber, solve_l2, solve_soc
-from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.milp import solve_milp
-from ctadesk.engine.solvers.network_l1 import solve_network_l1
-from ctadesk.engine.solvers.newton_l2 import solve_network_l2
-from ctadesk.engine.solvers.soft import solve_soft_lp
+import importlib
+from typing import TYPE_CHECKING
 
-__all__ = ["cells_changed", "solve_huber", "solve_l2", "solve_lp", "solve_milp", "solve_network_l1",
-           "solve_network_l2", "solve_soc", "solve_soft_lp"]
+if TYPE_CHECKING:
+    from ctadesk.engine.solvers.conic import solve_huber, solve_l2, solve_soc
+    from ctadesk.engine.solvers.finish import cells_changed
+    from ctadesk.engine.solvers.lp import solve_lp
+    from ctadesk.engine.solvers.milp import solve_milp
+    from ctadesk.engine.solvers.network_l1 import solve_network_l1
+    from ctadesk.engine.solvers.newton_l2 import solve_network_l2
+    from ctadesk.engine.solvers.soft import solve_soft_lp
+
+#: each public name and the module that defines it, imported on first use (PEP 562 module
+#: ``__getattr__``): a module of this package loads its own solver's libraries only (HiGHS for
+#: the MILP, clarabel for the cone programs)
+_HOMES = {
+    "cells_changed": "finish", "solve_huber": "conic", "solve_l2": "conic", "solve_soc": "conic",
+    "solve_lp": "lp", "solve_milp": "milp", "solve_network_l1": "network_l1", "solve_network_l2": "newton_l2",
+    "solve_soft_lp": "soft",
+}
+
+
+def __getattr__(name: str) -> object:
+    try:
+        home = _HOMES[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = sorted(_HOMES)

@@ -24,6 +24,7 @@ from ctadesk.engine.solvers.finish import describe, finish
 from ctadesk.engine.solvers.highs import PROGRESS_INTERVAL
 from ctadesk.engine.solvers.dual_bounds import huber_dual_bound, l2_dual_bound
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, solve_lp
+from ctadesk.engine.settings import HUBER_DELTA
 
 #: clarabel's feasibility tolerance: tighter than its 1e-8 default so answers verify at rtol 1e-6
 FEASIBILITY_TOLERANCE = 1e-9
@@ -45,8 +46,6 @@ _STATUS = {
     "MaxTime": Status.TIME_LIMIT,
     "CallbackTerminated": Status.CANCELLED,
 }
-#: the pseudo-Huber delta of (5.14) by default
-HUBER_DELTA = 1e-3
 #: bounds farther from the original values than this many times the table's largest value or
 #: protection level are left out of the cone model until a solution crosses one
 FAR_BOUND = 1e3

@@ -30,10 +30,9 @@ from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.solvers.finish import finish
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, solve_model
 from ctadesk.engine.solvers.lp import deviation_bounds, fixed_senses, solve_lp
+from ctadesk.engine.settings import PROTECTION_PENALTY, RELATION_PENALTY
 
 METHOD = "soft-lp"
-RELATION_PENALTY = 1e3
-PROTECTION_PENALTY = 1e6
 
 
 def solve_soft_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(), senses: np.ndarray | None = None,

@@ -25,12 +25,21 @@ def test_the_solvers_import_neither_the_sense_heuristics_nor_the_registry():
     assert done.stdout.strip() == "[]"
 
 
+def test_the_registry_names_its_methods_without_loading_a_solver():
+    code = ("import sys, ctadesk.engine.methods as m\n"
+            "assert len(m.METHODS) > 10\n"
+            "print(sorted(n for n in ('numpy', 'scipy', 'highspy', 'clarabel') if n in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 @pytest.mark.parametrize("name", list(METHODS))
 def test_every_method_says_what_it_solves_and_takes(name):
     entry = METHODS[name]
     assert entry.name == name and entry.label and entry.summary
     assert isinstance(entry.model.distance, Distance) and isinstance(entry.model.senses, Senses)
-    keywords = inspect.signature(entry.function).parameters
+    keywords = inspect.signature(entry.function.load()).parameters      # a Runner: imported here
     for parameter in entry.parameters:
         assert parameter.name in keywords, (name, parameter.name)
         assert isinstance(keywords[parameter.name].default, parameter.kind)
