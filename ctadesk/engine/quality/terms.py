@@ -50,7 +50,7 @@ from ctadesk.engine.publish.precision import model_objective, published_or_why
 from ctadesk.engine.quality.auxiliary import Extended, LinearTerm, with_terms
 from ctadesk.engine.quality.measures import inner_cells, preserve
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
-from ctadesk.engine.settings import HUBER_DELTA
+from ctadesk.engine.solvers.conic import HUBER_DELTA
 from ctadesk.engine.solvers.finish import finish, senses_of
 from ctadesk.engine.table.structure import TableStructure
 
