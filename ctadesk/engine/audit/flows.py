@@ -52,6 +52,8 @@ FEASIBILITY = 1e-7
 TIGHT = 1e-9
 #: passes of max flow before giving up (each leaves about 1e-5 of what it was given)
 MAX_PASSES = 6
+#: the most possible arc keys (nodes squared) for which FlowTables._positions uses a mask
+MASK_KEYS = 1 << 24
 #: a pass that leaves more than this share of the imbalance it was given is stuck
 STUCK = 0.5
 
@@ -124,13 +126,18 @@ class FlowTables:
         arcs = self._arcs(np.flatnonzero(((lower < upper) & ~forced)[self.cells]))
         left = self._imbalance(x)
         for _ in range(MAX_PASSES):
-            given = float(left[left > 0].sum())
             if np.abs(left).max(initial=0.0) <= FEASIBILITY:
-                break
+                left = self._imbalance(x)  # the one kept pass by pass may have drifted by roundings
+                if np.abs(left).max(initial=0.0) <= FEASIBILITY:
+                    break
+            given = float(left[left > 0].sum())
             if given <= 0.0:
                 return None
-            x = self._route(x, arcs, left, given)
-            left = self._imbalance(x)
+            step = self._route(x, arcs, left, given)
+            x = x.copy()
+            x[arcs.cells] += step
+            tail, head = self.tail[arcs.cells], self.head[arcs.cells]
+            left = left - (np.bincount(tail, step, self.n_nodes) - np.bincount(head, step, self.n_nodes))
             if float(left[left > 0].sum()) > STUCK * given:
                 return None
         x = np.clip(x, model.lower, model.upper)
@@ -175,8 +182,8 @@ class FlowTables:
         return _Arcs(self.cells[movable], number[piece_arc], tail, head, keys)
 
     def _route(self, x: np.ndarray, arcs: _Arcs, left: np.ndarray, given: float) -> np.ndarray:
-        """x with the imbalance ``left`` routed, as far as one max flow at the scale of ``given``
-        can, through the residual capacities of ``arcs``."""
+        """The change of the cells of ``arcs`` that routes the imbalance ``left`` as far as one
+        max flow at the scale of ``given`` can, through their residual capacities in x."""
         model, n, cells = self.model, self.n_nodes, arcs.cells
         scale = 2.0 ** np.floor(np.log2(LIMIT / (2.0 * given)))
         forward = np.floor(np.minimum((model.upper[cells] - x[cells]) * scale, LIMIT))
@@ -195,15 +202,20 @@ class FlowTables:
             piece_flow = np.where(capacity > 0, arc_flow[arcs.piece_arc] * capacity / arc_capacity[arcs.piece_arc],
                                   0.0)
         m = cells.size
-        return x + np.bincount(cells, piece_flow[:m] - piece_flow[m:2 * m], x.size) / scale
+        return (piece_flow[:m] - piece_flow[m:2 * m]) / scale
 
     @staticmethod
     def _positions(flow: sp.csr_array, keys: np.ndarray) -> np.ndarray:
-        """Where the arcs ``keys`` (tail * nodes + head, sorted) sit in the flow's entries (the flow
-        holds the graph's arcs and their reverses)."""
+        """Where the arcs ``keys`` (tail * nodes + head, increasing) sit in the flow's entries (the
+        flow holds the graph's arcs and their reverses).  Where the nodes are few, a mask over
+        every possible key finds them a few times faster than a binary search."""
         n = flow.shape[0]
         flow_keys = np.repeat(np.arange(n), np.diff(flow.indptr)) * n + flow.indices
-        if np.all(flow_keys[1:] > flow_keys[:-1]):
+        if not np.all(flow_keys[1:] > flow_keys[:-1]):
+            order = np.argsort(flow_keys, kind="stable")
+            return order[np.searchsorted(flow_keys[order], keys)]
+        if n * n > MASK_KEYS:
             return np.searchsorted(flow_keys, keys)
-        order = np.argsort(flow_keys, kind="stable")
-        return order[np.searchsorted(flow_keys[order], keys)]
+        member = np.zeros(n * n, bool)
+        member[keys] = True
+        return np.flatnonzero(member[flow_keys])

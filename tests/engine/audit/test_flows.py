@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+from ctadesk.engine.audit.batches import independent_batch
 from ctadesk.engine.audit.flows import FEASIBILITY, FlowTables
 from ctadesk.engine.audit.model import build_model
 from ctadesk.engine.problem import CTAProblem
@@ -96,3 +97,16 @@ def test_a_batch_with_an_unbounded_end_gets_no_table(side):
     infinite = np.flatnonzero(~np.isfinite(outer))
     if infinite.size:
         assert FlowTables.of(model).table(infinite[:1], side) is None
+
+
+@pytest.mark.parametrize("hierarchical", [False, True])
+def test_the_arcs_are_found_in_the_flow_alike_by_mask_and_by_binary_search(monkeypatch, hierarchical):
+    import ctadesk.engine.audit.flows as flows_module
+
+    model = model_of(5, 6, seed=3, hierarchical=hierarchical)
+    batch = independent_batch(model.matrix, np.flatnonzero(np.isfinite(model.outer_upper)), np.random.default_rng(0))
+    by_mask = FlowTables.of(model).table(batch, +1)
+    monkeypatch.setattr(flows_module, "MASK_KEYS", 0)
+    by_search = FlowTables.of(model).table(batch, +1)
+    assert by_mask is not None and by_search is not None
+    assert np.array_equal(by_mask, by_search)
