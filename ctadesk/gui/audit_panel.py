@@ -11,13 +11,26 @@ import math
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout,
-                               QHeaderView, QLabel, QScrollArea, QSplitter, QTableView, QToolButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctadesk.engine.audit import APriori, AttackerKnowledge, AuditResult, Capacity, CapacityKind
 from ctadesk.engine.audit.result import FAILURES
 from ctadesk.gui.audit_risk import RISK_COLOURS, RISK_NAMES, RiskLevel, risk_levels, text_colour
+from ctadesk.gui.numbers import TableFormat, figure, table_decimals
 from ctadesk.io.project import Project
 
 NO_AUDIT = ("No audit yet. Protect the table, then press Audit (F6): for every sensitive cell, the "
@@ -27,14 +40,6 @@ CAPACITIES = {None: "not known", CapacityKind.ABSOLUTE: "at most, in table units
               CapacityKind.RELATIVE: "at most, % of the value"}
 COLUMNS = ("Cell", "Verdict", "Attacker lower", "Attacker upper", "Width", "Relative width (%)", "Original",
            "Published", "Protection interval", "Why at risk")
-
-
-def _number(value: float) -> str:
-    if math.isnan(value):
-        return "-"
-    if math.isinf(value):
-        return "∞" if value > 0 else "-∞"
-    return f"{value:,.6g}"
 
 
 class AuditCellsModel(QAbstractTableModel):
@@ -49,6 +54,7 @@ class AuditCellsModel(QAbstractTableModel):
         self._levels = np.zeros(0, np.int8)
         self._width = self._relative = np.zeros(0)
         self._brushes = {int(level): QBrush(colour) for level, colour in RISK_COLOURS.items()}
+        self.numbers = TableFormat()
 
     def set_audit(self, project: Project | None, audit: AuditResult | None) -> None:
         self.beginResetModel()
@@ -59,6 +65,7 @@ class AuditCellsModel(QAbstractTableModel):
         else:
             self._levels = risk_levels(audit)
             self._width, self._relative = audit.width, audit.relative_width
+            self.numbers = TableFormat(table_decimals(audit.original, audit.published))
             self._order = np.lexsort((self._relative, -self._levels.astype(np.int64)))
         self.endResetModel()
 
@@ -89,11 +96,12 @@ class AuditCellsModel(QAbstractTableModel):
             return ", ".join(audit.reasons(k)) if self.level(row) is RiskLevel.AT_RISK else ""
         a = float(audit.original[k])
         if column == 8:
-            return (f"({_number(a - float(audit.lower_protection[k]))}, "
-                    f"{_number(a + float(audit.upper_protection[k]))})")
-        numbers = {2: float(audit.lower[k]), 3: float(audit.upper[k]), 4: float(self._width[k]),
-                   5: 100 * float(self._relative[k]), 6: a, 7: float(audit.published[k])}
-        return _number(numbers[column])
+            return f"({figure(a - float(audit.lower_protection[k]))}, {figure(a + float(audit.upper_protection[k]))})"
+        if column in (6, 7):  # the table's own values, at its precision
+            return self.numbers.text(a if column == 6 else float(audit.published[k]))
+        figures = {2: float(audit.lower[k]), 3: float(audit.upper[k]), 4: float(self._width[k]),
+                   5: 100 * float(self._relative[k])}
+        return figure(figures[column])
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or self.audit is None:
@@ -207,10 +215,11 @@ class AuditPanel(QWidget):
         failing = ", ".join(f"{count:,} {FAILURES[name]}" for name, count in audit.counts().items() if count)
         verdict = ("<span style='color:#1e8449'><b>✔ every sensitive cell is protected</b></span>" if audit.safe else
                    f"<span style='color:#922b21'><b>✘ {audit.n_at_risk:,} cell(s) at risk</b></span>")
+        smallest = f"{figure(100 * width, 4)} %" if math.isfinite(width) else figure(width)
         rows = [("cells audited", f"{audit.n_audited:,}"),
                 ("cells at risk", f"{audit.n_at_risk:,}" + (f" ({failing})" if failing else "")),
                 ("exact disclosures", f"{int((levels == RiskLevel.EXACT).sum()):,}"),
-                ("smallest relative width", (f"{100 * width:.4g} %" if math.isfinite(width) else _number(width)) + where),
+                ("smallest relative width", smallest + where),
                 ("time", f"{audit.seconds:.2f} s, {audit.lps:,} LP(s)"
                  + (f", {audit.flows:,} max flow(s)" if audit.flows else "")),
                 ("assumed known", self._assumptions(audit.knowledge))]
@@ -225,7 +234,8 @@ class AuditPanel(QWidget):
         capacity = knowledge.capacity
         if capacity is not None:
             value = np.asarray(capacity.value, float)
-            shown = f"{100 * float(value):g} %" if capacity.kind is CapacityKind.RELATIVE else f"{float(value):,.6g}"
+            shown = (f"{figure(100 * float(value))} %" if capacity.kind is CapacityKind.RELATIVE
+                     else figure(float(value)))
             parts.append(f"non-sensitive cells moved by at most {shown}" if value.ndim == 0 else
                          "non-sensitive cells moved by at most their capacities")
         if knowledge.percentage_known:

@@ -812,8 +812,7 @@ class MainWindow(QMainWindow):
 
     def _progress(self, reports) -> None:
         self.progress_plot.add(reports)
-        objective, bound = self.progress_plot.last()
-        self.solve_state.setText(f"incumbent {objective:,.6g}   bound {bound:,.6g}")
+        self.solve_state.setText(self.progress_plot.state())
 
     def _stale(self) -> bool:
         return self.session is not None and self.session.stale

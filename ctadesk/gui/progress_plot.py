@@ -8,6 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from ctadesk.engine.result import Progress
+from ctadesk.gui.numbers import figure
 
 
 class ProgressPlot(pg.PlotWidget):
@@ -45,6 +46,18 @@ class ProgressPlot(pg.PlotWidget):
             values = np.asarray(values, float)
             finite = np.isfinite(values) & (np.abs(values) < 1e300)
             curve.setData(seconds[finite], values[finite])
+
+    def state(self) -> str:
+        """The run's state in words: "no table yet" until the first incumbent, the incumbent and
+        bound (and their gap) once there are; never "nan"."""
+        objective, bound = self.last()
+        found = "no table yet" if math.isnan(objective) else f"best table so far: objective {figure(objective)}"
+        if math.isnan(bound):
+            return found
+        gap = ""
+        if not math.isnan(objective) and objective != 0:
+            gap = f" (gap {figure(100 * abs(objective - bound) / abs(objective), 3)} %)"
+        return f"{found}; bound {figure(bound)}{gap}"
 
     def last(self) -> tuple[float, float]:
         objective = next((v for v in reversed(self._objective) if math.isfinite(v)), math.nan)

@@ -4,7 +4,6 @@ and the disclosure audit (issue 13), their cells selectable."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,11 +18,12 @@ from ctadesk.engine.quality.measures import QualityReport
 from ctadesk.engine.result import CTAResult
 from ctadesk.gui.audit_panel import AuditPanel
 from ctadesk.gui.model_panel import method_label
+from ctadesk.gui.numbers import figure
 from ctadesk.gui.quality_table import QualityTable, QualityTermsView, summary_text
 from ctadesk.gui.table_model import SliceLayout, relative_change
 from ctadesk.io.project import Project
 
-#: most points drawn in the scatter (a random sample of the changed cells beyond that)
+#: most points drawn in the scatter (a random sample of the changed inner cells beyond that)
 SCATTER_POINTS = 20_000
 #: most labels on a heatmap axis's coarsest tick level (finer levels are labelled where they fit)
 COARSE_LABELS = 6
@@ -72,12 +72,6 @@ def summary_figures(report: QualityReport, result: CTAResult) -> dict[str, float
             "inner cells: regression slope change (%)": inner.slope_change}
 
 
-def _number(value: float | None, digits: int = 6) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    return f"{value:,.{digits}g}"
-
-
 class ResultsPanel(QTabWidget):
     """cell_selected(list[int]) asks the table editor to show and select cells."""
 
@@ -105,7 +99,7 @@ class ResultsPanel(QTabWidget):
         self.colorbar.setImageItem(self.image, insert_in=self.heatmap.getPlotItem())
         self.scatter = pg.PlotWidget(background="w")
         self.scatter.setObjectName("scatter")
-        self.scatter.setLabel("bottom", "original")
+        self.scatter.setLabel("bottom", "original (inner cells)")
         self.scatter.setLabel("left", "adjusted")
         self.scatter_points = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(36, 113, 163, 160))
         self.diagonal = pg.PlotCurveItem(pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
@@ -156,7 +150,7 @@ class ResultsPanel(QTabWidget):
         """Fill every tab from result and the quality terms' report ``terms`` (TermsReport.as_dict(),
         None: the run had none); the heatmap shows the table editor's slice (layout)."""
         lines = [f"<b>{method_label(result.method)}</b>: {result.message or result.status.value.replace('_', ' ')}",
-                 figures(result, _number),
+                 figures(result, figure),
                  "time " + ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())]
         if result.verification is not None:
             lines.append(("✔ " if result.verification.ok else "✘ ") + result.verification.summary())
@@ -166,7 +160,7 @@ class ResultsPanel(QTabWidget):
         if terms is not None:
             lines.append(f"{summary_text(terms)} (<i>Quality terms</i> tab)")
         if report is not None:
-            lines.append("<table>" + "".join(f"<tr><td>{name}</td><td align=right>&nbsp;{_number(value)}</td></tr>"
+            lines.append("<table>" + "".join(f"<tr><td>{name}</td><td align=right>&nbsp;{figure(value)}</td></tr>"
                                              for name, value in summary_figures(report, result).items())
                          + "</table>")
         else:
@@ -179,17 +173,25 @@ class ResultsPanel(QTabWidget):
         self.update_heatmap(project, result, layout)
         original, adjusted = project.values, result.values
         changed = np.flatnonzero(adjusted != original)
-        shown = changed
-        if shown.size > SCATTER_POINTS:
-            shown = np.sort(np.random.default_rng(0).choice(changed, SCATTER_POINTS, replace=False))
-        self.scatter_points.setData(original[shown], adjusted[shown])
-        low, high = float(original.min()), float(original.max())
-        self.diagonal.setData([low, high], [low, high])
+        self.show_scatter(project, adjusted)
         if changed.size:
             counts, edges = np.histogram(adjusted[changed] - original[changed], bins=min(60, max(5, changed.size // 4)))
             self.histogram_curve.setData(edges, counts.astype(float))
         else:
             self.histogram_curve.setData([0, 1], [0.0])
+
+    def show_scatter(self, project: Project, adjusted: np.ndarray) -> None:
+        """Adjusted against original of the changed inner cells (totals, orders of magnitude larger,
+        would squeeze every inner cell into a corner), beside the diagonal over the inner cells' range."""
+        original = project.values
+        inner = project.structure.inner_mask()
+        shown = np.flatnonzero(inner & (adjusted != original))
+        if shown.size > SCATTER_POINTS:
+            shown = np.sort(np.random.default_rng(0).choice(shown, SCATTER_POINTS, replace=False))
+        self.scatter_points.setData(original[shown], adjusted[shown])
+        inner_values = original[inner] if inner.any() else original
+        low, high = float(inner_values.min()), float(inner_values.max())
+        self.diagonal.setData([low, high], [low, high])
 
     def update_heatmap(self, project: Project, result: CTAResult, layout: SliceLayout) -> None:
         """Relative change of the slice's cells, its axes labelled with the row and column codes."""

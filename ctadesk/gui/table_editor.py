@@ -5,8 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSize, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemDelegate, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QStyledItemDelegate, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemDelegate,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QStyledItemDelegate,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctadesk.engine.audit import AuditResult
 from ctadesk.gui.audit_risk import AuditLegend
@@ -34,6 +44,8 @@ class SliceSelector(QWidget):
         self.columns = QComboBox()
         self.rows.setObjectName("slice_rows")
         self.columns.setObjectName("slice_columns")
+        for combo in (self.rows, self.columns):  # as wide as the longest dimension name of every table shown
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._others = QHBoxLayout()
         for widget in (QLabel("Rows:"), self.rows, QLabel("Columns:"), self.columns):
             self._layout.addWidget(widget)
@@ -92,6 +104,7 @@ class SliceSelector(QWidget):
                 continue
             combo = QComboBox()
             combo.setObjectName(f"slice_dim_{d}")
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             combo.addItems(list(dimension.codes))
             combo.setCurrentIndex(dimension.size - 1 if dimension.is_leaf.sum() < dimension.size else 0)
             combo.currentIndexChanged.connect(lambda _=None: self.changed.emit(self.layout_for()))
@@ -117,6 +130,7 @@ class TableEditor(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.model = CellTableModel(self)
+        self.model.numbers_changed.connect(self.fit_columns)
         self.view = QTableView()
         self.view.setObjectName("table_view")
         self.view.setModel(self.model)
@@ -158,7 +172,6 @@ class TableEditor(QWidget):
         self.slices.set_project(project)
         self._collapsed = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
         self._width_rows_header()
-        self.fit_columns()
 
     def show_audit(self, audit: AuditResult | None) -> None:
         """Colour the audited cells by risk level and show the legend (None: back to the statuses)."""
@@ -245,12 +258,11 @@ class TableEditor(QWidget):
 
     def _display_changed(self, position: int) -> None:
         self.model.set_display(list(Display)[position])
-        self.fit_columns()
 
     def fit_columns(self) -> None:
         """Give every column the width of the widest content among the column labels and a sample
-        of the slice's cells (its largest and smallest values among them); a column the user
-        resized keeps its width."""
+        of the slice's cells (its largest, smallest and largest in magnitude among them: in the
+        table's one format the longest texts); a column the user resized keeps its width."""
         model = self.model
         if model.project is None:
             return
@@ -264,7 +276,7 @@ class TableEditor(QWidget):
         shown = model.shown_values(flat)
         if shown is not None and flat.size:
             finite = np.where(np.isfinite(shown), shown, 0.0)
-            sample = np.concatenate([sample, flat[[np.argmax(finite), np.argmin(finite)]]])
+            sample = np.concatenate([sample, flat[[np.argmax(finite), np.argmin(finite), np.argmax(np.abs(finite))]]])
         for cell in np.unique(sample):
             width = max(width, self.view.sizeHintForIndex(model.index(*model.layout_.position(int(cell)))).width())
         header.setDefaultSectionSize(min(MAX_COLUMN_WIDTH, max(MIN_COLUMN_WIDTH, width + 4)))

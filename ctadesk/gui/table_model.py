@@ -14,6 +14,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPainter, QPixmap, QPoly
 
 from ctadesk.engine.audit import AuditResult
 from ctadesk.gui.audit_risk import RISK_COLOURS, RISK_NAMES, RiskLevel, cell_risk_levels, text_colour
+from ctadesk.gui.numbers import TableFormat, figure, table_decimals
 from ctadesk.io.project import Project
 
 
@@ -49,28 +50,8 @@ RULE_COLOURS = {
 STATUS_NAMES = {CellStatus.SAFE: "safe", CellStatus.SENSITIVE: "sensitive (primary)",
                 CellStatus.FIXED: "fixed (may not change)", CellStatus.ADJUSTED: "adjusted"}
 SENSE_NAMES = {1: "up", -1: "down", 0: "free"}
-#: a value below this share of the table's typical magnitude is a leftover of arithmetic and shows as 0
-NEGLIGIBLE = 1e-9
 #: most contributions the cell information lists
 SHOWN_CONTRIBUTIONS = 5
-
-
-def typical_magnitude(values: np.ndarray) -> float:
-    """The median of the nonzero |values| (0 for a table of zeros): the scale leftovers are measured in."""
-    magnitudes = np.abs(values[values != 0])
-    return float(np.median(magnitudes)) if magnitudes.size else 0.0
-
-
-def format_number(value: float, scale: float) -> str:
-    """value as the grid shows it: 0 when below NEGLIGIBLE * scale, thousands separators and up to
-    10 significant digits from 1e-3 to 1e10, else a short form that keeps its whole exponent
-    (1.5e+20, 3.63798e-12), so a narrow column never cuts an exponent off."""
-    magnitude = abs(value)
-    if magnitude <= NEGLIGIBLE * scale:
-        return "0"
-    if 1e-3 <= magnitude < 1e10:
-        return f"{value:,.10g}"
-    return f"{value:.6g}"
 
 
 def editable_text(value: float) -> str:
@@ -136,9 +117,14 @@ class SliceLayout:
 
 
 class CellTableModel(QAbstractTableModel):
-    """Cells of a Project's current slice; edits are requested, not applied (the undo stack applies them)."""
+    """Cells of a Project's current slice; edits are requested, not applied (the undo stack applies them).
+
+    Every number shows in the table's one format (``numbers``: the decimals of its values and of
+    the adjusted ones, the locale's separators); ``numbers_changed`` says the texts may have
+    changed width (the editor fits its columns again)."""
 
     edit_requested = Signal(int, float)
+    numbers_changed = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -152,7 +138,7 @@ class CellTableModel(QAbstractTableModel):
         self._brushes = {status: QBrush(colour) for status, colour in STATUS_COLOURS.items()}
         self._rule_brushes = {rule: QBrush(colour) for rule, colour in RULE_COLOURS.items()}
         self.sense_icons = {1: sense_icon(1), -1: sense_icon(-1)}
-        self.scale = 0.0
+        self.numbers = TableFormat()
         self.audit: AuditResult | None = None
         self.colour_by_audit = True
         self._risk = np.zeros(0, np.int8)
@@ -167,8 +153,15 @@ class CellTableModel(QAbstractTableModel):
         self.layout_ = layout or SliceLayout(project.structure.shape)
         self._set_audit(None)
         self._inner = project.structure.inner_mask()
-        self.scale = typical_magnitude(project.values)
+        self._set_numbers()
         self.endResetModel()
+        self.numbers_changed.emit()
+
+    def _set_numbers(self) -> None:
+        """The table's format: the decimals that show its values and its adjusted values exactly."""
+        adjusted = self.adjusted_values()
+        shown = (self.project.values,) if adjusted is None else (self.project.values, adjusted)
+        self.numbers = TableFormat(table_decimals(*shown), self.numbers.locale)
 
     def set_layout(self, layout: SliceLayout) -> None:
         self.beginResetModel()
@@ -205,9 +198,10 @@ class CellTableModel(QAbstractTableModel):
     def refresh(self) -> None:
         """Tell the view every cell may have changed (it re-reads only what it shows)."""
         if self.project is not None:
-            self.scale = typical_magnitude(self.project.values)
+            self._set_numbers()
         if self.rowCount() and self.columnCount():
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
+        self.numbers_changed.emit()
 
     # ------------------------------------------------------------- reading
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
@@ -256,26 +250,27 @@ class CellTableModel(QAbstractTableModel):
         return None if shown is None else float(shown[0])
 
     def display_text(self, cell: int) -> str:
-        """What the grid shows in a cell (format_number; relative changes in % with 2 decimals)."""
+        """What the grid shows in a cell: the table's format; relative changes in % with 2 decimals."""
         value = self.shown_value(cell)
         if value is None:
             return ""
         if self.display is Display.RELATIVE:
-            return f"{value:+.2f}"
-        return format_number(value, self.scale)
+            return self.numbers.percent(value)
+        if self.display is Display.DIFFERENCE:
+            return self.numbers.signed(value)
+        return self.numbers.text(value)
 
     def cell_facts(self, cell: int) -> list[tuple[str, str]]:
         """(name, text) of everything known about a cell: label, original and adjusted value,
         status, and for a sensitive cell the rules that flagged it, its sense and protection
         interval; frequency and largest contributions when the table has statistics; bounds, weight."""
-        project = self.project
+        project, number = self.project, self.numbers.text
         a = float(project.values[cell])
-        facts = [("cell", project.structure.cell_label(cell)), ("original", f"{a:,.10g}")]
+        facts = [("cell", project.structure.cell_label(cell)), ("original", number(a))]
         adjusted = self.adjusted_values()
         if adjusted is not None:
             x = float(adjusted[cell])
-            change = format_number(x - a, self.scale)
-            facts.append(("adjusted", f"{x:,.10g} (change {'+' * (change != '0' and x > a)}{change})"))
+            facts.append(("adjusted", f"{number(x)} (change {self.numbers.signed(x - a)})"))
         facts.append(("status", STATUS_NAMES[self.status(cell)]))
         if project.sensitive[cell]:
             facts.append(("flagged by", project.flagged_by[cell] or "manual"))
@@ -283,8 +278,8 @@ class CellTableModel(QAbstractTableModel):
             if adjusted is not None and adjusted[cell] != a:
                 sense += f"; the adjusted value went {'up' if adjusted[cell] > a else 'down'}"
             facts.append(("sense", sense))
-            facts.append(("protection interval", f"({a - project.lower_protection[cell]:,.6g}, "
-                                                 f"{a + project.upper_protection[cell]:,.6g})"))
+            facts.append(("protection interval", f"({figure(a - project.lower_protection[cell])}, "
+                                                 f"{figure(a + project.upper_protection[cell])})"))
         facts.extend(self.audit_facts(cell))
         statistics = project.statistics
         if statistics is not None and statistics.freq.shape == project.values.shape:
@@ -294,9 +289,9 @@ class CellTableModel(QAbstractTableModel):
             top = statistics.top[cell, :SHOWN_CONTRIBUTIONS]
             top = top[np.isfinite(top)]
             if top.size:
-                facts.append(("largest contributions", ", ".join(f"{t:,.6g}" for t in top)))
-        facts.append(("bounds", f"[{project.lower[cell]:,.6g}, {project.upper[cell]:,.6g}]"))
-        facts.append(("weight", f"{project.weights[cell]:g}"))
+                facts.append(("largest contributions", self.numbers.items(top)))
+        facts.append(("bounds", f"[{figure(project.lower[cell])}, {figure(project.upper[cell])}]"))
+        facts.append(("weight", figure(project.weights[cell])))
         return facts
 
     def audit_facts(self, cell: int) -> list[tuple[str, str]]:
@@ -308,11 +303,12 @@ class CellTableModel(QAbstractTableModel):
         audit = self.audit
         low, high = float(audit.lower[k]), float(audit.upper[k])
         relative = float(self._audit_relative[k])
-        width = f"width {high - low:,.6g}" + (f", {100 * relative:.3g} % of the value" if np.isfinite(relative) else "")
+        width = f"width {figure(high - low)}" + (f", {figure(100 * relative, 3)} % of the value"
+                                                 if np.isfinite(relative) else "")
         level = self.risk_level(cell)
         reasons = audit.reasons(k)
         verdict = RISK_NAMES[level] + (f": {', '.join(reasons)}" if reasons and level is RiskLevel.AT_RISK else "")
-        return [("attacker interval", f"[{low:,.6g}, {high:,.6g}] ({width})"), ("audit", verdict)]
+        return [("attacker interval", f"[{figure(low)}, {figure(high)}] ({width})"), ("audit", verdict)]
 
     def tooltip(self, cell: int) -> str:
         return "\n".join(f"{name}: {text}" if name != "cell" else text for name, text in self.cell_facts(cell))
@@ -365,11 +361,8 @@ class CellTableModel(QAbstractTableModel):
     def setData(self, index: QModelIndex | QPersistentModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.EditRole or not index.isValid() or self.read_only:
             return False
-        try:
-            number = float(str(value).replace(",", "")) if not isinstance(value, (int, float)) else float(value)
-        except ValueError:
-            return False
-        if not np.isfinite(number):
+        number = float(value) if isinstance(value, (int, float)) else self.numbers.parse(str(value))
+        if number is None or not np.isfinite(number):
             return False
         cell = self.cell_at(index.row(), index.column())
         if number != self.project.values[cell]:  # an editor closed without a change is no edit

@@ -6,7 +6,9 @@ import threading
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 
 from ctadesk.app.session import Session
@@ -14,6 +16,7 @@ from ctadesk.engine.audit import AttackerKnowledge, AuditCancelled, AuditResult,
 from ctadesk.engine.audit.verdicts import Verdicts
 from ctadesk.gui.audit_risk import RISK_COLOURS, RiskLevel
 from ctadesk.gui.main_window import AUDIT_CLEARED
+from ctadesk.gui.numbers import figure
 
 from .conftest import solve_and_wait
 
@@ -85,13 +88,15 @@ def test_the_audit_runs_in_a_worker_and_its_result_fills_the_tab_grid_and_cell_p
         k = int(np.flatnonzero(audit.cells == panel.cells.cell(row))[0])
         assert panel.cells.text(row, 0) == window.project.structure.cell_label(int(audit.cells[k]))
         assert [panel.cells.text(row, c) for c in (2, 3, 6, 7)] == [
-            f"{v:,.6g}" for v in (audit.lower[k], audit.upper[k], audit.original[k], audit.published[k])]
+            figure(audit.lower[k]), figure(audit.upper[k]), *(panel.cells.numbers.text(v) for v in
+                                                              (audit.original[k], audit.published[k]))]
     width, narrowest = audit.smallest_relative_width()
-    assert f"{100 * width:.4g} % ({window.project.structure.cell_label(narrowest)})" in summary
+    assert f"{figure(100 * width, 4)} % ({window.project.structure.cell_label(narrowest)})" in summary
     for k, cell in enumerate(audit.cells):
         window.editor.select_cells([int(cell)])
         low, high = audit.lower[k], audit.upper[k]
-        assert _shown(window)["attacker interval"].startswith(f"[{low:,.6g}, {high:,.6g}] (width {high - low:,.6g}")
+        interval = f"[{figure(low)}, {figure(high)}] (width {figure(high - low)}"
+        assert _shown(window)["attacker interval"].startswith(interval)
         # the interval holds the original value and the safe interval around it (a protected release)
         a = window.project.values[cell]
         assert low <= a - window.project.lower_protection[cell] + 1e-6

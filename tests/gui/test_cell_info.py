@@ -37,6 +37,6 @@ def test_after_protection_the_pane_shows_the_adjusted_value_and_where_it_went(qt
     window.editor.select_cells([cell])
     shown = _shown(window)
     moved = "up" if result.values[cell] > window.project.values[cell] else "down"
-    assert shown["adjusted"].startswith(f"{result.values[cell]:,.10g} (change ")
+    assert shown["adjusted"].startswith(f"{window.editor.model.numbers.text(result.values[cell])} (change ")
     assert shown["sense"] == f"free; the adjusted value went {moved}"
     assert "frequency" not in shown  # a generated table has no statistics

@@ -4,13 +4,14 @@ breaks additivity, numbers with their whole exponent, senses in the grid, labell
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
+from PySide6.QtCore import QLocale, QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QComboBox, QHeaderView
 
 from ctadesk.engine.table.generate import cox_table
+from ctadesk.gui.numbers import TableFormat
 from ctadesk.gui.results_panel import axis_ticks
-from ctadesk.gui.table_model import CellTableModel, Display, format_number
+from ctadesk.gui.table_model import CellTableModel, Display
 from ctadesk.io.project import Project
 
 from .conftest import solve_and_wait
@@ -74,7 +75,7 @@ def test_columns_fit_their_widest_number_and_the_user_can_resize_them(window):
     header = view.horizontalHeader()
     assert header.sectionResizeMode(0) == QHeaderView.ResizeMode.Interactive
     text = model.data(model.index(0, 0))
-    assert text == "123,456,789.1"
+    assert text == "123,456,789.123"  # every cell at the table's three decimals
     assert view.columnWidth(0) > view.fontMetrics().horizontalAdvance(text)
     header.resizeSection(2, 230)
     window.editor.set_display(Display.DIFFERENCE)
@@ -119,16 +120,13 @@ def test_an_editor_closed_without_a_change_makes_no_edit_and_asks_nothing(qtbot,
 
 
 def test_numbers_show_with_their_whole_exponent_and_leftovers_as_zero():
-    assert format_number(3.6379788e-12, scale=500.0) == "0"
-    assert format_number(1.5e20, scale=500.0) == "1.5e+20"
-    assert format_number(123456789.123, scale=500.0) == "123,456,789.1"
-    assert format_number(3.6379788e-12, scale=1e-6) == "3.63798e-12"  # not a leftover in a table of millionths
     structure, problem = cox_table((3, 3), seed=1)
     project = Project.from_problem(problem, structure)
-    project.values[:3] = [3.6379788e-12, 1.5e20, 123456789.123]
+    project.values[:3] = [3.6379788e-12, 1.5e20, 123456789.125]
     model = CellTableModel()
+    model.numbers = TableFormat(0, QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
     model.set_project(project)
-    assert [model.data(model.index(0, c)) for c in range(3)] == ["0", "1.5e+20", "123,456,789.1"]
+    assert [model.data(model.index(0, c)) for c in range(3)] == ["0.000", "1.5e+20", "123,456,789.125"]
 
 
 def test_given_senses_show_as_arrows_in_the_grid(window):
@@ -141,7 +139,7 @@ def test_given_senses_show_as_arrows_in_the_grid(window):
     assert model.data(index, Qt.ItemDataRole.DecorationRole) is model.sense_icons[1]
     window.set_senses(np.array([cell]), -1)
     assert model.data(index, Qt.ItemDataRole.DecorationRole) is model.sense_icons[-1]
-    assert model.data(index) == format_number(project.values[cell], model.scale)  # the number itself unchanged
+    assert model.data(index) == model.numbers.text(project.values[cell])  # the number itself unchanged
     safe = int(np.flatnonzero(~project.sensitive)[0])
     assert model.data(model.index(*model.layout_.position(safe)), Qt.ItemDataRole.DecorationRole) is None
 

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLineEdit, QPushButton
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.table.generate import COX_PRESET, GeneratorSpec
 from ctadesk.gui.main_window import MainWindow
+from ctadesk.gui.numbers import figure
 from ctadesk.gui.table_model import relative_change
 
 from .conftest import SMALL, solve_and_wait
@@ -71,7 +72,7 @@ def test_lower_and_upper_protection_levels_are_set_apart_on_sensitive_cells_only
     tip = window.editor.model.tooltip(sensitive)
     window.undo_stack.redo()
     a = project.values[sensitive]
-    assert f"protection interval: ({a - 3:,.6g}, {a + 11:,.6g})" in window.editor.model.tooltip(sensitive) != tip
+    assert f"protection interval: ({figure(a - 3)}, {figure(a + 11)})" in window.editor.model.tooltip(sensitive) != tip
 
 
 def test_tooltip_names_original_adjusted_interval_and_rule(qtbot, window):
@@ -80,7 +81,8 @@ def test_tooltip_names_original_adjusted_interval_and_rule(qtbot, window):
     row, column = window.editor.model.layout_.position(cell)
     tip = window.editor.model.data(window.editor.model.index(row, column), Qt.ItemDataRole.ToolTipRole)
     a = window.project.values[cell]
-    assert f"original: {a:,.6g}" in tip and f"adjusted: {result.values[cell]:,.6g}" in tip
+    numbers = window.editor.model.numbers
+    assert f"original: {numbers.text(a)}" in tip and f"adjusted: {numbers.text(result.values[cell])}" in tip
     assert "protection interval: (" in tip and "flagged by: generator" in tip
 
 
@@ -229,9 +231,9 @@ def test_a_failed_solve_keeps_the_table_options_and_edits(qtbot, settings):
 
 
 def test_a_relation_finding_selects_every_cell_of_the_relation_and_a_preserved_one_is_listed(window):
+    from ctadesk.engine.publish.verify import verify
     from ctadesk.engine.quality.measures import preserve
     from ctadesk.engine.result import CTAResult, Status
-    from ctadesk.engine.publish.verify import verify
 
     project = window.project
     values = project.values.copy()

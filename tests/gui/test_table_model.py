@@ -4,8 +4,9 @@ import numpy as np
 from PySide6.QtCore import Qt
 
 from ctadesk.engine.table.generate import cox_table
-from ctadesk.gui.table_model import CellStatus, CellTableModel, Display, SliceLayout
+from ctadesk.gui.numbers import figure
 from ctadesk.gui.table_editor import TableEditor
+from ctadesk.gui.table_model import CellStatus, CellTableModel, Display, SliceLayout
 from ctadesk.io.project import Project
 from tests.timing import timed
 
@@ -28,12 +29,12 @@ def test_cells_show_values_status_colours_and_a_tooltip_with_the_protection_inte
     row, column = model.layout_.position(cell)
     index = model.index(row, column)
     a = problem.values[cell]
-    assert model.data(index) == f"{a:,.10g}"
+    assert model.data(index) == model.numbers.text(a)
     assert model.status(cell) is CellStatus.SENSITIVE
     assert model.data(index, Qt.ItemDataRole.BackgroundRole).color().red() == 244
     tip = model.data(index, Qt.ItemDataRole.ToolTipRole)
     level = problem.lower_protection[0]
-    assert f"protection interval: ({a - level:,.6g}, {a + level:,.6g})" in tip
+    assert f"protection interval: ({figure(a - level)}, {figure(a + level)})" in tip
     assert "flagged by: given" in tip
 
 
