@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/cta.py --sizes 1000x1000 --methods lp
     .venv/bin/python benchmarks/cta.py --sizes 100x120 --methods lp l2 soc huber --milp-sizes
     .venv/bin/python benchmarks/cta.py --targets               # issue 12's fixed-sense L1 targets only
-    .venv/bin/python benchmarks/cta.py --exact                 # issue 12's exact L1 target (22 minutes)
+    .venv/bin/python benchmarks/cta.py --exact                 # issue 34's exact L1 target
+    .venv/bin/python benchmarks/cta.py --references --milp-sizes 10x10x10 --seeds 0 1   # plain MILP, 600 s each
 
 Prints, per table and method: seconds to generate the table, to build the
 model, to solve, to verify, end to end; the status and weighted L1 objective.
@@ -19,10 +20,14 @@ end to end in a fresh process (imports, table, choice, solve) in at most 3 s.
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -70,19 +75,69 @@ def run_milp_gaps(sizes: list[str], time_limit: float, seed: int) -> None:
               f"{lp.objective:>13.6g}", flush=True)
 
 
-def run_exact(sizes: list[str], seed: int, seconds: float, factor: float) -> None:
-    """Issue 12: the default exact L1 (choose_method, optimal senses) given ``seconds`` against the
-    plain MILP (HiGHS's branch and bound on model (2a)-(2e)) given ``factor`` times as long."""
-    print(f"\nexact L1: the default at {seconds:g} s against the plain MILP at {factor * seconds:g} s")
-    print(f"{'table':>12} {'method':>14} {'objective':>12} {'bound':>12} {'milp objective':>15} {'milp bound':>12}  verdict")
+#: plain-MILP runs at long time limits, kept so that later runs of --exact compare against them
+REFERENCES = Path(__file__).parent / "results" / "plain_milp.json"
+
+
+def reference_key(size: str, seed: int, seconds: float) -> str:
+    return f"{size} seed {seed} at {seconds:g} s"
+
+
+def load_references() -> dict[str, dict]:
+    return json.loads(REFERENCES.read_text()) if REFERENCES.exists() else {}
+
+
+def plain_milp(size: str, seed: int, seconds: float, fresh: bool = False) -> dict:
+    """The plain MILP (HiGHS's branch and bound on model (2a)-(2e), no cuts, no heuristic) on the
+    Cox table ``size``/``seed`` after ``seconds``: from REFERENCES unless ``fresh``, else run and
+    stored there (with the machine's load average when it ended)."""
+    key = reference_key(size, seed, seconds)
+    stored = load_references()
+    if key in stored and not fresh:
+        return stored[key]
+    _, problem = cox_table(shape_of(size), seed)
+    began = time.perf_counter()
+    result = solve(problem, "milp", SolveOptions(time_limit=seconds))
+    entry = {"objective": result.objective, "bound": result.bound, "status": result.status.value,
+             "seconds": round(time.perf_counter() - began, 1), "load": round(os.getloadavg()[0], 2),
+             "binaries": result.info.get("binaries", 0)}
+    stored = load_references()      # another run may have added its own meanwhile
+    stored[key] = entry
+    REFERENCES.parent.mkdir(exist_ok=True)
+    REFERENCES.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n")
+    return entry
+
+
+def run_references(sizes: list[str], seeds: list[int], seconds: float) -> None:
+    """Run and store the plain MILP at ``seconds`` on every size and seed not stored yet."""
     for size in sizes:
-        _, problem = cox_table(shape_of(size), seed)
-        name, _, parameters = choose_method(problem, Distance.L1, Senses.OPTIMAL, seconds)
-        ours = solve(problem, name, SolveOptions(time_limit=seconds, parameters=parameters))
-        plain = solve(problem, "milp", SolveOptions(time_limit=factor * seconds))
-        verdict = "as good or better" if ours.objective <= plain.objective * (1 + 1e-9) else "WORSE"
-        print(f"{size:>12} {name:>14} {ours.objective:>12.8g} {ours.bound or float('nan'):>12.8g} "
-              f"{plain.objective:>15.8g} {plain.bound or float('nan'):>12.8g}  {verdict}", flush=True)
+        for seed in seeds:
+            entry = plain_milp(size, seed, seconds)
+            print(f"{size:>12} seed {seed}: plain MILP at {seconds:g} s {entry['objective']:.8g} "
+                  f"(bound {entry['bound']}, load {entry['load']})", flush=True)
+
+
+def run_exact(sizes: list[str], seeds: list[int], seconds: float, factor: float) -> None:
+    """Issue 34: the default exact L1 (choose_method, optimal senses) given ``seconds`` against the
+    plain MILP (HiGHS's branch and bound on model (2a)-(2e)) given ``factor`` times as long (stored
+    in REFERENCES, else run now), and each side's bound's gap below the best table either found."""
+    print(f"\nexact L1: the default at {seconds:g} s against the plain MILP at {factor * seconds:g} s "
+          f"(load {os.getloadavg()[0]:.2f})")
+    print(f"{'table':>12} {'seed':>4} {'method':>14} {'objective':>12} {'bound':>12} {'plain objective':>15} "
+          f"{'plain bound':>12} {'ratio':>7} {'our gap':>8} {'plain gap':>9}  verdict")
+    for size in sizes:
+        for seed in seeds:
+            _, problem = cox_table(shape_of(size), seed)
+            name, _, parameters = choose_method(problem, Distance.L1, Senses.OPTIMAL, seconds)
+            ours = solve(problem, name, SolveOptions(time_limit=seconds, parameters=parameters))
+            plain = plain_milp(size, seed, factor * seconds)
+            best = min(ours.objective, plain["objective"])
+            ours_bound, plain_bound = ours.bound or math.nan, plain["bound"] or math.nan
+            verdict = "as good or better" if ours.objective <= plain["objective"] * (1 + 1e-9) else "WORSE"
+            print(f"{size:>12} {seed:>4} {name:>14} {ours.objective:>12.8g} {ours_bound:>12.8g} "
+                  f"{plain['objective']:>15.8g} {plain_bound:>12.8g} {ours.objective / plain['objective']:>7.4f} "
+                  f"{100 * (1 - ours_bound / best):>7.2f}% {100 * (1 - plain_bound / best):>8.2f}%  {verdict}",
+                  flush=True)
 
 
 #: one whole process: imports, the 1000 x 1000 table, the choice, the solve
@@ -146,17 +201,24 @@ def main() -> None:
     parser.add_argument("--milp-time-limit", type=float, default=60.0)
     parser.add_argument("--time-limit", type=float, default=600.0, help="per method and table")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="*", help="seeds of --exact and --references (default: --seed)")
+    parser.add_argument("--references", action="store_true",
+                        help="only run and store (benchmarks/results/plain_milp.json) the plain MILP at 10 times "
+                             "--milp-time-limit on --milp-sizes and --seeds, where not stored yet")
     parser.add_argument("--targets", action="store_true", help="only issue 12's fixed-sense L1 targets")
     parser.add_argument("--repeats", type=int, default=3, help="runs per target timing (median)")
     parser.add_argument("--exact", action="store_true",
-                        help="only issue 12's exact-L1 target: the default at --milp-time-limit against the plain "
+                        help="only issue 34's exact-L1 target: the default at --milp-time-limit against the plain "
                              "MILP at 10 times as long, on --milp-sizes")
     args = parser.parse_args()
     if args.targets:
         run_targets(args.seed, args.repeats)
         return
     if args.exact:
-        run_exact(args.milp_sizes, args.seed, args.milp_time_limit, 10.0)
+        run_exact(args.milp_sizes, args.seeds or [args.seed], args.milp_time_limit, 10.0)
+        return
+    if args.references:
+        run_references(args.milp_sizes, args.seeds or [args.seed], 10.0 * args.milp_time_limit)
         return
     if args.sizes and args.methods:
         run_methods(args.sizes, args.methods, args.seed, args.time_limit)
