@@ -90,7 +90,7 @@ def load_sif(path: Path) -> CTAProblem:
                       senses=np.concatenate([np.ones(up.size), -np.ones(down.size)]).astype(np.int8)[order])
 
 
-def plain_clarabel(problem: CTAProblem) -> tuple[float, float, str]:
+def plain_clarabel(problem: CTAProblem, time_limit: float = math.inf) -> tuple[float, float, str]:
     """clarabel with default settings on min sum w z^2, A z = b - A a, sense bounds on z."""
     began = time.perf_counter()
     lower, upper = sense_bounds(problem, problem.senses)
@@ -104,6 +104,7 @@ def plain_clarabel(problem: CTAProblem) -> tuple[float, float, str]:
     P = sp.diags(2.0 * problem.weights, format="csc")
     settings = clarabel.DefaultSettings()
     settings.verbose = bool(os.environ.get("CLARABEL_VERBOSE"))
+    settings.time_limit = time_limit
     solution = clarabel.DefaultSolver(P, np.zeros(n), rows, rhs, cones, settings).solve()
     z = np.asarray(solution.x)
     return time.perf_counter() - began, float(problem.weights @ z**2), str(solution.status)

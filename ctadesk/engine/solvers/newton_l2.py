@@ -41,6 +41,19 @@ L2_TOLERANCE = 1e-10
 L2_MAX_ITERATIONS = 50
 #: rounds of least_squares_deviations that add the relations its answer broke
 BASIS_ROUNDS = 5
+#: relations added by a later round that make the Newton system's pattern (its entries over the
+#: movable cells) more than this many times the first round's hand the QP to clarabel: the added
+#: relations are other breakdowns of totals already broken down, which close cycles among the
+#: relations, and QDLDL's factor of such a system fills in.  J. Castro's CUTEst tables
+#: (benchmarks/castro_l2.py --sif), the pattern's growth and the factorisation before and after:
+#: hier13 x1.48 (0.008 s -> 0.19 s) and nine5d x1.46 (0.07 s -> 0.66 s), kept (0.18 s and
+#: 1.5 s in all against clarabel's 1.8 s and 14 s); hier16 x2.02 (0.05 s -> 9.9 s), ninenew
+#: x2.36 (0.02 s -> 7.1 s) and nine12 x3.03 (0.03 s -> 17.9 s), where clarabel took 15, 14 and
+#: 17 s for the whole QP in the same run.  Systems of fewer than GROWN_RELATIONS relations are
+#: kept whatever their growth: even a dense factor of them takes a fraction of a second (linked
+#: tables of a few dozen relations grow x2.1-2.8)
+PATTERN_GROWTH = 1.75
+GROWN_RELATIONS = 1000
 #: the line search along a Newton step stops when the dual's slope has fallen to this share of its
 #: slope at the start, or after LINE_SEARCH_STEPS evaluations (_line_search)
 LINE_SEARCH_RTOL = 1e-6
@@ -110,8 +123,10 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     redundant (a total given as the sum of its parts along each dimension it totals): the
     method works on defining_relations' subset, then checks every relation; relations the answer
     breaks (non-nested breakdowns of one total) join the subset and the method goes on from its
-    multipliers, at most BASIS_ROUNDS times.  Returns None when the weights have zeros, the
-    iteration does not converge or the options' budget ends first.
+    multipliers, at most BASIS_ROUNDS times, unless they make a Newton system of at least
+    GROWN_RELATIONS relations whose pattern is more than PATTERN_GROWTH times the first round's
+    (clarabel is then the faster).  Returns None when the weights have zeros, the pattern grows
+    too much, the iteration does not converge or the options' budget ends first.
     """
     weights = problem.weights
     if np.any(weights <= 0):
@@ -120,10 +135,16 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     d = problem.deviation_rhs
     row_scale = abs(A) @ np.maximum(np.abs(problem.values), 1.0)
     kept = defining_relations(A)
+    movable = lower < upper
+    first = np.flatnonzero(kept)
     pi = np.zeros(A.shape[0])
     notes = []
     for _ in range(BASIS_ROUNDS):
         rows = np.flatnonzero(kept)
+        if rows.size > first.size and rows.size >= GROWN_RELATIONS and (
+                growth := pattern_entries(A[rows], movable) / pattern_entries(A[first], movable)) > PATTERN_GROWTH:
+            notes.append(f"{rows.size} relations would grow the Newton system's pattern {growth:.2f} times")
+            return None, "; ".join(notes)
         z, pi[rows], note = _dual_newton(A[rows], d[rows], row_scale[rows], weights, lower, upper, pi[rows], options)
         notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
         if z is None:
@@ -133,6 +154,13 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
             return z, "; ".join(notes)
         kept |= broken
     return None, "; ".join(notes) + f"; relations still broken after {BASIS_ROUNDS} rounds"
+
+
+def pattern_entries(A: sp.csr_array, movable: np.ndarray) -> int:
+    """The entries of the Newton system A D A^T with every movable cell free: pairs of relations
+    that share a movable cell, each relation with itself included."""
+    incidence = sp.csr_array(A[:, np.flatnonzero(movable)] != 0, dtype=np.int8)
+    return int((incidence @ incidence.T).nnz)
 
 
 def _dual_newton(A: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray, lower: np.ndarray,

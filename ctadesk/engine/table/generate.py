@@ -4,9 +4,11 @@ as its preset -- the one generator of the app, the command line, the benchmarks 
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.table.structure import TableStructure
@@ -90,3 +92,113 @@ def cox_table(shape: tuple[int, ...], seed: int = 0, zero_share: float = 0.10,
     return generate_table(GeneratorSpec(shape=tuple(shape), max_value=max_value, zero_share=zero_share,
                                         sensitive_share=sensitive_share, protection_min=protection,
                                         protection_max=protection, capacity=capacity, seed=seed))
+
+
+
+@dataclasses.dataclass(frozen=True)
+class OfficeDimension:
+    """A spanning variable as statistical offices publish them: a balanced tree over its leaves
+    (``fanouts``: the children per code, level by level from the total; (n,) is a flat variable
+    of n codes and its total) and, with ``alternative`` > 0, a second breakdown of the same total
+    into that many groups of the leaves (regions by province and by urban/rural), which does not
+    nest in the first -- the kind of breakdown of J. Castro's nine12, ninenew and hier16 tables.
+    Codes: the tree's level by level from the total, then the alternative groups."""
+
+    fanouts: tuple[int, ...]
+    alternative: int = 0
+
+    def matrices(self, rng: np.random.Generator) -> tuple[sp.csr_array, sp.csr_array, np.ndarray]:
+        """(the relations R, one row per total: -1 on it, +1 on each part; the aggregation S,
+        codes x leaves, S[c, l] = 1 where leaf l lies in code c; the leaves' codes)."""
+        parents = [-1]
+        level = [0]
+        for fanout in self.fanouts:
+            start = len(parents)
+            parents += [parent for parent in level for _ in range(fanout)]
+            level = list(range(start, len(parents)))
+        parent = np.array(parents)
+        tree, leaves = parent.size, np.array(level)
+        membership = [sp.csr_array((np.ones(leaves.size), (leaves, np.arange(leaves.size))), shape=(tree, leaves.size))]
+        up = sp.csr_array((np.ones(tree - 1), (parent[1:], np.arange(1, tree))), shape=(tree, tree))
+        for _ in self.fanouts:
+            membership.append(up @ membership[-1])
+        inside = sp.csr_array(sum(membership[1:], membership[0]))
+        totals = np.flatnonzero(np.bincount(parent[1:], minlength=tree))
+        relation = sp.csr_array((up - sp.identity(tree, format="csr"))[totals])
+        if not self.alternative:
+            return relation, inside, leaves
+        group = rng.permutation(np.arange(leaves.size) % self.alternative)
+        groups = sp.csr_array((np.ones(leaves.size), (group, np.arange(leaves.size))),
+                              shape=(self.alternative, leaves.size))
+        size = tree + self.alternative
+        parts = sp.csr_array((np.ones(leaves.size), (group, leaves)), shape=(self.alternative, size))
+        own = sp.csr_array((-np.ones(self.alternative), (np.arange(self.alternative), tree + np.arange(self.alternative))),
+                           shape=(self.alternative, size))
+        whole = sp.csr_array((np.r_[-1.0, np.ones(self.alternative)], (np.zeros(self.alternative + 1, int),
+                              np.r_[0, tree + np.arange(self.alternative)])), shape=(1, size))
+        relation = sp.vstack([sp.hstack([relation, sp.csr_array((totals.size, self.alternative))]), parts + own, whole])
+        return sp.csr_array(relation), sp.csr_array(sp.vstack([inside, groups])), leaves
+
+
+def office_table(dimensions: tuple[OfficeDimension, ...], seed: int = 0, sensitive_share: float = 0.1,
+                 protection: float = 0.2) -> CTAProblem:
+    """A hierarchical table with fixed senses, after J. Castro's office tables (Castro 2006):
+    inner cells uniform on 1..1000, a tenth of them 0, ``sensitive_share`` of the non-zero inner
+    cells sensitive with protection levels ``protection`` * value both ways and a random sense,
+    values between 0 and twice their own, weights 1 / value (1 on zeros).  Cells in C order of
+    the dimensions' codes (OfficeDimension); relations dimension by dimension, kron(I, R_d, I)."""
+    rng = np.random.default_rng(seed)
+    matrices = [dimension.matrices(rng) for dimension in dimensions]
+    inner = rng.integers(1, 1001, math.prod(S.shape[1] for _, S, _ in matrices)).astype(float)
+    inner[rng.random(inner.size) < 0.1] = 0.0
+    values = inner.reshape([S.shape[1] for _, S, _ in matrices])
+    for axis, (_, S, _) in enumerate(matrices):
+        values = np.moveaxis(np.tensordot(S.toarray(), values, axes=([1], [axis])), 0, axis)
+    values = values.reshape(-1)
+    sizes = [S.shape[0] for _, S, _ in matrices]
+    blocks = [sp.kron(sp.kron(sp.identity(math.prod(sizes[:d])), R), sp.identity(math.prod(sizes[d + 1:])))
+              for d, (R, _, _) in enumerate(matrices)]
+    inner_cells = np.ravel_multi_index(np.ix_(*(leaves for _, _, leaves in matrices)), sizes).reshape(-1)
+    candidates = inner_cells[values[inner_cells] > 0]
+    sensitive = np.sort(rng.choice(candidates, int(round(sensitive_share * candidates.size)), replace=False))
+    levels = protection * values[sensitive]
+    return CTAProblem(values=values, relations=sp.csr_array(sp.vstack(blocks, format="csr")), lower=0.0,
+                      upper=2.0 * values, weights=1.0 / np.maximum(values, 1.0), sensitive=sensitive,
+                      lower_protection=levels, upper_protection=levels,
+                      senses=np.where(rng.random(sensitive.size) < 0.5, 1, -1))
+
+
+
+#: the kinds of office_shapes: how many spanning variables, and how many of them hierarchical
+OFFICE_KINDS = {"nested 2-D": (2, 2), "1H2D": (2, 1), "3-D": (3, 2)}
+
+
+def office_shapes(count: int, seed: int = 0, min_cells: int = 1000,
+                  max_cells: int = 1_000_000) -> list[tuple[str, tuple[OfficeDimension, ...]]]:
+    """``count`` shapes of hierarchical tables with min_cells..max_cells cells, log-uniform, the
+    kinds of OFFICE_KINDS in turn: hierarchies of 2-3 levels with 2-12 codes per total, flat
+    variables of 2-60 codes, and in every fourth shape a non-nested second breakdown of the first
+    variable's total (OfficeDimension)."""
+    rng = np.random.default_rng(seed)
+    shapes: list[tuple[str, tuple[OfficeDimension, ...]]] = []
+    kinds = list(OFFICE_KINDS)
+    while len(shapes) < count:
+        kind = kinds[len(shapes) % len(kinds)]
+        variables, hierarchical = OFFICE_KINDS[kind]
+        target = math.exp(rng.uniform(math.log(min_cells), math.log(max_cells)))
+        per_variable = target ** (1 / variables)
+        dimensions = []
+        for d in range(variables):
+            if d < hierarchical:
+                depth = int(rng.integers(2, 4))
+                fanouts = tuple(int(f) for f in np.clip(np.round(per_variable ** (1 / depth) * rng.uniform(0.6, 1.4, depth)),
+                                                        2, 12))
+            else:
+                fanouts = (int(np.clip(round(per_variable * rng.uniform(0.6, 1.4)), 2, 60)),)
+            alternative = int(rng.integers(2, 5)) if d == 0 and len(shapes) % 4 == 3 else 0
+            dimensions.append(OfficeDimension(fanouts, alternative))
+        cells = math.prod(1 + sum(math.prod(dim.fanouts[:k + 1]) for k in range(len(dim.fanouts))) + dim.alternative
+                          for dim in dimensions)
+        if min_cells <= cells <= max_cells:
+            shapes.append((kind, tuple(dimensions)))
+    return shapes
