@@ -9,13 +9,44 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import (QDockWidget, QDoubleSpinBox, QFileDialog, QFormLayout, QFrame, QGroupBox, QHBoxLayout,
-                               QInputDialog, QLabel, QMainWindow, QMenu, QMessageBox, QProgressBar, QPushButton,
-                               QScrollArea, QTabWidget, QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ctadesk.app import WIDENING_SEED, Protection, ProtectionRequest, additivity, files
-from ctadesk.app.formats import (Answers, Holds, Layout, Question, Requires, Totals, export_of, exports, format_of,
-                                 formats, microdata_columns, open_filter, read_table)
+from ctadesk.app import WIDENING_SEED, Protection, additivity, files
+from ctadesk.app.formats import (
+    Answers,
+    Holds,
+    Layout,
+    Question,
+    Requires,
+    Totals,
+    export_of,
+    exports,
+    format_of,
+    formats,
+    microdata_columns,
+    open_filter,
+    read_table,
+)
 from ctadesk.app.job import engine_solve
 from ctadesk.app.request import AUTO
 from ctadesk.app.rules import rules_dict
@@ -24,7 +55,7 @@ from ctadesk.engine.audit import AuditResult
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.publish.widening import new_seed
 from ctadesk.engine.result import CTAResult
-from ctadesk.engine.table.generate import COX_PRESET, GeneratorSpec, generate_table
+from ctadesk.engine.table.generate import COX_PRESET, GeneratorSpec
 from ctadesk.gui.about import about_text
 from ctadesk.gui.audit_panel import NO_AUDIT
 from ctadesk.gui.cell_dialogs import LimitsDialog
@@ -92,6 +123,9 @@ class MainWindow(QMainWindow):
 
         self.editor = TableEditor()
         self.editor.model.edit_requested.connect(self._edit_value)
+        self.editor.paste_requested.connect(self._paste_values)
+        self.editor.refused.connect(lambda reason: self.statusBar().showMessage(reason, 8000))
+        self.setAcceptDrops(True)
         self.editor.slices.changed.connect(lambda _: self._refresh_heatmap())
         self.editor.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.editor.view.customContextMenuRequested.connect(self._cell_menu)
@@ -441,45 +475,54 @@ class MainWindow(QMainWindow):
             return self.save()
         return answer == buttons.Discard
 
-    def open_path(self, path: str | Path) -> bool:
-        """Open or import any file ctadesk reads (asking what it needs to know); on failure
-        say why and keep the current table.  Unsaved work is saved or discarded first, as the user says."""
+    def open_path(self, path: str | Path, wait: bool = True) -> bool:
+        """Open or import any file ctadesk reads: the questions its format needs are asked here,
+        the file is read in the background (the window stays live, saying what it reads) and the
+        table shown when it is; on failure say why and keep the current table.  Unsaved work is
+        saved or discarded first, as the user says.  ``wait``: return once the table is shown
+        (True when it is); else return once reading has started (True when it has)."""
         path = Path(path)
         if not self.keep_work(f"opening {path.name}"):
             return False
         try:
-            project = self._read(path)
+            reading = self._reader(path)
         except Exception as error:  # the GUI edge: every failure becomes a message
             self.report_error(f"Could not open {path.name}", error)
             return False
-        if project is None:  # the user cancelled a dialog
+        if reading is None:  # the user cancelled a dialog
             return False
-        self.set_project(project, path if format_of(path).project else None, path)
-        self._remember_recent(path)
-        self.statusBar().showMessage(f"Opened {path}", 5000)
-        return True
 
-    def _read(self, path: Path) -> Project | None:
-        """The project a file stands for, asking the questions its format lists (ctadesk.app.formats)."""
+        def place(project: Project) -> None:
+            self.set_project(project, path if format_of(path).project else None, path)
+            self._remember_recent(path)
+            self.statusBar().showMessage(f"Opened {path}", 5000)
+
+        read, retry = reading
+        return self._load(Loading(f"Reading {path.name}", f"Could not open {path.name}", read, place, retry), wait)
+
+    def _reader(self, path: Path) -> tuple[Reader, Retry | None] | None:
+        """What reads the project a file stands for, once the questions its format lists
+        (ctadesk.app.formats) are answered here, and what asks about totals that do not add up
+        and reads again; None when the user cancelled a question."""
         if not path.exists():
             raise CTAError(f"The file {path} does not exist.")
         fmt = format_of(path, Holds.PROJECT, Holds.TABLE, Holds.MICRODATA)
         if Question.SHEETS in fmt.questions:  # the dialog reads the sheets in the layouts the user corrects
             dialog = ExcelImportDialog(path, self)
-            return files.project_from_excel(dialog.tables) if self.run_dialog(dialog) else None
+            return ((lambda: files.project_from_excel(dialog.tables)), None) if self.run_dialog(dialog) else None
         answers = Answers()
         if Question.TABLE_OR_MICRODATA in fmt.questions:
             kind = self.choose("Import CSV", f"What does {path.name} hold?", CSV_KINDS, guess_csv_kind(path))
             if kind is None or kind == "microdata":
-                return None if kind is None else self._read_microdata(path)
+                return None if kind is None else self._tabulated(path)
             answers = Answers(layout=Layout(kind))
         elif not fmt.holds & {Holds.PROJECT, Holds.TABLE}:
-            return self._read_microdata(path)
-        try:
-            return read_table(path, answers)
-        except NonAdditiveError as error:
-            if Question.TOTALS not in fmt.questions:
-                raise
+            return self._tabulated(path)
+
+        def totals(error: BaseException) -> Reader | None:
+            """Totals that do not add up: ask whether to recompute them from their parts."""
+            if not isinstance(error, NonAdditiveError) or Question.TOTALS not in fmt.questions:
+                return None
             broken = error.broken
             recompute = self.confirm(
                 "Totals do not add up",
@@ -487,7 +530,47 @@ class MainWindow(QMainWindow):
                 f"(largest: {broken[0].label}, off by {broken[0].difference:,.6g}).\n\n"
                 "Recompute the totals from their parts? (No keeps the file's values; protection "
                 "then has to keep the differences.)")
-            return read_table(path, Answers(layout=answers.layout, totals=Totals.RECOMPUTE if recompute else Totals.KEEP))
+            again = Answers(layout=answers.layout, totals=Totals.RECOMPUTE if recompute else Totals.KEEP)
+            return lambda: read_table(path, again)
+
+        return (lambda: read_table(path, answers)), totals
+
+    def _tabulated(self, path: Path) -> tuple[Reader, None] | None:
+        """The microdata dialog's tables (it tabulates them as the user sets them up)."""
+        project = self._read_microdata(path)
+        return None if project is None else ((lambda: project), None)
+
+    def _load(self, loading: Loading, wait: bool) -> bool:
+        """Read (or make) a table in the background, the window locked and saying what it does;
+        then show it.  ``wait``: return once it is shown (True) or has failed (False, said)."""
+        self._loading = loading
+        self._loaded_ok = False
+        self.solve_state.setText(f"{loading.doing}…")
+        self.statusBar().showMessage(f"{loading.doing}…")
+        self._set_running(True, LOAD)
+        self.runner.start(LOAD, lambda feed: loading.read())
+        if not wait:
+            return True
+        self.runner.wait()
+        return self._loaded_ok
+
+    def _loaded(self, project: Project) -> None:
+        self._set_running(False)
+        self.statusBar().clearMessage()
+        self.solve_state.setText(self.session.note if self.session is not None else "")
+        self._loading.place(project)
+        self._loaded_ok = True
+
+    def _load_failed(self, error: BaseException) -> None:
+        self._set_running(False)
+        self.statusBar().clearMessage()
+        self.solve_state.setText(self.session.note if self.session is not None else "")
+        loading = self._loading
+        again = loading.retry(error) if loading.retry is not None else None
+        if again is not None:
+            self._load(dataclasses.replace(loading, read=again), wait=False)
+        else:
+            self.report_error(loading.failure, error)
 
     def _read_microdata(self, path: Path) -> Project | None:
         def load(dialog: MicrodataDialog) -> Project:
@@ -528,19 +611,14 @@ class MainWindow(QMainWindow):
         text, ok = QInputDialog.getItem(self, title, label, list(options.values()), keys.index(current), False)
         return keys[list(options.values()).index(text)] if ok else None
 
-    def new_generated(self, spec: GeneratorSpec = COX_PRESET) -> bool:
-        """Show a generated table (``spec``) in place of the one shown, once unsaved work is saved or discarded."""
+    def new_generated(self, spec: GeneratorSpec = COX_PRESET, wait: bool = True) -> bool:
+        """Show a generated table (``spec``, made in the background) in place of the one shown, once
+        unsaved work is saved or discarded; ``wait`` as in open_path."""
         if not self.keep_work("generating a new table"):
             return False
-        try:
-            structure, problem = generate_table(spec)
-            project = Project.from_problem(problem, structure)
-        except Exception as error:
-            self.report_error("Could not generate the table", error)
-            return False
-        project.flagged_by[project.sensitive] = "generator"
-        self.set_project(project)
-        return True
+        shape = " × ".join(map(str, spec.shape))
+        return self._load(Loading(f"Generating a {shape} table", "Could not generate the table",
+                                  lambda: generated_project(spec), self.set_project), wait)
 
     def generate_dialog(self) -> None:
         """The generator dialog, opened on the last table generated (remembered across sessions)."""
@@ -552,12 +630,12 @@ class MainWindow(QMainWindow):
         dialog = GeneratorDialog(self, spec)
         if self.run_dialog(dialog):
             self.settings.setValue("generator/spec", dialog.spec().as_dict())
-            self.new_generated(dialog.spec())
+            self.new_generated(dialog.spec(), wait=False)
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a table or project", self._last_dir(), OPEN_FILTER)
         if path:
-            self.open_path(path)
+            self.open_path(path, wait=False)
 
     def save(self) -> bool:
         if self.path is None:
@@ -599,28 +677,41 @@ class MainWindow(QMainWindow):
         default = str(Path(self._last_dir()) / f"{stem}{'-' + kind if kind in ('release', 'internal') else ''}{suffix}")
         path, _ = QFileDialog.getSaveFileName(self, export.menu.rstrip("…"), default, export.filter)
         if path:
-            self.export_to(kind, Path(path if path.lower().endswith(suffix) else path + suffix))
+            self.export_to(kind, Path(path if path.lower().endswith(suffix) else path + suffix), wait=False)
 
-    def export_to(self, kind: str, path: Path) -> bool:
-        """Write one export kind (ctadesk.app.formats.exports); a stale result is written only if the user says so."""
+    def export_to(self, kind: str, path: Path, wait: bool = True) -> bool:
+        """Write one export kind (ctadesk.app.formats.exports) in the background, the table locked
+        meanwhile; a stale result is written only if the user says so.  ``wait``: return once
+        written (True) or failed (False, said); else once writing has started."""
         if (export_of(kind).requires is not Requires.NOTHING and self.project.result is not None and self._stale()
                 and not self.confirm("Stale result", STALE_NOTICE + "\n\nExport the stale result anyway?")):
             return False
-        try:
-            if kind == "internal":      # with the session's audit, if one was run on this result
-                written = files.export_excel(path, self.project, internal=True, audit=self.session.last_audit)
-            else:
-                written = export_of(kind).writer()(path, self.project)
-        except Exception as error:
-            self.report_error(f"Could not write {path.name}", error)
-            return False
+        self._exporting = path = Path(path)
+        self._exported_ok = False
+        self.solve_state.setText(f"Writing {path.name}…")
+        self.statusBar().showMessage(f"Writing {path}…")
+        self._set_running(True, EXPORT)
+        self.runner.start(EXPORT, export_job(self.session, kind, path))
+        if not wait:
+            return True
+        self.runner.wait()
+        return self._exported_ok
+
+    def _exported(self, written) -> None:
+        self._set_running(False)
+        self.solve_state.setText(self.session.note)
         left_out = ""
         if isinstance(written, files.ExportOutcome):
             self.log_pane.append_lines(written.lines())
             if written.dropped:
                 left_out = f" — {len(written.dropped)} item(s) of the source left out, listed in the log"
-        self.statusBar().showMessage(f"Wrote {path}{left_out}", 8000)
-        return True
+        self.statusBar().showMessage(f"Wrote {self._exporting}{left_out}", 8000)
+        self._exported_ok = True
+
+    def _export_failed(self, error: BaseException) -> None:
+        self._set_running(False)
+        self.solve_state.setText(self.session.note)
+        self.report_error(f"Could not write {self._exporting.name}", error)
 
     # ---------------------------------------------------------------- rules
     def apply_rules(self) -> bool:
@@ -656,6 +747,35 @@ class MainWindow(QMainWindow):
         if self._push({"values": ([cell], [value])}, text):
             edit = self.session.history[-1]
             QTimer.singleShot(0, self, lambda: self.check_additivity(edit, cell, previous))
+
+    def _paste_values(self, cells: np.ndarray, values: np.ndarray) -> None:
+        """Set the pasted cells' values as one undoable edit; say how many relations the table now
+        breaks (Edit > Recompute totals makes them add up)."""
+        if not self._push({"values": (cells, values)}, f"Paste {cells.size:,} value(s)"):
+            return
+        project = self.project
+        residual = np.abs(project.relations @ project.values - project.rhs)
+        broken = int((residual > 1e-9 * max(1.0, float(np.abs(project.values).max()))).sum())
+        self.statusBar().showMessage(f"Pasted {cells.size:,} value(s)" + (
+            f"; {broken:,} total(s) no longer equal the sum of their parts (Edit > Recompute totals)" if broken
+            else ""), 10000)
+
+    # ------------------------------------------------------------- drag and drop
+    def dragEnterEvent(self, event) -> None:
+        """Files dragged onto the window may be dropped while nothing runs."""
+        urls = event.mimeData().urls()
+        if urls and all(url.isLocalFile() for url in urls) and not self._busy():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        """A dropped file opens as File > Open does (asking about unsaved work); one file at a time."""
+        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
+        if not paths:
+            return
+        event.acceptProposedAction()
+        if len(paths) > 1:
+            self.statusBar().showMessage(f"Opening {Path(paths[0]).name}: drop one file at a time.", 8000)
+        QTimer.singleShot(0, self, lambda: self.open_path(paths[0]))  # after the drop ends: the dialogs are modal
 
     def check_additivity(self, edit: Edit, cell: int, previous: float) -> None:
         """If the value edit `edit` (still the last thing done) unbalanced totals, name them and

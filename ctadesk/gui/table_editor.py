@@ -4,7 +4,8 @@ collapsible hierarchies."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSize, Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QLocale, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemDelegate,
     QComboBox,
@@ -125,7 +126,16 @@ class NumberDelegate(QStyledItemDelegate):
 
 
 class TableEditor(QWidget):
-    """Slice selector, display selector, the audit's legend (while an audit is shown) and the grid of one slice."""
+    """Slice selector, display selector, the audit's legend (while an audit is shown) and the grid of one slice.
+
+    Ctrl+C copies the selected cells as tab-separated text, as spreadsheets do (the rectangle
+    around the selection, the values shown at the table's precision, without thousands
+    separators); Ctrl+V asks (paste_requested(cells, values)) to set the original values of the
+    range starting at the current cell from such text."""
+
+    paste_requested = Signal(object, object)  # flat cells, values
+    #: why a paste did nothing
+    refused = Signal(str)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -164,6 +174,74 @@ class TableEditor(QWidget):
         layout.addWidget(self.audit_legend)
         layout.addWidget(self.view)
         self._collapsed: dict[Qt.Orientation, set[int]] = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
+        for name, keys, slot in (("copy", QKeySequence.StandardKey.Copy, self.copy),
+                                 ("paste", QKeySequence.StandardKey.Paste, self.paste)):
+            action = QAction(name.capitalize(), self.view, objectName=f"act_{name}_cells")
+            action.setShortcut(keys)
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(slot)
+            self.view.addAction(action)
+
+    # ------------------------------------------------------------- clipboard
+    def selection_text(self) -> str:
+        """The selected cells as rows of tab-separated values (the rectangle around the selection;
+        a cell in it not selected is left empty)."""
+        indexes = self.view.selectionModel().selectedIndexes()
+        if not indexes:
+            return ""
+        rows = sorted({i.row() for i in indexes})
+        columns = sorted({i.column() for i in indexes})
+        chosen = {(i.row(), i.column()) for i in indexes}
+        plain = QLocale(self.model.numbers.locale)
+        plain.setNumberOptions(QLocale.NumberOption.OmitGroupSeparator)
+        with_locale = self.model.numbers.locale
+        self.model.numbers.locale = plain
+        try:
+            lines = ["\t".join(self.model.display_text(self.model.cell_at(r, c)) if (r, c) in chosen else ""
+                               for c in range(columns[0], columns[-1] + 1))
+                     for r in range(rows[0], rows[-1] + 1)]
+        finally:
+            self.model.numbers.locale = with_locale
+        return "\n".join(lines) + "\n"
+
+    def copy(self) -> None:
+        """Ctrl+C: the selected cells to the clipboard as tab-separated text."""
+        text = self.selection_text()
+        if text:
+            QGuiApplication.clipboard().setText(text)
+
+    def paste(self) -> None:
+        """Ctrl+V: tab-separated values from the clipboard into the original values from the current
+        cell on (right and down, within the slice); empty fields leave their cell as it is."""
+        reason = self.paste_text(QGuiApplication.clipboard().text())
+        if reason:
+            self.refused.emit(reason)
+
+    def paste_text(self, text: str) -> str:
+        """Ask to set the cells from ``text``; the reason nothing was pasted ('' when it was)."""
+        model, index = self.model, self.view.currentIndex()
+        if model.project is None or not index.isValid():
+            return "Click the cell the pasted range starts at."
+        if model.display is not Display.ORIGINAL or model.read_only:
+            return "Values are pasted into the original values: show them (and wait for the run to end)."
+        cells, values = [], []
+        for r, line in enumerate(text.rstrip("\r\n").splitlines()):
+            for c, field in enumerate(line.split("\t")):
+                row, column = index.row() + r, index.column() + c
+                if not field.strip():
+                    continue
+                number = model.numbers.parse(field)
+                if number is None or not np.isfinite(number):
+                    return f"Line {r + 1}, field {c + 1} of the pasted text is not a number: {field.strip()!r}."
+                if row >= model.rowCount() or column >= model.columnCount():
+                    return (f"The pasted range ({r + 1} x {c + 1} and more) runs past the table's last "
+                            f"{'row' if row >= model.rowCount() else 'column'}.")
+                cells.append(model.cell_at(row, column))
+                values.append(number)
+        if not cells:
+            return "The clipboard holds no numbers."
+        self.paste_requested.emit(np.asarray(cells, np.int64), np.asarray(values, float))
+        return ""
 
     # ------------------------------------------------------------------ API
     def set_project(self, project: Project) -> None:
