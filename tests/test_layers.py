@@ -39,6 +39,8 @@ ENGINE_PUBLIC = frozenset({
     "ctadesk.engine.quality.terms", "ctadesk.engine.rules.safety", "ctadesk.engine.table.structure",
     "ctadesk.engine.table.microdata", "ctadesk.engine.table.statistics", "ctadesk.engine.table.generate",
     "ctadesk.engine.publish.precision", "ctadesk.engine.publish.widening", "ctadesk.engine.releases.search",
+    # the settings' defaults and limits, in a module importing nothing (a command's --help)
+    "ctadesk.engine.settings",
 })
 
 

@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctadesk.engine.errors import CTAError
+from ctadesk.engine.methods import AUTO
 from ctadesk.engine.model import Distance, Senses
-from ctadesk.engine.publish.precision import MAX_DECIMALS
 from ctadesk.engine.quality.terms import QualityTerm
+from ctadesk.engine.settings import MAX_DECIMALS
 
 #: cell weights a request can name: the table's own, 1 (total absolute change) or 1/|a| (relative change)
 WEIGHT_CHOICES = ("table", "unit", "inverse")
@@ -24,8 +25,6 @@ WEIGHT_CHOICES = ("table", "unit", "inverse")
 PRESERVABLE = ("mean", "variance")
 #: the key under which the secret widening seed is kept in a project's options
 WIDENING_SEED = "widening_seed"
-#: the method name that lets the engine choose the algorithm for the model (methods.choose_method)
-AUTO = "auto"
 
 
 class RequestError(CTAError):

@@ -2,7 +2,8 @@
 `ctadesk solve INSTANCE --second-values FILE.jj` and `ctadesk protect MICRODATA --response A,B`
 share the options here and build one BivariateRequest, run by the app layer
 (ctadesk.app.bivariate.protect_two).  The two tables are given unrounded and written as JSON
-(BivariateProtection.as_dict()), not as workbooks or projects."""
+(BivariateProtection.as_dict()), not as workbooks or projects.  Their options are
+ctadesk.cli.protection_options'; this module is imported when a command runs."""
 
 from __future__ import annotations
 
@@ -10,37 +11,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from ctadesk.app.bivariate import APPROACHES, BivariateProtection, BivariateRequest, protect_two
+from ctadesk.app.bivariate import BivariateProtection, BivariateRequest, protect_two
+from ctadesk.app.formats import format_of
 from ctadesk.cli.release import request_from, write_json
+from ctadesk.cli.tables import build_table, cell_records, write_records
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.problem import CTAProblem
-
-
-def _percent_or_none(text: str) -> float | None:
-    if text.strip().lower() == "none":
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a percentage or 'none'") from None
-    if not 0 < value < 100:
-        raise argparse.ArgumentTypeError(f"{text} %: a target lies between 0 and 100")
-    return value
-
-
-def add_bivariate_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """--approach, --variance-target, --covariance-target, --shared-senses (for two variables)."""
-    parser.add_argument("--approach", choices=APPROACHES, default="direct",
-                        help="two variables: convex programs over both (direct, default: met every target "
-                             "measured) or the paper's alternating LPs (alternating)")
-    parser.add_argument("--variance-target", type=_percent_or_none, default=0.25, metavar="PCT|none",
-                        help="two variables: largest change of each variable's variance over the inner cells, "
-                             "%% (default 0.25)")
-    parser.add_argument("--covariance-target", type=_percent_or_none, default=0.25, metavar="PCT|none",
-                        help="two variables: largest change of their covariance, %% (default 0.25); the slope and "
-                             "the correlation then move by at most about the two targets added")
-    parser.add_argument("--shared-senses", action="store_true",
-                        help="two variables: a cell sensitive in both moves the same way in both")
+from ctadesk.engine.rules.safety import to_problem
+from ctadesk.io.jj import read_jj
 
 
 def run_bivariate(first: CTAProblem, second: CTAProblem, names: tuple[str, str], args: argparse.Namespace,
@@ -71,8 +49,6 @@ def solve_two_variables(args: argparse.Namespace, first: CTAProblem, weights: st
     """`ctadesk solve INSTANCE --second-values FILE.jj`: the second variable is a JJ file of the same
     table (its own values, bounds, costs, sensitive cells and protection levels; a cell sensitive in
     either file is protected in that variable); both protected together, --json writes both."""
-    from ctadesk.io.jj import read_jj
-
     refuse(args, ("senses", "save_project", "sol", "release", "internal", "widen_cost", "preserve", "quality"))
     if args.weights not in ("unit", "inverse", "file-costs"):
         raise CTAError("--weights FILE is not available for two variables: use unit, inverse or the files' costs")
@@ -97,10 +73,6 @@ def protect_two_variables(args: argparse.Namespace, names: list[str]) -> int:
     flag it there, with that variable's levels), both protected together.  -o: CSV with each
     variable's columns named after it, or JSON with the cells and the bivariate document;
     --json: the bivariate document."""
-    from ctadesk.app.formats import format_of
-    from ctadesk.cli.commands.rules import build_table, cell_records, write_records
-    from ctadesk.engine.rules.safety import to_problem
-
     refuse(args, ("release", "internal", "save_project", "tab", "widen_cost", "quality"))
     if format_of(args.microdata).key == "tab":
         raise CTAError(f"{args.microdata}: a tau-argus table holds one response; two need microdata")

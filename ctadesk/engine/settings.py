@@ -23,6 +23,26 @@ BLOCK_SIZE = 40
 BLOCK_SECONDS = 10.0
 #: the finest precision a table is published at (decimals; ctadesk.engine.publish.precision)
 MAX_DECIMALS = 6
+#: two variables protected together (Cox 2005, §4; ctadesk.engine.methods.bivariate): the paper's
+#: alternating LPs, or convex programs over both variables at once
+APPROACHES = ("alternating", "direct")
+#: on-line protection (Castro & González 2011, §4; ctadesk.engine.online, ctadesk.app.online): the
+#: ways to choose a new cell's sense, where a table's values come from with ``data`` senses, and
+#: the seconds the ``table`` choice may spend on a table's MILP and the ``data`` choice on the
+#: full table (once per store)
+SENSE_CHOICES = ("data", "local", "table")
+VALUE_CHOICES = ("full", "table")
+TIME_BUDGET = 5.0
+FULL_TABLE_BUDGET = 60.0
+#: releases of count tables (Karr, Dobra & Sanil; ctadesk.engine.releases): cells with
+#: 0 < count <= DEFAULT_THRESHOLD are at risk; an exact search evaluates at most MAX_EVALUATIONS
+#: releases; the searches and the utilities (DU) by name (ctadesk.app.count_releases.SEARCHES,
+#: ctadesk.engine.releases.UTILITIES)
+DEFAULT_THRESHOLD = 2
+MAX_EVALUATIONS = 5000
+SEARCH_NAMES = ("decomposable", "optimal", "ordered")
+UTILITY_NAMES = ("cells", "subtables")
 
-__all__ = ["BLOCK_SECONDS", "BLOCK_SIZE", "GROUPS", "HUBER_DELTA", "MAX_DECIMALS", "PROTECTION_PENALTY",
-           "RELATION_PENALTY", "REPETITIONS"]
+__all__ = ["APPROACHES", "BLOCK_SECONDS", "BLOCK_SIZE", "DEFAULT_THRESHOLD", "FULL_TABLE_BUDGET", "GROUPS",
+           "HUBER_DELTA", "MAX_DECIMALS", "MAX_EVALUATIONS", "PROTECTION_PENALTY", "RELATION_PENALTY", "REPETITIONS",
+           "SEARCH_NAMES", "SENSE_CHOICES", "TIME_BUDGET", "UTILITY_NAMES", "VALUE_CHOICES"]

@@ -1,5 +1,8 @@
 """Naming a command imports that command alone: the others' libraries (the desktop app's Qt,
-the server's starlette, Excel's openpyxl, SPSS/Stata's pyreadstat) stay unloaded."""
+the server's starlette, Excel's openpyxl, SPSS/Stata's pyreadstat) stay unloaded; and building
+any command's parser (its --help) loads no numerical library: the options come from light
+modules (ctadesk.engine.settings, the method registry, ctadesk.cli.*_options), the numerical
+work is imported when the command runs (issue 34)."""
 
 from __future__ import annotations
 
@@ -9,15 +12,16 @@ import sys
 
 import pytest
 
-from ctadesk.cli import build_parser
+from ctadesk.cli import COMMANDS, build_parser
 
 HEAVY = ("PySide6", "starlette", "uvicorn", "pyreadstat", "openpyxl")
+NUMERICAL = ("numpy", "scipy", "highspy", "clarabel", "pandas")
 
 
-def _loaded_after(argv: list[str]) -> set[str]:
-    """The HEAVY modules a fresh interpreter holds after build_parser(argv)."""
+def _loaded_after(argv: list[str], modules: tuple[str, ...] = HEAVY) -> set[str]:
+    """The ``modules`` a fresh interpreter holds after build_parser(argv)."""
     code = (f"import sys, json; from ctadesk.cli import build_parser; build_parser({argv!r}); "
-            f"print(json.dumps([name for name in {HEAVY!r} if name in sys.modules]))")
+            f"print(json.dumps([name for name in {modules!r} if name in sys.modules]))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(json.loads(done.stdout))
 
@@ -25,6 +29,20 @@ def _loaded_after(argv: list[str]) -> set[str]:
 @pytest.mark.parametrize("command", ["solve", "convert", "audit", "gui"])
 def test_a_named_command_loads_no_other_commands_libraries(command):
     assert _loaded_after([command, "--help"]) == set()
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_commands_parser_loads_no_numerical_library(command):
+    assert _loaded_after([command, "--help"], NUMERICAL) == set()
+
+
+def test_running_a_command_loads_what_it_needs():
+    """The test above can fail: a solve's run does load the numerical libraries."""
+    code = ("import sys; from ctadesk.cli import build_parser; "
+            "args = build_parser(['solve', 'x.jj']).parse_args(['solve', 'x.jj']); "
+            "import ctadesk.cli.release; print('numpy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "True"
 
 
 def test_only_the_named_command_is_registered():

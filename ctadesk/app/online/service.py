@@ -58,20 +58,17 @@ from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.publish.precision import published_decimals
 from ctadesk.engine.result import Status
 from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.settings import FULL_TABLE_BUDGET, TIME_BUDGET, VALUE_CHOICES
 from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.table.structure import TableStructure
 
-#: seconds the ``table`` sense choice may spend on a table's exact MILP
-TIME_BUDGET = 5.0
-#: seconds the ``data`` sense choice may spend protecting the full table (once per store)
-FULL_TABLE_BUDGET = 60.0
 #: the largest full table the ``data`` choice protects (the engine's heuristics reach a million cells)
 FULL_TABLE_CELLS = 1_000_000
-#: where a table's values come from with ``data`` senses: the full table's protected values read at
-#: its cells (every cell has one value in every table, and no table ever contradicts another), or
-#: the table's own second stage (closer to the table's original values, but a later table may have
-#: to give up values published before; other senses always use it)
-VALUE_CHOICES = ("full", "table")
+#: VALUE_CHOICES (ctadesk.engine.settings), where a table's values come from with ``data`` senses:
+#: the full table's protected values read at its cells (every cell has one value in every table,
+#: and no table ever contradicts another), or the table's own second stage (closer to the table's
+#: original values, but a later table may have to give up values published before; other senses
+#: always use it)
 #: public statuses: a cell without contributors (0, unchanged) and every other cell
 EMPTY, PUBLISHED = "empty", "published"
 

@@ -16,12 +16,9 @@ import argparse
 import re
 import sys
 
-from ctadesk.app.online import SENSE_CHOICES, VALUE_CHOICES, OnlineService
-from ctadesk.app.online.levels import requested_level
-from ctadesk.app.online.service import FULL_TABLE_BUDGET, TIME_BUDGET
-from ctadesk.cli.commands.rules import add_microdata_arguments, add_rules_arguments, read_microdata_for, \
-    safety_rules, write_records
+from ctadesk.cli.table_options import add_microdata_arguments, add_rules_arguments
 from ctadesk.engine.errors import CTAError
+from ctadesk.engine.settings import FULL_TABLE_BUDGET, SENSE_CHOICES, TIME_BUDGET, VALUE_CHOICES
 
 #: "Region x Size", "Region × Size": the spanning variables of --table
 TABLE_SEPARATOR = re.compile(r"(?:^|\s+)[x×](?:\s+|$)")
@@ -91,6 +88,10 @@ def add_online_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctadesk.app.online import OnlineService
+    from ctadesk.app.online.levels import requested_level
+    from ctadesk.cli.tables import read_microdata_for, safety_rules, write_records
+
     if not args.response:
         raise CTAError("--response VAR is required: the variable the table sums")
     variables = tuple(requested_level(item, ())[0] for item in args.span)

@@ -12,17 +12,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctadesk.app import Protection
-from ctadesk.app.formats import Answers, Holds, Totals, format_of, read_table
-from ctadesk.cli.bivariate import add_bivariate_arguments, protect_two_variables
-from ctadesk.cli.commands.rules import add_table_arguments, build_table, cell_records, responses, write_records
-from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_record_arguments,
-                                 add_release_arguments, add_solve_arguments, quality_terms, request_from,
-                                 run_protection, write_json, write_workbooks)
+from ctadesk.cli.protection_options import (add_bivariate_arguments, add_model_arguments, add_quality_arguments,
+                                            add_record_arguments, add_release_arguments, add_solve_arguments)
+from ctadesk.cli.table_options import add_table_arguments
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.rules.safety import to_problem
 
 if TYPE_CHECKING:
+    from ctadesk.app import Protection
     from ctadesk.app.session import Session
     from ctadesk.engine.problem import CTAProblem
     from ctadesk.engine.rules.safety import RuleResult, SafetyRules
@@ -54,9 +50,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if len(args.span) > 1:      # several tables of one microdata set, protected together
-        from ctadesk.cli.linked import run_linked
+    from ctadesk.app.formats import format_of
+    from ctadesk.cli.bivariate import protect_two_variables
+    from ctadesk.cli.linked import run_linked
+    from ctadesk.cli.release import quality_terms, request_from, run_protection, write_json, write_workbooks
+    from ctadesk.cli.tables import build_table, cell_records, responses, write_records
+    from ctadesk.engine.rules.safety import to_problem
 
+    if len(args.span) > 1:      # several tables of one microdata set, protected together
         return run_linked(args)
     args.span = args.span[0] if args.span else []
     if len(names := responses(args)) > 1:
@@ -102,6 +103,7 @@ def _session(args: argparse.Namespace, problem: CTAProblem, structure: TableStru
              rules: SafetyRules, result: RuleResult, protection: Protection) -> Session:
     """The session the app would hold after this run: the table with its statistics, the rules and
     the cells they flagged, the request and the result; a .tab input is its source (for --tab)."""
+    from ctadesk.app.formats import Answers, Holds, Totals, format_of, read_table
     from ctadesk.app.rules import flagged_names, rules_dict
     from ctadesk.app.session import Session
     from ctadesk.io.project import Project

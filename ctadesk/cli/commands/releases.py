@@ -17,11 +17,9 @@ import json
 import sys
 from pathlib import Path
 
-from ctadesk.app.count_releases import SEARCHES, count_table, count_variables, search_releases
-from ctadesk.cli.commands.rules import add_microdata_arguments, read_microdata_for
+from ctadesk.cli.table_options import add_microdata_arguments
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.releases import DEFAULT_THRESHOLD, UTILITIES, CountTable, Release, disclosure_risk
-from ctadesk.engine.releases.search import MAX_EVALUATIONS
+from ctadesk.engine.settings import DEFAULT_THRESHOLD, MAX_EVALUATIONS, SEARCH_NAMES, UTILITY_NAMES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,10 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     search.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD, metavar="N",
                         help=f"cells with 0 < count <= N are at risk (default {DEFAULT_THRESHOLD})")
     search.add_argument("--alpha", type=float, required=True, help="smallest bound width allowed on an at-risk cell")
-    search.add_argument("--search", choices=list(SEARCHES), default="decomposable",
+    search.add_argument("--search", choices=SEARCH_NAMES, default="decomposable",
                         help="decomposable releases (default), all releases (exact best-first), or ordered marginals")
     search.add_argument("--integer", action="store_true", help="integer (MILP) bounds instead of LP bounds")
-    search.add_argument("--utility", choices=sorted(UTILITIES), default="subtables",
+    search.add_argument("--utility", choices=UTILITY_NAMES, default="subtables",
                         help="DU: sub-tables released (default) or cells released")
     search.add_argument("--keep-going", action="store_true",
                         help="ordered marginals: skip a sub-table that breaks alpha instead of stopping")
@@ -54,37 +52,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--export", metavar="DIR|FILE.xlsx",
                         help="write every released sub-table: as DIR/<sub-table>.csv, or as a sheet of FILE.xlsx")
     parser.set_defaults(func=run)
-
-
-def read_count_table(args: argparse.Namespace) -> tuple[CountTable, list[str]]:
-    """The count table the arguments name, and notes for stderr."""
-    if (args.counts is None) == (args.microdata is None):
-        raise CTAError("give either a COUNTS file or --microdata FILE --span VAR ...")
-    if args.microdata:
-        if not args.span:
-            raise CTAError("--microdata needs --span VAR ... (the records are counted; no response is needed)")
-        args.response = None
-        return count_table(read_microdata_for(args, args.microdata, tuple(args.span)))
-    args.response = args.count
-    candidates = count_variables(args.counts, args.count, args.variables)
-    return count_table(read_microdata_for(args, args.counts, tuple(candidates)), drop_identifiers=not args.variables)
-
-
-def _report(table: CountTable, releases: list[Release], about: dict, args: argparse.Namespace) -> dict:
-    release = releases[0]
-    risk = disclosure_risk(table, release, args.threshold, "integer" if args.integer else "auto")
-    counts = table.counts.reshape(-1)
-    return {
-        "variables": dict(zip(table.letters(), table.names)),
-        "threshold": args.threshold, "alpha": args.alpha, "search": about,
-        "frontier": sorted((table.subtable_name(s) for s in release.frontier), key=lambda n: (-len(n), n)),
-        "du": UTILITIES[args.utility](table, release), "utility": args.utility,
-        "subtables": len(release), "of": 2 ** table.n_axes,
-        "dr": risk.risk, "bounds": risk.method,
-        "at_risk": [{"cell": table.cell_labels(int(c)), "count": int(counts[c]), "lower": float(lo), "upper": float(up)}
-                    for c, lo, up in zip(risk.bounds.cells, risk.bounds.lower, risk.bounds.upper)],
-        "equally_good": [sorted(table.subtable_name(s) for s in other.frontier) for other in releases[1:]],
-    }
 
 
 def _print(report: dict) -> None:
@@ -107,6 +74,9 @@ def _print(report: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctadesk.app.count_releases import search_releases
+    from ctadesk.cli.count_tables import read_count_table, report
+
     if args.threshold < 1:
         raise CTAError(f"--threshold {args.threshold}: cells at risk have 0 < count <= threshold, so it must be at least 1")
     table, notes = read_count_table(args)
@@ -118,10 +88,10 @@ def run(args: argparse.Namespace) -> int:
              if args.search == "ordered" else
              {"method": args.search, "exact": found.exact, "evaluations": found.evaluations})
     releases = list(found.releases)
-    report = _report(table, releases, about, args)
-    _print(report)
+    document = report(table, releases, about, args)
+    _print(document)
     if args.output:
-        Path(args.output).write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+        Path(args.output).write_text(json.dumps(document, indent=1, default=float), encoding="utf-8")
     if args.export:
         from ctadesk.io.subtables import released_subtables, write_subtables
 

@@ -15,12 +15,10 @@ import argparse
 import logging
 from collections.abc import Callable
 
-from ctadesk.app.online import OnlineService
-from ctadesk.app.online.service import TIME_BUDGET
 from ctadesk.cli.commands.online import add_online_arguments, add_store_arguments
-from ctadesk.cli.commands.rules import add_microdata_arguments, add_rules_arguments, read_microdata_for, \
-    safety_rules
+from ctadesk.cli.table_options import add_microdata_arguments, add_rules_arguments
 from ctadesk.engine.errors import CTAError
+from ctadesk.engine.settings import TIME_BUDGET
 from ctadesk.server.limits import Connections, Limits
 
 #: defaults of the server's options
@@ -83,6 +81,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ctadesk.app.online import OnlineService
+    from ctadesk.cli.tables import read_microdata_for, safety_rules
+
     try:
         from ctadesk.server.app import create_app
         from ctadesk.server.pool import ServicePool

@@ -7,15 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
-from ctadesk.app import PRESERVABLE
-from ctadesk.cli.bivariate import add_bivariate_arguments, solve_two_variables
-from ctadesk.cli.release import (add_model_arguments, add_quality_arguments, add_record_arguments,
-                                 add_release_arguments, add_solve_arguments, quality_terms, request_from,
-                                 run_protection, write_json, write_workbooks)
-from ctadesk.engine.errors import CTAError
-from ctadesk.engine.methods.figures import figures
+from ctadesk.cli.protection_options import (add_bivariate_arguments, add_model_arguments, add_quality_arguments,
+                                            add_record_arguments, add_release_arguments, add_solve_arguments)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,15 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run, stoppable=True)     # SIGINT/SIGTERM: ctadesk.cli.interrupt
 
 
-def preserved_measures(text: str) -> set[str]:
-    """The measures named in --preserve (comma-separated)."""
-    chosen = {word.strip().lower() for word in text.split(",") if word.strip()}
-    unknown = chosen - set(PRESERVABLE)
-    if unknown:
-        raise CTAError(f"--preserve: unknown measure '{sorted(unknown)[0]}'; choose from {', '.join(PRESERVABLE)}")
-    return chosen
-
-
 def _release_settings(args: argparse.Namespace) -> dict[str, str]:
     """The options a release workbook names (a weights file by what it is, not by its path)."""
     weights = args.weights if args.weights in ("unit", "inverse", "file-costs") else "from a file"
@@ -63,8 +47,14 @@ def _release_settings(args: argparse.Namespace) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from ctadesk.app.formats import Holds, format_of, read_table
     from ctadesk.app.session import Session
+    from ctadesk.cli.bivariate import solve_two_variables
+    from ctadesk.cli.release import (preserved_measures, quality_terms, request_from, run_protection, write_json,
+                                     write_workbooks)
+    from ctadesk.engine.methods.figures import figures
     from ctadesk.io.jj import read_weights, write_sol
     from ctadesk.io.senses import read_senses
 

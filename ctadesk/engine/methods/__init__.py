@@ -18,7 +18,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from ctadesk.engine.errors import MethodError
-from ctadesk.engine.methods.registry import METHODS
+from ctadesk.engine.methods.registry import AUTO, METHODS
 from ctadesk.engine.methods.spec import Method, Parameter, ParameterValue, Reports
 
 if TYPE_CHECKING:
@@ -49,4 +49,4 @@ def solve(problem: CTAProblem, name: str = "milp", options: SolveOptions | None 
     return method(name).solve(problem, options)
 
 
-__all__ = ["METHODS", "Choice", "Method", "Parameter", "ParameterValue", "Reports", "choose_method", "method", "solve"]
+__all__ = ["AUTO", "METHODS", "Choice", "Method", "Parameter", "ParameterValue", "Reports", "choose_method", "method", "solve"]

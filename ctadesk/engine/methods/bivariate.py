@@ -99,12 +99,12 @@ from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.quality.measures import CellSelection, PairQuality, cell_indices, inner_cells, pair_quality, preserve
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.settings import APPROACHES
 from ctadesk.engine.solvers.finish import describe, finish
 from ctadesk.engine.solvers.conic import (HUBER_DELTA, cone_model, l2_model, solve_conic, deviation_box,
                                           pseudo_huber, squares)
 from ctadesk.engine.table.units import in_units, table_unit, weight_unit
 
-APPROACHES = ("alternating", "direct")
 #: alternating rounds (a y-step and a z-step each), or direct rounds, at most
 MAX_ITERATIONS = 12
 #: points of the segment between a variable's table and a step's table that _along tries

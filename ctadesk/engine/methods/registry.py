@@ -122,7 +122,9 @@ _ENTRIES = (
                       settings.PROTECTION_PENALTY, minimum=0.0, above=True))),
 )
 
+#: the method name that lets the engine choose the algorithm for the model (methods/choose.py)
+AUTO = "auto"
 #: the methods by name, in the order front ends list them
 METHODS: dict[str, Method] = {method.name: method for method in _ENTRIES}
 
-__all__ = ["METHODS"]
+__all__ = ["AUTO", "METHODS"]

@@ -38,9 +38,8 @@ from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.flips import flip_descent
+from ctadesk.engine.settings import SENSE_CHOICES
 
-#: the ways to choose new senses (module docstring)
-SENSE_CHOICES = ("data", "local", "table")
 #: the exact method that gives the ``table`` choice its senses
 TABLE_METHOD = "milp"
 #: shares of the new cells whose senses come from the secret coins when all of them admit no table

@@ -23,9 +23,10 @@ from ctadesk.engine.releases.linear_bounds import BoundsModel, CellBounds
 from ctadesk.engine.releases.moves import proven_widths
 from ctadesk.engine.releases.release import Release
 from ctadesk.engine.releases.table import CountTable, Subtable
+from ctadesk.engine.settings import DEFAULT_THRESHOLD
 
-#: default at-risk threshold: 0 < count <= 2 (Karr, Dobra & Sanil (undated), "Ordered marginals: the details")
-DEFAULT_THRESHOLD = 2
+#: DEFAULT_THRESHOLD (ctadesk.engine.settings), the default at-risk threshold: 0 < count <= 2 (Karr,
+#: Dobra & Sanil (undated), "Ordered marginals: the details")
 
 #: how bounds are computed: the closed form where decomposable else LP ("auto"), or one of them
 BoundsMethod = Literal["auto", "lp", "integer", "frechet"]

@@ -25,9 +25,10 @@ from ctadesk.engine.releases.decomposable import edges_of, graph_release, is_dec
 from ctadesk.engine.releases.release import Release
 from ctadesk.engine.releases.risk import DEFAULT_THRESHOLD, BoundsMethod, Utility, meets, subtables_released
 from ctadesk.engine.releases.table import CountTable
+from ctadesk.engine.settings import MAX_EVALUATIONS
 
-#: releases whose risk an exact search may evaluate before it gives up (or anneals)
-MAX_EVALUATIONS = 5000
+#: MAX_EVALUATIONS (ctadesk.engine.settings): releases whose risk an exact search may evaluate
+#: before it gives up (or anneals)
 
 
 @dataclasses.dataclass(frozen=True)
