@@ -11,11 +11,18 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def independent_batch(matrix: sp.csc_array, columns: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A maximal subset of ``columns`` of which no two share a row of ``matrix`` (CSC)."""
+def independent_batch(matrix: sp.csc_array, columns: np.ndarray, rng: np.random.Generator,
+                      pool: int | None = None) -> np.ndarray:
+    """A maximal subset of ``columns`` of which no two share a row of ``matrix`` (CSC); with
+    ``pool``, maximal among that many of them drawn at random (each round of Luby's method costs
+    a pass over the columns it is given: on the 1000 x 1000 Cox table a batch among all 300 000
+    sensitive cells took 0.1 s, a batch has at most one cell per row, and a pool of some twenty
+    cells per row still gives batches of nearly one cell per row and column)."""
     used = np.zeros(matrix.shape[0], bool)
     chosen: list[np.ndarray] = []
     remaining = np.asarray(columns)
+    if pool is not None and remaining.size > pool:
+        remaining = np.sort(rng.choice(remaining, pool, replace=False))
     while remaining.size:
         starts, stops = matrix.indptr[remaining], matrix.indptr[remaining + 1]
         owner = np.repeat(np.arange(remaining.size), stops - starts)

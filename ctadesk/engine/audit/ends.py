@@ -44,6 +44,8 @@ LOG = logging.getLogger(__name__)
 PROGRESS_INTERVAL = 0.25
 #: a batch LP costs about as much as this many single-end LPs: smaller batches are not run
 BATCH_MIN = 32
+#: a batch is drawn from at most this many open ends per relation (batches.independent_batch)
+BATCH_POOL = 20
 LOWER, UPPER = -1, 1
 
 
@@ -145,8 +147,9 @@ class EndSolver:
         candidate = np.zeros(self.model.n_columns, bool)
         candidate[columns[open_ends]] = True
         everything = self.flows is None
+        pool = BATCH_POOL * self.model.n_rows
         batch = np.flatnonzero(candidate) if everything else independent_batch(
-            self.model.matrix, np.flatnonzero(candidate), self.rng)
+            self.model.matrix, np.flatnonzero(candidate), self.rng, pool)
         while batch.size >= smallest:
             began, settled = time.perf_counter(), int(done.sum())
             table, how = None, "max flow"
@@ -167,7 +170,8 @@ class EndSolver:
             if not everything:
                 candidate[batch] = False
             candidate &= still_open
-            batch, everything = independent_batch(self.model.matrix, np.flatnonzero(candidate), self.rng), False
+            batch = independent_batch(self.model.matrix, np.flatnonzero(candidate), self.rng, pool)
+            everything = False
         return int(done.sum()) - before
 
     def _remember(self, table: np.ndarray) -> None:

@@ -21,6 +21,13 @@ the network cannot carry the batch: ``table`` returns None and the batch goes to
 (lp.BatchLP).  The table returned is checked against every relation of the model in floating
 point before it is used.
 
+Every pass after the first tries a cheaper way first: it sends what is left along a
+breadth-first tree of cells with room for all of it either way (each cell of the tree carries
+its subtree's sum, so the tree routes it exactly, up to roundings of 1e-12), and runs the max
+flow only where no such tree joins the nodes out of balance.  On Cox tables the first pass
+leaves about 0.5 table units, more than most free cells have room for (a max flow routes it),
+the second about 1e-6 on one node, which a tree routes for a max flow's cost of 0.07 s.
+
 Each table's graph holds only the arcs of the cells left free to move (not in the batch, not
 held by a tight relation): on the 1000 x 1000 Cox table a batch of 995 upper ends holds
 three-quarters of the cells, and a max flow over the other 229 000 takes 0.03-0.07 s where one
@@ -52,6 +59,8 @@ FEASIBILITY = 1e-7
 TIGHT = 1e-9
 #: passes of max flow before giving up (each leaves about 1e-5 of what it was given)
 MAX_PASSES = 6
+#: cells per node drawn at random for a first try at a tree (FlowTables._tree_route)
+TREE_DEGREE = 8
 #: the most possible arc keys (nodes squared) for which FlowTables._positions uses a mask
 MASK_KEYS = 1 << 24
 #: a pass that leaves more than this share of the imbalance it was given is stuck
@@ -96,6 +105,7 @@ class FlowTables:
         self.n_nodes = form.n_nodes
         self.tail, self.head = form.tail, form.head
         self.runs = 0
+        self.rng = np.random.default_rng(0)
         n = form.n_nodes
         self.cells = np.flatnonzero(form.tail != form.head)
         nodes = np.arange(n)
@@ -125,7 +135,7 @@ class FlowTables:
             return None
         arcs = self._arcs(np.flatnonzero(((lower < upper) & ~forced)[self.cells]))
         left = self._imbalance(x)
-        for _ in range(MAX_PASSES):
+        for passes in range(MAX_PASSES):
             if np.abs(left).max(initial=0.0) <= FEASIBILITY:
                 left = self._imbalance(x)  # the one kept pass by pass may have drifted by roundings
                 if np.abs(left).max(initial=0.0) <= FEASIBILITY:
@@ -133,10 +143,11 @@ class FlowTables:
             given = float(left[left > 0].sum())
             if given <= 0.0:
                 return None
-            step = self._route(x, arcs, left, given)
+            moved = self._tree_route(x, arcs.cells, left, given) if passes else None
+            cells, step = (arcs.cells, self._route(x, arcs, left, given)) if moved is None else moved
             x = x.copy()
-            x[arcs.cells] += step
-            tail, head = self.tail[arcs.cells], self.head[arcs.cells]
+            x[cells] += step
+            tail, head = self.tail[cells], self.head[cells]
             left = left - (np.bincount(tail, step, self.n_nodes) - np.bincount(head, step, self.n_nodes))
             if float(left[left > 0].sum()) > STUCK * given:
                 return None
@@ -203,6 +214,48 @@ class FlowTables:
                                   0.0)
         m = cells.size
         return (piece_flow[:m] - piece_flow[m:2 * m]) / scale
+
+    def _tree_route(self, x: np.ndarray, cells: np.ndarray, left: np.ndarray,
+                    given: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """The cells and their change that route the imbalance ``left`` along a spanning tree of
+        ``cells`` with room to move by twice ``given`` either way (no subtree sends more), or None
+        where no such tree reaches every node out of balance.  A tree is sought first over
+        TREE_DEGREE cells per node drawn at random, then over all."""
+        n = self.n_nodes
+        room = np.minimum(self.model.upper[cells] - x[cells], x[cells] - self.model.lower[cells])
+        candidates = cells[room >= 2.0 * given]
+        root = int(np.argmax(np.abs(left)))
+        if candidates.size > TREE_DEGREE * n:
+            drawn = candidates[self.rng.random(candidates.size) < TREE_DEGREE * n / candidates.size]
+            moved = self._along(drawn, left, root)
+            if moved is not None:
+                return moved
+        return self._along(candidates, left, root)
+
+    def _along(self, cells: np.ndarray, left: np.ndarray, root: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Each node's imbalance sent towards ``root`` along a breadth-first tree over ``cells``
+        (both ways): the cell joining a node to the one above it carries the sum over the node's
+        subtree, deepest nodes first.  None when the nodes it misses are out of balance by more
+        than TIGHT together."""
+        n = self.n_nodes
+        tails, heads = np.concatenate([self.tail[cells], self.head[cells]]), np.concatenate([self.head[cells],
+                                                                                             self.tail[cells]])
+        graph = sp.csr_array((np.ones(tails.size), (tails, heads)), shape=(n, n))
+        depth, above = csgraph.dijkstra(graph, indices=root, unweighted=True, return_predecessors=True)
+        reached = np.isfinite(depth)
+        if np.abs(left[~reached]).sum() > TIGHT:
+            return None
+        keys = tails * n + heads
+        order = np.argsort(keys, kind="stable")
+        below = np.flatnonzero(reached & (above >= 0))
+        joining = np.concatenate([cells, cells])[order[np.searchsorted(keys[order], above[below] * n + below)]]
+        level = depth[below].astype(np.int64)
+        subtree = np.where(reached, left, 0.0)  # the nodes left out hold at most TIGHT together
+        for deepest in range(int(level.max(initial=0)), 0, -1):
+            at = level == deepest
+            np.add.at(subtree, above[below[at]], subtree[below[at]])
+        sent = subtree[below]
+        return joining, np.where(self.tail[joining] == below, sent, -sent)
 
     @staticmethod
     def _positions(flow: sp.csr_array, keys: np.ndarray) -> np.ndarray:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from scipy.sparse import csgraph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -110,3 +112,32 @@ def test_the_arcs_are_found_in_the_flow_alike_by_mask_and_by_binary_search(monke
     by_search = FlowTables.of(model).table(batch, +1)
     assert by_mask is not None and by_search is not None
     assert np.array_equal(by_mask, by_search)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.integers(1, 6), columns=st.integers(2, 6), seed=st.integers(0, 2**32 - 1),
+       hierarchical=st.booleans())
+def test_a_small_imbalance_sent_along_a_tree_is_routed_whenever_cells_with_room_join_its_nodes(
+        rows, columns, seed, hierarchical):
+    # the last pass of a table (FlowTables._tree_route): an imbalance of about 1e-6, summing to
+    # zero, on the nodes that have cells
+    model = model_of(max(rows, 3) if hierarchical else rows, columns, seed, hierarchical)
+    flows = FlowTables.of(model)
+    cells, n = flows.cells, flows.n_nodes
+    has_cells = np.bincount(np.r_[flows.tail[cells], flows.head[cells]], minlength=n) > 0
+    left = np.where(has_cells, np.random.default_rng(seed).random(n) * 1e-6, 0.0)
+    left[has_cells] -= left[has_cells].mean()
+    given = float(left[left > 0].sum())
+    moved = flows._tree_route(model.truth, cells, left, given)
+    room = np.minimum(model.upper[cells] - model.truth[cells], model.truth[cells] - model.lower[cells])
+    joined = cells[room >= 2 * given]
+    graph = sp.csr_array((np.ones(joined.size), (flows.tail[joined], flows.head[joined])), shape=(n, n))
+    parts = csgraph.connected_components(graph, directed=False)[1]
+    assert (moved is not None) == (np.unique(parts[has_cells]).size == 1)
+    if moved is not None:
+        changed, step = moved
+        sent = np.bincount(flows.tail[changed], step, n) - np.bincount(flows.head[changed], step, n)
+        assert np.abs(sent - left).max() < 1e-12  # each node sends out what it held
+        x = model.truth.copy()
+        x[changed] += step
+        assert np.all(x >= model.lower) and np.all(x <= model.upper)
