@@ -60,7 +60,8 @@ def main() -> None:
         stopped = theirs[-1][2] != "Solved"
         ratios.append(mine / reference)
         handed = " (handed to clarabel)" if "network" in result.info else ""
-        print(f"{kind:>10} {describe(dimensions):>34} {problem.n_cells:>7} {problem.n_relations:>6} {choice.method:>10} "
+        print(f"{kind:>10} {describe(dimensions):>34} {problem.n_cells:>7} {problem.n_relations:>6} "
+              f"{choice.method:>10} "
               f"{mine:>8.2f} {reference:>10.2f} {'<' if stopped else ' '}{ratios[-1]:>6.2f}  "
               f"{result.model_objective:.8g} / {theirs[-1][1]:.8g} {theirs[-1][2]}"
               f"{'' if result.verified else ' NOT VERIFIED'}{handed}", flush=True)

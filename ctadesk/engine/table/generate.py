@@ -132,8 +132,8 @@ class OfficeDimension:
                               shape=(self.alternative, leaves.size))
         size = tree + self.alternative
         parts = sp.csr_array((np.ones(leaves.size), (group, leaves)), shape=(self.alternative, size))
-        own = sp.csr_array((-np.ones(self.alternative), (np.arange(self.alternative), tree + np.arange(self.alternative))),
-                           shape=(self.alternative, size))
+        codes = np.arange(self.alternative)
+        own = sp.csr_array((-np.ones(self.alternative), (codes, tree + codes)), shape=(self.alternative, size))
         whole = sp.csr_array((np.r_[-1.0, np.ones(self.alternative)], (np.zeros(self.alternative + 1, int),
                               np.r_[0, tree + np.arange(self.alternative)])), shape=(1, size))
         relation = sp.vstack([sp.hstack([relation, sp.csr_array((totals.size, self.alternative))]), parts + own, whole])
@@ -160,13 +160,58 @@ def office_table(dimensions: tuple[OfficeDimension, ...], seed: int = 0, sensiti
               for d, (R, _, _) in enumerate(matrices)]
     inner_cells = np.ravel_multi_index(np.ix_(*(leaves for _, _, leaves in matrices)), sizes).reshape(-1)
     candidates = inner_cells[values[inner_cells] > 0]
-    sensitive = np.sort(rng.choice(candidates, int(round(sensitive_share * candidates.size)), replace=False))
+    sensitive = np.sort(rng.choice(candidates, round(sensitive_share * candidates.size), replace=False))
     levels = protection * values[sensitive]
     return CTAProblem(values=values, relations=sp.csr_array(sp.vstack(blocks, format="csr")), lower=0.0,
                       upper=2.0 * values, weights=1.0 / np.maximum(values, 1.0), sensitive=sensitive,
                       lower_protection=levels, upper_protection=levels,
                       senses=np.where(rng.random(sensitive.size) < 0.5, 1, -1))
 
+
+
+
+def linked_office_tables(shared: OfficeDimension, others: tuple[OfficeDimension, ...], seed: int = 0,
+                         sensitive_share: float = 0.1, protection: float = 0.2) -> CTAProblem:
+    """Tables ``shared`` x other for each of ``others``, from one set of units, so that they share
+    their margin over ``shared`` (the other variable's total): a margin cell is then the total of
+    one relation in each table, breakdowns that do not nest (J. Castro's nine* tables are linked
+    tables of this kind).  Values, sensitive cells, senses, bounds and weights as office_table's."""
+    rng = np.random.default_rng(seed)
+    R_shared, S_shared, leaves = shared.matrices(rng)
+    margin = rng.integers(20, 20001, leaves.size).astype(float)
+    margin[rng.random(leaves.size) < 0.05] = 0.0
+    values, blocks, inner_cells, offset = [], [], [], 0
+    first_margin = np.zeros(0, np.int64)
+    for other in others:
+        R_other, S_other, other_leaves = other.matrices(rng)
+        shares = rng.dirichlet(np.ones(other_leaves.size), size=leaves.size)
+        inner = np.floor(shares * margin[:, None])
+        inner[:, -1] += margin - inner.sum(axis=1)              # whole units: every table's margin is the same
+        table = S_shared.toarray() @ inner @ S_other.toarray().T
+        rows, columns = table.shape
+        cell = offset + np.arange(rows * columns).reshape(rows, columns)
+        if offset:                                                # the margin column is the first table's
+            cell[:, 0] = first_margin
+            cell[:, 1:] = offset + np.arange(rows * (columns - 1)).reshape(rows, columns - 1)
+            values.append(table[:, 1:].reshape(-1))
+        else:
+            first_margin = cell[:, 0].copy()
+            values.append(table.reshape(-1))
+        offset += values[-1].size
+        local = sp.csr_array(sp.vstack([sp.kron(R_shared, sp.identity(columns)),
+                                        sp.kron(sp.identity(rows), R_other)], format="csr"))
+        blocks.append((local, cell.reshape(-1)))
+        inner_cells.append(cell[np.ix_(leaves, other_leaves)].reshape(-1))
+    relations = sp.vstack([sp.csr_array((local.data, cell[local.indices], local.indptr), shape=(local.shape[0], offset))
+                           for local, cell in blocks], format="csr")
+    value = np.concatenate(values)
+    candidates = np.concatenate(inner_cells)
+    candidates = candidates[value[candidates] > 0]
+    sensitive = np.sort(rng.choice(candidates, round(sensitive_share * candidates.size), replace=False))
+    levels = protection * value[sensitive]
+    return CTAProblem(values=value, relations=relations, lower=0.0, upper=2.0 * value,
+                      weights=1.0 / np.maximum(value, 1.0), sensitive=sensitive, lower_protection=levels,
+                      upper_protection=levels, senses=np.where(rng.random(sensitive.size) < 0.5, 1, -1))
 
 
 #: the kinds of office_shapes: how many spanning variables, and how many of them hierarchical
@@ -191,8 +236,8 @@ def office_shapes(count: int, seed: int = 0, min_cells: int = 1000,
         for d in range(variables):
             if d < hierarchical:
                 depth = int(rng.integers(2, 4))
-                fanouts = tuple(int(f) for f in np.clip(np.round(per_variable ** (1 / depth) * rng.uniform(0.6, 1.4, depth)),
-                                                        2, 12))
+                spread = per_variable ** (1 / depth) * rng.uniform(0.6, 1.4, depth)
+                fanouts = tuple(int(f) for f in np.clip(np.round(spread), 2, 12))
             else:
                 fanouts = (int(np.clip(round(per_variable * rng.uniform(0.6, 1.4)), 2, 60)),)
             alternative = int(rng.integers(2, 5)) if d == 0 and len(shapes) % 4 == 3 else 0

@@ -185,3 +185,33 @@ def test_a_failed_ldl_factorisation_falls_back_to_the_general_one(monkeypatch):
     result = solve_network_l2(problem)
     assert result.verified and "network" not in result.info
     assert result.model_objective == pytest.approx(expected.model_objective, rel=1e-9)
+
+
+def test_l2_newton_hands_the_qp_to_clarabel_where_added_relations_would_fill_its_system(monkeypatch):
+    """Linked tables share a margin, so a later round adds the second table's breakdowns of it:
+    where that grows a big enough Newton system's pattern more than PATTERN_GROWTH times the QP
+    goes to clarabel, with the same table (up to clarabel's accuracy); else the Newton method
+    goes on itself."""
+    from ctadesk.engine.solvers import newton_l2
+    from ctadesk.engine.table.generate import OfficeDimension, linked_office_tables
+
+    problem = linked_office_tables(OfficeDimension((3, 4)), (OfficeDimension((3,)), OfficeDimension((2, 3))),
+                                   seed=4)
+    itself = solve_network_l2(problem)
+    assert itself.verified and "network" not in itself.info
+    assert len(re.findall(r"L2 dual Newton: \d+ iterations", itself.log)) == 2          # a second round
+    monkeypatch.setattr(newton_l2, "GROWN_RELATIONS", 1)
+    monkeypatch.setattr(newton_l2, "PATTERN_GROWTH", 1.0)
+    handed = solve_network_l2(problem)
+    assert handed.verified and "grow the Newton system's pattern" in handed.info["network"]
+    assert handed.model_objective == pytest.approx(itself.model_objective, rel=1e-6)
+    monkeypatch.setattr(newton_l2, "PATTERN_GROWTH", 1e9)
+    assert "network" not in solve_network_l2(problem).info
+
+
+def test_pattern_entries_count_pairs_of_relations_sharing_a_movable_cell():
+    from ctadesk.engine.solvers.newton_l2 import pattern_entries
+
+    A = sp.csr_array(np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 1]], float))
+    assert pattern_entries(A, np.ones(4, bool)) == 3 + 2              # the diagonal and (0, 1), (1, 0)
+    assert pattern_entries(A, np.array([True, False, True, True])) == 3

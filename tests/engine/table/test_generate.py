@@ -33,3 +33,44 @@ def test_the_preset_is_the_recipe_and_sensitive_cells_can_reach_their_safe_value
     cells = wide.sensitive
     assert np.all(wide.upper[cells] - wide.values[cells] >= wide.upper_protection - 1e-9)
     assert np.all(wide.values[cells] - wide.lower[cells] >= wide.lower_protection - 1e-9)
+
+
+def test_office_tables_add_up_with_their_second_breakdowns_and_protect_inner_cells():
+    from ctadesk.engine.table.generate import OfficeDimension, office_table
+
+    dimensions = (OfficeDimension((2, 3), alternative=2), OfficeDimension((4,)))
+    problem = office_table(dimensions, seed=1, sensitive_share=0.5)
+    # codes: total, 2 groups, 6 leaves, 2 alternative groups x total and 4 codes
+    assert problem.n_cells == 11 * 5
+    np.testing.assert_allclose(problem.relations @ problem.values, 0)
+    values = problem.values.reshape(11, 5)
+    np.testing.assert_allclose(values[9] + values[10], values[0])        # the second breakdown of the total
+    rows, columns = np.unravel_index(problem.sensitive, (11, 5))
+    assert np.all((rows >= 3) & (rows <= 8) & (columns >= 1)) and np.all(problem.values[problem.sensitive] > 0)
+    assert problem.n_sensitive == round(0.5 * np.count_nonzero(values[3:9, 1:]))
+
+
+def test_linked_office_tables_share_one_margin():
+    from ctadesk.engine.table.generate import OfficeDimension, linked_office_tables
+
+    shared = OfficeDimension((3, 4))
+    problem = linked_office_tables(shared, (OfficeDimension((3,)), OfficeDimension((2, 2))), seed=2)
+    codes = 1 + 3 + 12
+    assert problem.n_cells == codes * 4 + codes * (7 - 1)         # the second table's margin column is the first's
+    np.testing.assert_allclose(problem.relations @ problem.values, 0)
+    margin = problem.relations[:, :codes * 4:4]                  # the first table's margin column ...
+    totalled = np.flatnonzero((margin < 0).sum(axis=0) > 1)
+    assert totalled.size == codes                                # ... is the total of a relation in each table
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_office_shapes_span_the_kinds_and_sizes_asked(seed):
+    from ctadesk.engine.table.generate import OFFICE_KINDS, office_shapes, office_table
+
+    shapes = office_shapes(8, seed=seed, min_cells=500, max_cells=20000)
+    assert len(shapes) == 8 and {kind for kind, _ in shapes} == set(OFFICE_KINDS)
+    assert any(dimension.alternative for _, dimensions in shapes for dimension in dimensions)
+    for kind, dimensions in shapes:
+        problem = office_table(dimensions, seed=seed)
+        assert 500 <= problem.n_cells <= 20000 and len(dimensions) == OFFICE_KINDS[kind][0]
+        np.testing.assert_allclose(problem.relations @ problem.values, 0)
