@@ -41,6 +41,15 @@ WEIGHTS = {
 }
 
 
+def offered_models(methods: list[str]) -> frozenset[tuple[str, str]]:
+    """The (distance, senses) pairs some installed method of the registry solves
+    (ctadesk.engine.methods: each method's model): the only pairs the panel offers."""
+    from ctadesk.engine.methods import METHODS
+
+    return frozenset((METHODS[name].model.distance.value, METHODS[name].model.senses.value)
+                     for name in methods if name in METHODS)
+
+
 def method_label(method: str) -> str:
     """The registry's label of a method (ctadesk.engine.methods), AUTO_LABEL for 'auto'."""
     from ctadesk.engine.methods import METHODS
@@ -64,6 +73,11 @@ class ModelPanel(QWidget):
         self.senses = QComboBox(objectName="senses")
         for key, label in SENSES.items():
             self.senses.addItem(label, key)
+        #: why the senses chosen before were changed (a distance no method solves with them)
+        self.senses_note = QLabel("", objectName="senses_note", wordWrap=True)
+        self.senses_note.setStyleSheet("color: #7d6608")
+        self.senses_note.hide()
+        self._restoring = False
         self.delta = QDoubleSpinBox(objectName="delta", minimum=1e-6, maximum=1e9, decimals=6, value=1e-3)
         self.delta.setToolTip("Pseudo-Huber delta, in the table's units: below it a change costs about its square, "
                               "above it about its size (thesis (5.17))")
@@ -110,6 +124,7 @@ class ModelPanel(QWidget):
         form.addRow("Distance", self.distance)
         form.addRow("Huber δ", self.delta)
         form.addRow("Senses", self.senses)
+        form.addRow(self.senses_note)
         form.addRow("Algorithm", self.method)
         form.addRow(self.parameters)
         form.addRow("Weights", self.weights)
@@ -121,6 +136,9 @@ class ModelPanel(QWidget):
         self.set_methods(methods)
         self._form = form
         self.distance.currentIndexChanged.connect(self._rows_changed)
+        self.distance.currentIndexChanged.connect(self._offer_senses)
+        self.senses.currentIndexChanged.connect(lambda _: self.senses_note.hide())
+        self.senses.currentIndexChanged.connect(self._offer_senses)
         self.method.currentIndexChanged.connect(self._method_changed)
         self._method_changed()
 
@@ -136,7 +154,30 @@ class ModelPanel(QWidget):
         self._form.setRowVisible(self.delta, automatic and self.distance.currentData() == "huber")
         self._form.setRowVisible(self.parameters, not self.parameters.is_empty())
 
+    def _offer_senses(self) -> None:
+        """Offer only the senses some method solves at the chosen distance; a choice no longer
+        offered moves to the first that is, saying why (L2 and pseudo-Huber take fixed senses)."""
+        if self._restoring:
+            return
+        distance = self.distance.currentData()
+        items = self.senses.model()
+        for row in range(self.senses.count()):
+            senses = self.senses.itemData(row)
+            offered = (distance, senses) in self.models
+            items.item(row).setEnabled(offered)
+            items.item(row).setToolTip("" if offered else f"No method solves {DISTANCES[distance]} with "
+                                                          f"{SENSES[senses].lower()} senses")
+        if (distance, self.senses.currentData()) in self.models:
+            return
+        was = SENSES[self.senses.currentData()]
+        first = next((row for row in range(self.senses.count()) if items.item(row).isEnabled()), 0)
+        self.senses.setCurrentIndex(first)
+        self.senses_note.setText(f"{DISTANCES[distance]} is solved with {self.senses.currentText().lower()} senses "
+                                 f"only, not “{was}”.")
+        self.senses_note.show()
+
     def set_methods(self, methods: list[str]) -> None:
+        self.models = offered_models(methods)
         current = self.method.currentData()
         self.method.clear()
         self.method.addItem(AUTO_LABEL, AUTO)
@@ -144,6 +185,7 @@ class ModelPanel(QWidget):
             self.method.addItem(method_label(method), method)
         position = self.method.findData(current)
         self.method.setCurrentIndex(max(position, 0))
+        self._offer_senses()
 
     def precision_choices(self) -> tuple[tuple[str, Any], ...]:
         """The published precisions offered, (label, request value) in the list's order."""
@@ -194,11 +236,15 @@ class ModelPanel(QWidget):
         return {"quality_price": False, **self.remembered().options()}
 
     def set_options(self, options: dict[str, Any]) -> None:
+        self._restoring = True  # the senses are checked against the distance once both are set
         for combo, key in ((self.distance, "distance"), (self.senses, "senses"), (self.method, "method"),
                            (self.weights, "weights"), (self.precision, "precision")):
             position = combo.findData(options.get(key))
             if position >= 0:
                 combo.setCurrentIndex(position)
+        self._restoring = False
+        self.senses_note.hide()  # said only if the options themselves pair a distance with senses not offered
+        self._offer_senses()
         parameters = dict(options.get("parameters") or {})
         if self.method.currentData() != AUTO:
             self.parameters.set_values(parameters)

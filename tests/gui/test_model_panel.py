@@ -6,14 +6,14 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.app import ProtectionRequest
 from ctadesk.app.request import AUTO
 from ctadesk.engine.methods import METHODS
 from ctadesk.engine.quality.terms import QualityTerm
-from ctadesk.gui.model_panel import DISTANCES, PRECISIONS, SENSES, WEIGHTS, ModelPanel
+from ctadesk.gui.model_panel import DISTANCES, PRECISIONS, SENSES, WEIGHTS, ModelPanel, offered_models
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +37,7 @@ def pick(combo, key) -> None:
 def test_the_request_is_what_is_chosen_and_comes_back_from_its_plain_form(panels, distance, senses, method, weights,
                                                                          precision, limit, gap, mean, variance,
                                                                          widen, price, delta):
+    assume((distance, senses) in offered_models(list(METHODS)))
     panel, again = panels
     for combo, key in ((panel.distance, distance), (panel.senses, senses), (panel.method, method),
                        (panel.weights, weights), (panel.precision, precision)):
@@ -75,3 +76,31 @@ def test_the_quality_terms_are_part_of_the_request_not_of_what_is_remembered(qtb
     assert panel.options()["quality"] == [QualityTerm("mean", "bounded", bound=2.0).as_dict()]
     panel.set_options({"quality": []})
     assert panel.options()["quality"] == [] and panel.options()["quality_price"] is False
+
+
+def test_only_the_senses_some_method_solves_at_the_distance_are_offered(qtbot):
+    panel = ModelPanel(list(METHODS))
+    qtbot.addWidget(panel)
+    models = {(m.model.distance.value, m.model.senses.value) for m in METHODS.values()}
+    assert offered_models(list(METHODS)) == models and ("l2", "optimal") not in models
+    for distance in DISTANCES:
+        pick(panel.distance, distance)
+        enabled = {panel.senses.itemData(row) for row in range(panel.senses.count())
+                   if panel.senses.model().item(row).isEnabled()}
+        assert enabled == {senses for d, senses in models if d == distance}
+        assert (distance, panel.senses.currentData()) in models
+
+
+def test_a_distance_without_the_senses_chosen_moves_to_senses_it_has_and_says_so(qtbot):
+    panel = ModelPanel(list(METHODS))
+    qtbot.addWidget(panel)
+    pick(panel.senses, "optimal")
+    pick(panel.distance, "huber")
+    assert panel.senses.currentData() == "fixed" and panel.request().senses == "fixed"
+    assert not panel.senses_note.isHidden() and "Optimal (exact)" in panel.senses_note.text()
+    pick(panel.senses, "optimal")  # chosen in code: moved back as well
+    assert panel.senses.currentData() == "fixed"
+    panel.set_options({"distance": "l1", "senses": "optimal"})
+    assert panel.senses_note.isHidden()
+    panel.set_options({"distance": "l2", "senses": "optimal"})  # options saved by an older version
+    assert panel.request().senses == "fixed" and not panel.senses_note.isHidden()
