@@ -1,6 +1,7 @@
 """Background jobs: one runner for every job the windows start (a protection run, an audit, a
-release search), in superqt's worker pattern (``superqt.utils.create_worker``: the function runs
-in Qt's thread pool, its return or exception comes back as a signal on the GUI thread).
+release search, reading or generating a table, writing an export), in superqt's worker pattern
+(``superqt.utils.create_worker``: the function runs in Qt's thread pool, its return or exception
+comes back as a signal on the GUI thread).
 
 A job is a function of a ``Feed``: it reads ``feed.stop`` to end early and reports through
 ``feed.log``, ``feed.report`` and ``feed.count``.  Those are called from the job's thread, often
@@ -12,22 +13,27 @@ second whatever the job reports.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 from superqt.utils import create_worker
 
-from ctadesk.app import Protection, ProtectionRequest, protect
+from ctadesk.app import Protection, ProtectionRequest, files, protect
+from ctadesk.app.formats import export_of
 from ctadesk.app.job import Solve, engine_solve
 from ctadesk.app.session import Session
 from ctadesk.engine.audit import AttackerKnowledge, AuditCancelled, AuditOptions, AuditResult
 from ctadesk.engine.methods import METHODS
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import Progress
+from ctadesk.engine.table.generate import GeneratorSpec, generate_table
+from ctadesk.io.project import Project
 
 DRAIN_INTERVAL_MS = 100
 #: solver threads: every core but one, which stays with the window
@@ -67,6 +73,7 @@ class JobRunner(QObject):
     finished(object)          what the job returned (a protection run also returns after a cancel)
     cancelled()               the job raised one of the exceptions it is cancelled by
     failed(BaseException)     the job raised anything else
+    ended()                   after any of the three, once their slots have run
     """
 
     log_lines = Signal(list)
@@ -76,6 +83,7 @@ class JobRunner(QObject):
     finished = Signal(object)
     cancelled = Signal()
     failed = Signal(object)
+    ended = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -108,6 +116,15 @@ class JobRunner(QObject):
         self._timer.start()
         worker.start()
 
+    def wait(self) -> None:
+        """Run the event loop until the job (and any job its end starts) has ended: a caller that
+        needs the outcome (a script, a test, the self-test) waits without freezing the window."""
+        while self.running:
+            loop = QEventLoop()
+            self.ended.connect(loop.quit)
+            loop.exec()
+            self.ended.disconnect(loop.quit)
+
     def cancel(self) -> None:
         """Ask the job to stop; finished or cancelled arrives once it has."""
         self._feed.stop.set()
@@ -131,6 +148,7 @@ class JobRunner(QObject):
     def _returned(self, value: Any) -> None:
         self._done()
         self.finished.emit(value)
+        self.ended.emit()
 
     def _errored(self, error: BaseException) -> None:
         self._done()
@@ -138,6 +156,7 @@ class JobRunner(QObject):
             self.cancelled.emit()
         else:
             self.failed.emit(error)
+        self.ended.emit()
 
 
 def protection_job(problem: CTAProblem, request: ProtectionRequest, solve: Solve = engine_solve) -> Job:
@@ -159,6 +178,48 @@ def audit_job(session: Session, knowledge: AttackerKnowledge | None = None) -> J
 
     def run(feed: Feed) -> AuditResult:
         return session.audit(knowledge, AuditOptions(stop=feed.stop, on_progress=feed.count))
+
+    return run
+
+
+#: reads (or makes) a project, in the job's thread
+Reader = Callable[[], Project]
+#: given why reading failed, what reads again once the user has answered a question (None: it failed)
+Retry = Callable[[BaseException], Reader | None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Loading:
+    """A table being read or made in the background: what the window says meanwhile (``doing``)
+    and on failure (``failure``), the reader, what shows the project on the GUI thread
+    (``place``) and what may read again after a failure (``retry``)."""
+
+    doing: str
+    failure: str
+    read: Reader
+    place: Callable[[Project], None]
+    retry: Retry | None = None
+
+
+def generated_project(spec: GeneratorSpec) -> Project:
+    """The project of a generated table (ctadesk.engine.table.generate), its sensitive cells
+    flagged by the generator."""
+    structure, problem = generate_table(spec)
+    project = Project.from_problem(problem, structure)
+    project.flagged_by[project.sensitive] = "generator"
+    return project
+
+
+def export_job(session: Session, kind: str, path: str | Path) -> Job:
+    """Write export ``kind`` (ctadesk.app.formats.exports) of the session's project to ``path``;
+    the internal workbook with the session's audit, if one was run on this result.  The caller
+    keeps the table unchanged until the runner signals."""
+    project, audit = session.project, session.last_audit
+
+    def run(feed: Feed) -> Any:
+        if kind == "internal":
+            return files.export_excel(path, project, internal=True, audit=audit)
+        return export_of(kind).writer()(path, project)
 
     return run
 

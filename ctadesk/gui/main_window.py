@@ -4,6 +4,7 @@ releases (count tables, issue 15) and File > Open sense store (on-line CTA, issu
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +65,18 @@ from ctadesk.gui.commands import CellEdit
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.generator import GeneratorDialog
 from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog
-from ctadesk.gui.jobs import AUDIT_CANCELLED, JobRunner, audit_job, available_methods, protection_job
+from ctadesk.gui.jobs import (
+    AUDIT_CANCELLED,
+    JobRunner,
+    Loading,
+    Reader,
+    Retry,
+    audit_job,
+    available_methods,
+    export_job,
+    generated_project,
+    protection_job,
+)
 from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel, method_label
 from ctadesk.gui.progress_plot import ProgressPlot
@@ -92,8 +104,9 @@ STALE_NOTICE = ("The table was edited after this result was computed: the adjust
 AUDIT_CLEARED = ("The audit was cleared: the table changed or was protected again since. Press Audit (F6) to "
                  "audit the table as it is now.")
 AUDIT_NEEDS = "Audit needs a protected table that is not stale: press Protect first."
-#: the window's background jobs (JobRunner.name)
-PROTECT, AUDIT = "protect", "audit"
+#: the window's background jobs (JobRunner.name): a protection run, an audit, reading or making a
+#: table, writing an export
+PROTECT, AUDIT, LOAD, EXPORT = "protect", "audit", "load", "export"
 
 
 class MainWindow(QMainWindow):
@@ -543,6 +556,9 @@ class MainWindow(QMainWindow):
     def _load(self, loading: Loading, wait: bool) -> bool:
         """Read (or make) a table in the background, the window locked and saying what it does;
         then show it.  ``wait``: return once it is shown (True) or has failed (False, said)."""
+        if self._busy():
+            self.statusBar().showMessage("Wait for the job running to end (or cancel it) first.", 5000)
+            return False
         self._loading = loading
         self._loaded_ok = False
         self.solve_state.setText(f"{loading.doing}…")
@@ -685,6 +701,9 @@ class MainWindow(QMainWindow):
         written (True) or failed (False, said); else once writing has started."""
         if (export_of(kind).requires is not Requires.NOTHING and self.project.result is not None and self._stale()
                 and not self.confirm("Stale result", STALE_NOTICE + "\n\nExport the stale result anyway?")):
+            return False
+        if self._busy():
+            self.statusBar().showMessage("Wait for the job running to end (or cancel it) first.", 5000)
             return False
         self._exporting = path = Path(path)
         self._exported_ok = False
@@ -924,11 +943,13 @@ class MainWindow(QMainWindow):
             self.solve_state.setText("Cancelling… (the best table so far will be kept)" if self.runner.name == PROTECT
                                      else "Cancelling the audit…")
 
-    def _job_finished(self, value: Protection | AuditResult) -> None:
-        (self._solved if self.runner.name == PROTECT else self._audited)(value)
+    def _job_finished(self, value) -> None:
+        handlers = {PROTECT: self._solved, AUDIT: self._audited, LOAD: self._loaded, EXPORT: self._exported}
+        handlers[self.runner.name](value)
 
     def _job_failed(self, error: BaseException) -> None:
-        (self._solve_failed if self.runner.name == PROTECT else self._audit_failed)(error)
+        {PROTECT: self._solve_failed, AUDIT: self._audit_failed, LOAD: self._load_failed,
+         EXPORT: self._export_failed}[self.runner.name](error)
 
     def _progress(self, reports) -> None:
         self.progress_plot.add(reports)
@@ -995,8 +1016,9 @@ class MainWindow(QMainWindow):
         """A solve or an audit runs (the table may not change meanwhile)."""
         return self.runner.running
 
-    def _set_running(self, running: bool, audit: bool = False) -> None:
-        """Lock (or unlock) everything that changes the table while a solve or (``audit``) an audit runs."""
+    def _set_running(self, running: bool, job: str = PROTECT) -> None:
+        """Lock (or unlock) everything that changes the table while a job runs: a solve, an audit,
+        reading or making a table, writing an export (only the first two can be cancelled)."""
         self.editor.model.read_only = running
         self.busy.setRange(0, 0 if running else 1)
         self.busy.setValue(0)
@@ -1007,15 +1029,15 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(not running and bool(self.recent_files()))
         self.undo_action.setEnabled(not running and self.undo_stack.canUndo())
         self.redo_action.setEnabled(not running and self.undo_stack.canRedo())
-        self.cancel_button.setEnabled(running)
-        self.cancel_action.setEnabled(running)
+        self.cancel_button.setEnabled(running and job in (PROTECT, AUDIT))
+        self.cancel_action.setEnabled(running and job in (PROTECT, AUDIT))
         self._update_audit_action()
         if running:
             self.elapsed.setText("0.0 s")
-            if audit:
+            if job == AUDIT:
                 self.bottom_tabs.setCurrentWidget(self.results)
                 self.results.setCurrentWidget(self.audit_panel)
-            else:
+            elif job == PROTECT:
                 self.bottom_tabs.setCurrentWidget(self.progress_plot if self._plots_progress() else self.log_pane)
 
     def _plots_progress(self) -> bool:
@@ -1054,7 +1076,7 @@ class MainWindow(QMainWindow):
         self.clear_audit("Auditing…")
         self.session.say("Auditing the protected table…")
         self.runner.start(AUDIT, audit_job(self.session, knowledge), AUDIT_CANCELLED)
-        self._set_running(True, audit=True)
+        self._set_running(True, AUDIT)
 
     def _audit_progress(self, done: int, total: int) -> None:
         if total > 0:
@@ -1179,7 +1201,7 @@ class MainWindow(QMainWindow):
     def _update_recent_menu(self) -> None:
         self.recent_menu.clear()
         for path in self.recent_files():
-            self.recent_menu.addAction(path, lambda p=path: self.open_path(p))
+            self.recent_menu.addAction(path, lambda p=path: self.open_path(p, wait=False))
         self.recent_menu.setEnabled(bool(self.recent_files()))
 
     def closeEvent(self, event) -> None:
