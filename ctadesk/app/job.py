@@ -27,7 +27,14 @@ from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.methods import METHODS, choose_method
 from ctadesk.engine.model import Distance, Model, Senses
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
-from ctadesk.engine.publish.precision import MAX_DECIMALS, grid_safe, published_decimals, published_or_why
+from ctadesk.engine.publish.precision import (
+    MAX_DECIMALS,
+    fixed_to_grid,
+    grid_safe_step,
+    grid_step,
+    published_at_step_or_why,
+    published_decimals,
+)
 from ctadesk.engine.publish.widening import WideningReport, new_seed, widen
 from ctadesk.engine.quality.measures import QualityReport, quality_report
 from ctadesk.engine.quality.terms import (
@@ -175,9 +182,11 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         request = request.replace(seed=seed)
         solved = widen(required, seed)
         widening = WideningReport.of(required, solved, seed)
+    if request.rounding_base is not None:
+        solved = fixed_to_grid(solved, request.rounding_base)
     as_asked = solved
     if request.precision != "full":
-        solved = grid_safe(solved, _asked_decimals(required, request))
+        solved = grid_safe_step(solved, _asked_step(required, request))
     terms = request.terms()
     method, parameters = request.method, dict(request.parameters)
     if method == AUTO:
@@ -206,8 +215,8 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
     if not result.verified and solved is not as_asked and not budget.over():
         # the levels moved out to the grid leave no table (with these senses): the levels as asked,
         # and the table put at the finest precision that takes it (_published)
-        note(f"no table with the protection levels moved out to the grid of {_asked_decimals(required, request)} "
-             f"decimals ({result.message}): solved with the levels as asked")
+        note(f"no table with the protection levels moved out to the grid of {_asked_grid(required, request)} "
+             f"({result.message}): solved with the levels as asked")
         solved = as_asked
         result, report = run(solved, _share(rounding, extra_solve), request.quality_price)
     if extra_solve and result.values is not None and widening is not None and not budget.cancelled():
@@ -248,6 +257,20 @@ def _asked_decimals(problem: CTAProblem, request: ProtectionRequest) -> int:
     return published_decimals(problem.values) if request.precision == "auto" else int(request.precision)
 
 
+def _asked_step(problem: CTAProblem, request: ProtectionRequest) -> float:
+    """The grid the request publishes ``problem`` on: its rounding base, else 10^-decimals."""
+    if request.rounding_base is not None:
+        return float(request.rounding_base)
+    return grid_step(_asked_decimals(problem, request))
+
+
+def _asked_grid(problem: CTAProblem, request: ProtectionRequest) -> str:
+    if request.rounding_base is not None:
+        return f"multiples of {request.rounding_base}"
+    decimals = _asked_decimals(problem, request)
+    return f"{decimals} decimal{'s' * (decimals != 1)}"
+
+
 def _share(rounding: bool, another_solve: bool) -> float:
     """The share of the job's time left that a solve may take: all of it when nothing follows,
     less where the published precision (PUBLISH_SHARE) or another solve of the same size waits."""
@@ -265,15 +288,27 @@ def _published(problem: CTAProblem, result: CTAResult, request: ProtectionReques
     With precision 'auto' a table that cannot be put at the data's decimals is tried at each finer
     precision up to MAX_DECIMALS, and the note says which was published and why; a table that
     cannot be put at any (or at the number of decimals asked for) stays as solved, marked
-    unpublishable (Publication.met is false), and the note says why."""
+    unpublishable (Publication.met is false), and the note says why.
+
+    With a rounding base the table is a controlled rounding to multiples of it, zero-restricted
+    where one exists (precision.at_step with steps=0: a cell already a multiple stays, the others
+    go to a multiple next to them), else the nearest rounding the integer program finds."""
     if request.precision == "full" or not result.verified:
         return result, Publication(request.precision)
+    base = request.rounding_base
+    if base is not None:
+        rounded, why = published_at_step_or_why(problem, result, float(base), options, distance, delta, steps=0)
+        note(why)
+        if rounded is not None:
+            return rounded, Publication(request.precision, int(rounded.info["decimals"]), why, base)
+        return (result.replace(message=f"{result.message}; {why}" if result.message else why),
+                Publication(request.precision, None, why, base))
     asked = _asked_decimals(problem, request)
     tried = range(asked, MAX_DECIMALS + 1) if request.precision == "auto" else (asked,)
     reasons: list[str] = []
     for decimals in tried:
         if report is None:
-            rounded, why = published_or_why(problem, result, decimals, options, distance, delta)
+            rounded, why = published_at_step_or_why(problem, result, grid_step(decimals), options, distance, delta)
         else:
             rounded, why = published_with_terms(problem, result, decimals, report, options, distance, delta)
         if rounded is not None:

@@ -29,11 +29,14 @@ class Publication:
     asked      the request's precision: 'auto', 'full' or a number of decimals
     decimals   the decimals the table is at (None: unrounded)
     note       how the table was put at that precision, or why it could not be
+    base       the rounding base asked for (ProtectionRequest.rounding_base): every cell a multiple
+               of it once rounded (None: the grid of the decimals)
     """
 
     asked: str | int = "full"
     decimals: int | None = None
     note: str = ""
+    base: int | None = None
 
     @property
     def rounded(self) -> bool:
@@ -47,13 +50,13 @@ class Publication:
 
     def as_dict(self) -> dict[str, Any]:
         return {"asked": self.asked, "decimals": self.decimals, "rounded": self.rounded, "met": self.met,
-                "note": self.note}
+                "note": self.note, "base": self.base}
 
     @classmethod
     def from_dict(cls, fields: Mapping[str, Any]) -> Publication:
-        decimals = fields.get("decimals")
+        decimals, base = fields.get("decimals"), fields.get("base")
         return cls(asked=fields.get("asked", "full"), decimals=None if decimals is None else int(decimals),
-                   note=str(fields.get("note", "")))
+                   note=str(fields.get("note", "")), base=None if base is None else int(base))
 
 
 @dataclasses.dataclass(frozen=True)

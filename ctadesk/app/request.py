@@ -50,6 +50,9 @@ class ProtectionRequest:
     seed         the widening seed (None: a fresh secret one, drawn when the run starts)
     widen_cost   also solve at the required levels, to report what widening costs
     precision    'auto' (the data's decimals), 'full' (no rounding) or a number of decimals
+    rounding_base  publish every cell as a multiple of this whole number instead (None: the
+                 precision's grid): controlled rounding to a base, tau-argus's RND(table, base),
+                 additive and protected (engine/publish/precision.py: at_step); precision stays 'auto'
     """
 
     distance: str = Distance.L1.value
@@ -67,6 +70,7 @@ class ProtectionRequest:
     seed: int | None = None
     widen_cost: bool = False
     precision: str | int = "auto"
+    rounding_base: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "preserve", frozenset(self.preserve))
@@ -92,6 +96,19 @@ class ProtectionRequest:
         if self.precision not in ("auto", "full") and not (
                 isinstance(self.precision, int) and 0 <= self.precision <= MAX_DECIMALS):
             raise RequestError(f"precision '{self.precision}': choose auto, full or 0..{MAX_DECIMALS} decimals")
+        if self.rounding_base is not None:
+            self._check_rounding_base()
+
+    def _check_rounding_base(self) -> None:
+        base = self.rounding_base
+        if isinstance(base, bool) or not isinstance(base, int) or base < 1:
+            raise RequestError(f"rounding base {base!r}: it must be a whole number from 1")
+        if self.precision != "auto":
+            raise RequestError(f"rounding base {base} with precision '{self.precision}': a rounding base sets the "
+                               "published grid itself; leave precision auto")
+        if self.terms():
+            raise RequestError(f"rounding base {base} with quality terms: the terms are kept at a number of "
+                               "decimals only; drop the terms or the rounding base")
 
     def replace(self, **changes: Any) -> ProtectionRequest:
         return dataclasses.replace(self, **changes)
@@ -109,13 +126,15 @@ class ProtectionRequest:
             options["quality"] = [term.as_dict() for term in self.quality]
         if self.quality_price:
             options["quality_price"] = True
+        if self.rounding_base is not None:
+            options["rounding_base"] = self.rounding_base
         return options
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> ProtectionRequest:
         """The request a project's options stand for (keys missing: the defaults)."""
         known = {"distance", "senses", "method", "parameters", "weights", "preserve", "time_limit", "gap", "widen",
-                 "precision", "threads", "quality", "quality_price"}
+                 "precision", "threads", "quality", "quality_price", "rounding_base"}
         settings = {key: value for key, value in options.items() if key in known and value is not None}
         if WIDENING_SEED in options and options[WIDENING_SEED] is not None:
             settings["seed"] = int(options[WIDENING_SEED])
@@ -143,6 +162,8 @@ class ProtectionRequest:
                     "protection levels widened by a secret factor": "yes" if self.widen else "no"}
         if self.quality:
             settings["quality terms"] = "; ".join(term.name for term in self.quality)
+        if self.rounding_base is not None:
+            settings["rounded to multiples of"] = str(self.rounding_base)
         return settings
 
 

@@ -33,6 +33,18 @@ exists (y is a point of the polytope with the box [floor, ceil], whose vertices
 are integral), so the published L2 table is within one published unit of the L2
 optimum in every cell.  Where none exists the grid table nearest y in weighted
 absolute change is published and info["precision_from"] says so.
+
+The grid is any step s, not only 10^-d: with s a rounding base b (tau-argus's RND(table, b, ...))
+the same integer program is a controlled rounding of the table to multiples of b -- additive,
+every sensitive cell beyond its safe value -- which tau-argus's rounder (Salazar-González's
+controlled rounding, the tau-argus manual, chapter on rounding) makes zero-restricted: a cell
+already a multiple of b stays, any other goes to one of the two multiples around it, ``steps``
+further multiples allowed when that has no solution.  Here ``steps`` boxes every cell that is not
+sensitive to within that many steps of the multiples around it (a sensitive cell: of its first
+safe multiple); when the box leaves no table the rounding is found without it and
+info["precision_from"] says so.  A fixed cell keeps its value when it is on the grid; off it (a
+rounding base over data that are not its multiples) it cannot, and fixed_to_grid bounds it to the
+two grid values around it instead.
 """
 
 from __future__ import annotations
@@ -68,13 +80,31 @@ def published_decimals(values: np.ndarray, max_decimals: int = MAX_DECIMALS) -> 
     return max_decimals
 
 
+def grid_step(decimals: int) -> float:
+    """The grid of ``decimals`` decimals: 10^-decimals."""
+    return 10.0 ** -decimals
+
+
+def grid_name(step: float) -> str:
+    """How a message names the grid of ``step``: 'at 2 decimals', 'at 0 decimals' for 1, 'rounded
+    to multiples of 5' for a rounding base."""
+    decimals = published_decimals(np.array([step]))
+    if math.isclose(step, grid_step(decimals), rel_tol=1e-12):
+        return f"at {decimals} decimal{'s' * (decimals != 1)}"
+    return f"rounded to multiples of {step:g}"
+
+
 def grid_safe(problem: CTAProblem, decimals: int) -> CTAProblem:
+    """``problem`` made safe for the grid of 10^-decimals (grid_safe_step)."""
+    return grid_safe_step(problem, grid_step(decimals))
+
+
+def grid_safe_step(problem: CTAProblem, step: float) -> CTAProblem:
     """``problem`` with every protection level and bound moved outward / inward to the grid of
-    10^-decimals: a + upl and a - lpl, lower and upper on the grid, each as near as the grid allows
-    (no level smaller than asked).  Every table on the grid that protects ``problem`` protects this
-    one; solved before publication, the model's table then lies in the box of grid values around
+    multiples of ``step``: a + upl and a - lpl, lower and upper on the grid, each as near as the grid
+    allows (no level smaller than asked).  Every table on the grid that protects ``problem`` protects
+    this one; solved before publication, the model's table then lies in the box of grid values around
     it, so a controlled rounding of it exists for network-matrix relations (2-D and 1H2D tables)."""
-    step = 10.0 ** -decimals
     cells = problem.sensitive
     a = problem.values[cells]
     safe_up = np.ceil((a + problem.upper_protection) / step - ON_GRID) * step
@@ -97,51 +127,92 @@ def grid_safe(problem: CTAProblem, decimals: int) -> CTAProblem:
                            lower=lower, upper=upper)
 
 
+def fixed_to_grid(problem: CTAProblem, step: float) -> CTAProblem:
+    """``problem`` with each fixed cell off the grid of ``step`` freed between the two grid values
+    around it: a rounding to a base rounds every cell (module docstring), a fixed one included,
+    and a cell already on the grid keeps its value.  Returns ``problem`` itself when none is off."""
+    scaled = problem.values / step
+    off_grid = problem.fixed & (np.abs(scaled - np.round(scaled)) > ON_GRID)
+    if not off_grid.any():
+        return problem
+    return problem.replace(fixed=problem.fixed & ~off_grid,
+                           lower=np.where(off_grid, np.floor(scaled) * step, problem.lower),
+                           upper=np.where(off_grid, np.ceil(scaled) * step, problem.upper))
+
+
 def at_precision(problem: CTAProblem, result: CTAResult, decimals: int,
                  options: SolveOptions = SolveOptions(), distance: Distance = Distance.L1,
                  delta: float = HUBER_DELTA) -> CTAResult:
-    """``result``'s protected table at 10^-decimals: every cell on the grid, every relation exact
-    there, every sensitive cell beyond its safe value on the side it took (module docstring), and
-    the table the ``distance`` of ``result``'s model would publish there.
+    """``result``'s protected table at 10^-decimals (at_step on that grid)."""
+    return at_step(problem, result, grid_step(decimals), options, distance, delta)
+
+
+def at_step(problem: CTAProblem, result: CTAResult, step: float,
+            options: SolveOptions = SolveOptions(), distance: Distance = Distance.L1,
+            delta: float = HUBER_DELTA, steps: int | None = None) -> CTAResult:
+    """``result``'s protected table on the grid of multiples of ``step``: every cell on the grid,
+    every relation exact there, every sensitive cell beyond its safe value on the side it took
+    (module docstring), and the table the ``distance`` of ``result``'s model would publish there.
 
     L1 (and SOC, L1 in cone form): the weighted-L1 table on the grid with the senses taken, found
     again from the original values (model (2) with integral deviations).  L2 and pseudo-Huber
     (``delta``: Petrenko 2017 (5.8), (5.17)): a controlled rounding of the model's own table y -- each
-    cell at floor(y/10^-d) or ceil(y/10^-d), the one the model's objective prefers, the relations
+    cell at floor(y/step) or ceil(y/step), the one the model's objective prefers, the relations
     exact -- which exists for the network-matrix relations of 2-D and 1H2D tables; where none
     exists, the grid table nearest y in weighted absolute change (said in info["precision_from"]).
 
-    Returns a CTAResult of method ``result.method`` with info["decimals"], info["cells_changed"] and
-    info["precision_from"]; NOT_FOUND when no such table exists near the senses taken (the message
-    says why).
+    ``steps`` (None: no such limit) first keeps every cell that is not sensitive within that many
+    grid steps of the grid values around its original value (0: zero-restricted, a cell on the grid
+    stays), and every sensitive cell within that many of its first safe grid value; a table with no
+    such rounding is found without the limit, and info["precision_from"] says so.
+
+    Returns a CTAResult of method ``result.method`` with info["decimals"] (those the grid shows),
+    info["step"], info["cells_changed"] and info["precision_from"]; NOT_FOUND when no such table
+    exists near the senses taken (the message says why).
     """
     if not result.verified or result.values is None:
         raise SolverError("only a protected table can be put at a published precision")
+    if steps is None:
+        return _at_step(problem, result, step, options, distance, delta, None)
+    restricted = _at_step(problem, result, step, options, distance, delta, steps)
+    if restricted.verified:
+        return restricted
+    why = f"none within {steps} step{'s' * (steps != 1)} of the grid values around the original: {restricted.message}"
+    return _at_step(problem, result, step, options, distance, delta, None, why)
+
+
+def _at_step(problem: CTAProblem, result: CTAResult, step: float, options: SolveOptions, distance: Distance,
+             delta: float, steps: int | None, why: str = "") -> CTAResult:
+    """at_step with the box of ``steps`` (None: none); ``why`` there is none, said after how the
+    table was found."""
     started = time.perf_counter()
-    step = 10.0 ** -decimals
     _check_grid_relations(problem, step)
     taken = senses_of(problem, result.values)
     senses = _grid_senses(problem, taken, step)
     k_low, k_high = _grid_box(problem, senses, step)
+    if steps is not None:
+        k_low, k_high = _within_steps(problem, senses, step, steps, k_low, k_high)
     scaled = result.values / step
     base = np.round(scaled)
     residual = np.round(problem.rhs / step) - _relations_of(problem, base)
-    info = {**result.info, "decimals": decimals, "rounded_from": result.objective}
+    decimals = published_decimals(np.array([step]))
+    info = {**result.info, "decimals": decimals, "step": step, "rounded_from": result.objective}
     cost = _model_cost(problem, distance, delta)
     same_senses = bool(np.array_equal(senses, taken))
+    grid = grid_name(step)
 
-    def finished(values: np.ndarray, how: str) -> CTAResult:
-        return _finished(problem, result, values, senses, started, how, info, options.gap, cost, same_senses)
+    def finished(k: np.ndarray, how: str) -> CTAResult:
+        return _finished(problem, result, _grid_values(k, step), senses, started, f"{how}; {why}" if why else how,
+                         info, options.gap, cost, same_senses)
 
     on_grid = np.all(np.abs(scaled - base) <= ON_GRID)
     fits = np.all((base >= k_low) & (base <= k_high)) and not residual.any()
     if fits and (on_grid or cost is None):
-        return finished(base / 10.0 ** decimals, "the table was on the grid")
+        return finished(base, "the table was on the grid")
     if np.any(k_low > k_high):
         cell = int(np.flatnonzero(k_low > k_high)[0])
         return _not_found(result, started, info,
-                          f"{problem.describe_cell(cell)} has no value at {decimals} decimals within its bounds "
-                          "beyond its safe value")
+                          f"{problem.describe_cell(cell)} has no value {grid} within its bounds beyond its safe value")
     n = problem.n_cells
     start = (np.arange(n), np.clip(base, k_low, k_high) - base)
     if cost is not None:
@@ -154,9 +225,8 @@ def at_precision(problem: CTAProblem, result: CTAResult, decimals: int,
             model = _rounding_model(problem, low - base, high - base, residual, cost, base, step)
             outcome = solve_model(model, options, {"mip_rel_gap": float(options.gap)}, start=start)
             if outcome.values is not None:
-                return finished((base + np.round(outcome.values[:n])) / 10.0 ** decimals,
-                                f"a controlled rounding of the {distance.value} table")
-        how = (f"no rounding of the {distance.value} table to {decimals} decimals adds up: the grid table "
+                return finished(base + np.round(outcome.values[:n]), f"a controlled rounding of the {distance.value} table")
+        how = (f"no rounding of the {distance.value} table {grid} adds up: the grid table "
                f"nearest it in weighted absolute change")
         near = scaled - base
     else:
@@ -166,8 +236,32 @@ def at_precision(problem: CTAProblem, result: CTAResult, decimals: int,
     outcome = solve_model(model, options, {"mip_rel_gap": float(options.gap)}, start=start)
     if outcome.values is None:
         return _not_found(result, started, info,
-                          f"no table at {decimals} decimals adds up with these senses ({outcome.model_status})")
-    return finished((base + np.round(outcome.values[:n])) / 10.0 ** decimals, how)
+                          f"no table {grid} adds up with these senses ({outcome.model_status})")
+    return finished(base + np.round(outcome.values[:n]), how)
+
+
+def _grid_values(k: np.ndarray, step: float) -> np.ndarray:
+    """The values k steps make: k / 10^d on a grid of decimals (the double nearest each, where
+    k * 10^-d can be one off), else k * step."""
+    decimals = published_decimals(np.array([step]))
+    if math.isclose(step, grid_step(decimals), rel_tol=1e-12):
+        return k / 10.0 ** decimals
+    return k * step
+
+
+def _within_steps(problem: CTAProblem, senses: np.ndarray, step: float, steps: int, k_low: np.ndarray,
+                  k_high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The box (k_low, k_high) narrowed to ``steps`` grid steps beyond the grid values around each
+    original value, and for a sensitive cell beyond its first safe grid value on its side."""
+    scaled = problem.values / step
+    near_low = np.floor(scaled + ON_GRID) - steps
+    near_high = np.ceil(scaled - ON_GRID) + steps
+    cells = problem.sensitive
+    up = senses == SENSE_UP
+    first_safe = np.where(up, k_low[cells], k_high[cells])
+    near_low[cells] = np.where(up, first_safe, first_safe - steps)
+    near_high[cells] = np.where(up, first_safe + steps, first_safe)
+    return np.maximum(k_low, near_low), np.minimum(k_high, near_high)
 
 
 def published_or_why(problem: CTAProblem, result: CTAResult, decimals: int,
@@ -175,8 +269,15 @@ def published_or_why(problem: CTAProblem, result: CTAResult, decimals: int,
                      delta: float = HUBER_DELTA) -> tuple[CTAResult | None, str]:
     """(the table at ``decimals``, its message), or (None, why it cannot be put there): what the
     front ends need to publish a protected table or keep it as solved and say why."""
+    return published_at_step_or_why(problem, result, grid_step(decimals), options, distance, delta)
+
+
+def published_at_step_or_why(problem: CTAProblem, result: CTAResult, step: float,
+                             options: SolveOptions = SolveOptions(), distance: Distance = Distance.L1,
+                             delta: float = HUBER_DELTA, steps: int | None = None) -> tuple[CTAResult | None, str]:
+    """(the table on the grid of ``step``, its message) or (None, why not): at_step for the front ends."""
     try:
-        published = at_precision(problem, result, decimals, options, distance, delta)
+        published = at_step(problem, result, step, options, distance, delta, steps)
     except SolverError as error:
         return None, str(error)
     return (published if published.verified else None), published.message
@@ -312,9 +413,7 @@ def _finished(problem: CTAProblem, result: CTAResult, values: np.ndarray, senses
                        model_objective=model_objective)
     if not published.verified:
         return published
-    decimals = info["decimals"]
-    message = (f"protected table at {decimals} decimal{'s' * (decimals != 1)}, {changed} cells changed; "
-               f"{how}; verified")
+    message = f"protected table {grid_name(info['step'])}, {changed} cells changed; {how}; verified"
     return published.replace(message=message, bound=result.bound, gap=published_gap)
 
 
@@ -323,4 +422,5 @@ def _not_found(result: CTAResult, started: float, info: dict, why: str) -> CTARe
                      timings={"total": time.perf_counter() - started}, info=info)
 
 
-__all__ = ["MAX_DECIMALS", "at_precision", "grid_safe", "model_objective", "published_decimals", "published_or_why"]
+__all__ = ["MAX_DECIMALS", "at_precision", "at_step", "fixed_to_grid", "grid_name", "grid_safe", "grid_safe_step", "grid_step",
+           "model_objective", "published_at_step_or_why", "published_decimals", "published_or_why"]
