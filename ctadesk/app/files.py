@@ -34,12 +34,12 @@ from ctadesk.engine.result import CTAResult
 from ctadesk.engine.rules.safety import SafetyRules, apply_rules, to_problem
 from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.additivity import NonAdditiveError, require_additive
-from ctadesk.io.excel import ExcelTable, ExportOutcome
 from ctadesk.io.project import Project
-from ctadesk.io.tauargus import TauArgusTable
 
 if TYPE_CHECKING:
     from ctadesk.engine.audit import AuditResult
+    from ctadesk.io.excel import ExcelTable, ExportOutcome   # openpyxl loads when a workbook is read or written
+    from ctadesk.io.tauargus import TauArgusTable
 
 #: largest contributions kept per cell when microdata are tabulated (the most a dominance rule can use)
 TOP_CONTRIBUTIONS = 5
@@ -303,7 +303,7 @@ def export_sol(path: str | Path, project: Project) -> Path:
 
 def export_tab(path: str | Path, project: Project) -> Path:
     """A release .tab (codes and adjusted values) with its .rda, for a table read from a .tab."""
-    from ctadesk.io.tauargus import write_tab
+    from ctadesk.io.tauargus import TauArgusTable, write_tab
 
     if not isinstance(project.source, TauArgusTable):
         raise CTAError("Only a table read from a tau-argus .tab file can be written as .tab.")

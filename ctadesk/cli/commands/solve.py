@@ -51,7 +51,6 @@ def run(args: argparse.Namespace) -> int:
 
     from ctadesk.app.formats import Holds, format_of, read_table
     from ctadesk.app.session import Session
-    from ctadesk.cli.bivariate import solve_two_variables
     from ctadesk.cli.release import (preserved_measures, quality_terms, request_from, run_protection, write_json,
                                      write_workbooks)
     from ctadesk.engine.methods.figures import figures
@@ -77,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
     problem = project.to_problem()
     if args.seed is None and session.widening_seed is not None:
         args.seed = session.widening_seed
-    if args.second_values:
+    if args.second_values:      # two variables: the bivariate methods (and clarabel) load only then
+        from ctadesk.cli.bivariate import solve_two_variables
+
         return solve_two_variables(args, problem, weights)
     request = request_from(args, weights=weights, preserve=frozenset(preserved_measures(args.preserve))).replace(
         quality=quality_terms(args, problem, project.structure), quality_price=args.quality_price)

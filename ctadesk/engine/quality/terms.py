@@ -41,7 +41,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.model import Distance
@@ -50,7 +49,7 @@ from ctadesk.engine.publish.precision import model_objective, published_or_why
 from ctadesk.engine.quality.auxiliary import Extended, LinearTerm, with_terms
 from ctadesk.engine.quality.measures import inner_cells, preserve
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
-from ctadesk.engine.solvers.conic import HUBER_DELTA
+from ctadesk.engine.settings import HUBER_DELTA
 from ctadesk.engine.solvers.finish import finish, senses_of
 from ctadesk.engine.table.structure import TableStructure
 
@@ -370,6 +369,8 @@ def correlation_cut(term: QualityTerm, problem: CTAProblem, values: np.ndarray, 
     cut at ``values`` itself is weaker and makes the rounds zigzag).  In y = x - a, with
     u = rho z_c/||z_c|| - a_c/||a_c||:  u . y <= ||a_c|| (1 - rho Corr(a, z)).
     """
+    from scipy.optimize import brentq       # scipy.optimize (0.3-1 s to import) only for a correlation term
+
     cells = term.group_cells(problem)
     a = problem.values[cells] - problem.values[cells].mean()
     y = np.asarray(values, dtype=float)[cells] - problem.values[cells]
