@@ -224,6 +224,8 @@ class FlowTables:
         n = self.n_nodes
         room = np.minimum(self.model.upper[cells] - x[cells], x[cells] - self.model.lower[cells])
         candidates = cells[room >= 2.0 * given]
+        if candidates.size < np.count_nonzero(np.abs(left) > TIGHT) - 1:
+            return None  # too few to join the nodes out of balance
         root = int(np.argmax(np.abs(left)))
         if candidates.size > TREE_DEGREE * n:
             drawn = candidates[self.rng.random(candidates.size) < TREE_DEGREE * n / candidates.size]
