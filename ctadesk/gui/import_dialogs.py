@@ -280,8 +280,10 @@ class ExcelImportDialog(QDialog):
 
 
 class MicrodataDialog(QDialog):
-    """Spanning variables (ticked, in file order) with an optional hierarchy file each, the
-    response, weight and holding variables.  Several tables of the microdata are listed with
+    """Spanning variables (ticked, in the order the user ticks them, reorderable) with an optional
+    hierarchy file each, the response, weight and holding variables.  The response is asked, never
+    guessed: the file's last column is as often a weight or an identifier as the variable to sum,
+    so Tabulate stays disabled until one is chosen.  Several tables of the microdata are listed with
     "Add table" (each the variables ticked when it was added): they share margins and become one
     linked project, protected together (ctadesk.app.linked_tables).  loader(dialog) builds the
     project; a failure is shown here and the dialog stays open with every choice kept."""
@@ -304,6 +306,15 @@ class MicrodataDialog(QDialog):
             item.setCheckState(Qt.CheckState.Unchecked)
             self.variables.setItem(row, 0, item)
             self.variables.setItem(row, 1, QTableWidgetItem(""))
+        self.variables.itemChanged.connect(self._ticked)
+        #: the ticked variables in table order: the order ticked, then as moved up and down
+        self.order = QListWidget(objectName="micro_order")
+        self.order.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        self.order.setMaximumHeight(90)
+        move_up = QPushButton("Up", objectName="micro_up")
+        move_up.clicked.connect(lambda: self.move(-1))
+        move_down = QPushButton("Down", objectName="micro_down")
+        move_down.clicked.connect(lambda: self.move(1))
         browse = QPushButton("Hierarchy file for the selected variable…", objectName="micro_browse")
         browse.clicked.connect(self._browse)
         self.table_list = QListWidget()
@@ -319,7 +330,8 @@ class MicrodataDialog(QDialog):
         self.weight = QComboBox(objectName="micro_weight")
         self.holding = QComboBox(objectName="micro_holding")
         self.response.addItems(columns)
-        self.response.setCurrentIndex(len(columns) - 1)
+        self.response.setPlaceholderText("(choose the variable to sum)")
+        self.response.setCurrentIndex(-1)
         for combo in (self.weight, self.holding):
             combo.addItem("(none)", "")
             for name in columns:
@@ -331,16 +343,29 @@ class MicrodataDialog(QDialog):
         form.addRow("Sampling weight", self.weight)
         form.addRow("Holding (enterprise group)", self.holding)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Tabulate")
+        self.tabulate = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.tabulate.setText("Tabulate")
+        self.tabulate.setEnabled(False)
+        self.tabulate.setToolTip("Choose the response variable first")
+        self.response.currentIndexChanged.connect(self._update_tabulate)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel("Tick the spanning variables, in table order as listed:"))
+        layout.addWidget(QLabel("Tick the spanning variables (the table's first dimension first):"))
         layout.addWidget(self.variables, 1)
         row = QHBoxLayout()
         row.addWidget(browse)
         row.addStretch(1)
         layout.addLayout(row)
+        order = QHBoxLayout()
+        order.addWidget(QLabel("Table order\n(drag, or Up/Down):"))
+        order.addWidget(self.order, 1)
+        order_buttons = QVBoxLayout()
+        order_buttons.addWidget(move_up)
+        order_buttons.addWidget(move_down)
+        order_buttons.addStretch(1)
+        order.addLayout(order_buttons)
+        layout.addLayout(order)
         several = QLabel("Several tables (protected together, one value per shared cell): tick a table's "
                          "variables and add it; none added, the ticked variables make the table.")
         several.setWordWrap(True)
@@ -359,13 +384,51 @@ class MicrodataDialog(QDialog):
         self.resize(640, 520)
 
     def set_spanning(self, names: list[str]) -> None:
+        """Tick exactly ``names``, in that table order."""
         for row in range(self.variables.rowCount()):
             item = self.variables.item(row, 0)
-            item.setCheckState(Qt.CheckState.Checked if item.text() in names else Qt.CheckState.Unchecked)
+            if item.text() not in names:
+                item.setCheckState(Qt.CheckState.Unchecked)
+        for name in names:
+            for item in self.variables.findItems(name, Qt.MatchFlag.MatchExactly):
+                if item.column() == 0:
+                    item.setCheckState(Qt.CheckState.Checked)
+        ticked = self.spanning()
+        self.order.clear()
+        self.order.addItems([name for name in names if name in ticked])
 
     def spanning(self) -> list[str]:
-        return [self.variables.item(r, 0).text() for r in range(self.variables.rowCount())
-                if self.variables.item(r, 0).checkState() == Qt.CheckState.Checked]
+        """The ticked variables in table order."""
+        return [self.order.item(k).text() for k in range(self.order.count())]
+
+    def _ticked(self, item: QTableWidgetItem) -> None:
+        """A variable ticked goes last in the table order; one unticked leaves it."""
+        if item.column() != 0:
+            return
+        listed = self.order.findItems(item.text(), Qt.MatchFlag.MatchExactly)
+        if item.checkState() == Qt.CheckState.Checked and not listed:
+            self.order.addItem(item.text())
+        elif item.checkState() != Qt.CheckState.Checked:
+            for found in listed:
+                self.order.takeItem(self.order.row(found))
+
+    def move(self, step: int) -> None:
+        """Move the variable selected in the table order one place up (-1) or down (1)."""
+        row = self.order.currentRow()
+        target = row + step
+        if row < 0 or not 0 <= target < self.order.count():
+            return
+        self.order.insertItem(target, self.order.takeItem(row))
+        self.order.setCurrentRow(target)
+
+    def response_variable(self) -> str | None:
+        """The response chosen, None until the user chooses one."""
+        return self.response.currentText() if self.response.currentIndex() >= 0 else None
+
+    def _update_tabulate(self) -> None:
+        chosen = self.response_variable() is not None
+        self.tabulate.setEnabled(chosen)
+        self.tabulate.setToolTip("" if chosen else "Choose the response variable first")
 
     def add_table(self) -> None:
         """List the ticked variables as a table (refused when none is ticked or it is listed)."""
@@ -407,6 +470,9 @@ class MicrodataDialog(QDialog):
     def accept(self) -> None:
         if not self.tables():
             self.error.setText("Tick at least one spanning variable.")
+            return
+        if self.response_variable() is None:
+            self.error.setText("Choose the response: the numeric variable whose sums make the table's cells.")
             return
         try:
             self.project = self.loader(self)

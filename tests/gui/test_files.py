@@ -182,6 +182,7 @@ def test_a_microdata_dialog_error_is_shown_in_the_dialog_which_keeps_the_choices
 
     def run(dialog):
         dialog.set_spanning(["Region"])
+        dialog.response.setCurrentText("Turnover")
         dialog.accept()
         seen.update(error=dialog.error.text(), spanning=dialog.spanning(), open=dialog.result() != 1)
         return False
