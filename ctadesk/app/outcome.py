@@ -49,8 +49,9 @@ class Publication:
         return self.asked == "full" or self.decimals is not None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"asked": self.asked, "decimals": self.decimals, "rounded": self.rounded, "met": self.met,
-                "note": self.note, "base": self.base}
+        fields = {"asked": self.asked, "decimals": self.decimals, "rounded": self.rounded, "met": self.met,
+                  "note": self.note}
+        return fields if self.base is None else {**fields, "base": self.base}
 
     @classmethod
     def from_dict(cls, fields: Mapping[str, Any]) -> Publication:

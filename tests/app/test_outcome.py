@@ -92,3 +92,10 @@ def test_a_project_saved_before_outcomes_gets_one_from_its_result(tmp_path):
             archive.writestr(name, data)
     outcome = Outcome.from_dict(load_project(tmp_path / "old.ctaproj").outcome)
     assert outcome.published.decimals == 0 and outcome.published.met and outcome.cells_changed == 4
+
+
+def test_a_rounding_base_is_kept_in_the_outcome():
+    published = Publication("auto", 0, "protected table rounded to multiples of 5", base=5)
+    assert published.as_dict()["base"] == 5
+    assert Publication.from_dict(published.as_dict()) == published
+    assert "base" not in Publication("auto", 0).as_dict()

@@ -85,11 +85,26 @@ def grid_step(decimals: int) -> float:
     return 10.0 ** -decimals
 
 
+def step_decimals(step: float) -> int:
+    """The fewest decimals (up to MAX_DECIMALS) that show multiples of ``step``: d for 10^-d, 0 for
+    a whole rounding base, 1 for 0.5."""
+    for decimals in range(MAX_DECIMALS + 1):
+        scaled = step * 10.0 ** decimals
+        if abs(scaled - round(scaled)) <= 1e-9 * scaled:
+            return decimals
+    return MAX_DECIMALS
+
+
+def _is_decimal_grid(step: float) -> bool:
+    """``step`` is 10^-d for a d >= 0."""
+    return math.isclose(step, grid_step(step_decimals(step)), rel_tol=1e-12)
+
+
 def grid_name(step: float) -> str:
     """How a message names the grid of ``step``: 'at 2 decimals', 'at 0 decimals' for 1, 'rounded
     to multiples of 5' for a rounding base."""
-    decimals = published_decimals(np.array([step]))
-    if math.isclose(step, grid_step(decimals), rel_tol=1e-12):
+    if _is_decimal_grid(step):
+        decimals = step_decimals(step)
         return f"at {decimals} decimal{'s' * (decimals != 1)}"
     return f"rounded to multiples of {step:g}"
 
@@ -195,8 +210,7 @@ def _at_step(problem: CTAProblem, result: CTAResult, step: float, options: Solve
     scaled = result.values / step
     base = np.round(scaled)
     residual = np.round(problem.rhs / step) - _relations_of(problem, base)
-    decimals = published_decimals(np.array([step]))
-    info = {**result.info, "decimals": decimals, "step": step, "rounded_from": result.objective}
+    info = {**result.info, "decimals": step_decimals(step), "step": step, "rounded_from": result.objective}
     cost = _model_cost(problem, distance, delta)
     same_senses = bool(np.array_equal(senses, taken))
     grid = grid_name(step)
@@ -243,10 +257,7 @@ def _at_step(problem: CTAProblem, result: CTAResult, step: float, options: Solve
 def _grid_values(k: np.ndarray, step: float) -> np.ndarray:
     """The values k steps make: k / 10^d on a grid of decimals (the double nearest each, where
     k * 10^-d can be one off), else k * step."""
-    decimals = published_decimals(np.array([step]))
-    if math.isclose(step, grid_step(decimals), rel_tol=1e-12):
-        return k / 10.0 ** decimals
-    return k * step
+    return k / 10.0 ** step_decimals(step) if _is_decimal_grid(step) else k * step
 
 
 def _within_steps(problem: CTAProblem, senses: np.ndarray, step: float, steps: int, k_low: np.ndarray,
@@ -422,5 +433,6 @@ def _not_found(result: CTAResult, started: float, info: dict, why: str) -> CTARe
                      timings={"total": time.perf_counter() - started}, info=info)
 
 
-__all__ = ["MAX_DECIMALS", "at_precision", "at_step", "fixed_to_grid", "grid_name", "grid_safe", "grid_safe_step", "grid_step",
-           "model_objective", "published_at_step_or_why", "published_decimals", "published_or_why"]
+__all__ = ["MAX_DECIMALS", "at_precision", "at_step", "fixed_to_grid", "grid_name", "grid_safe", "grid_safe_step",
+           "grid_step", "model_objective", "published_at_step_or_why", "published_decimals", "published_or_why",
+           "step_decimals"]

@@ -157,3 +157,11 @@ def test_levels_on_the_grid_are_never_smaller_and_leave_a_valid_table(spec, deci
     moved = snapped.upper_protection > problem.upper_protection
     safe_up = (problem.values[problem.sensitive] + snapped.upper_protection)[moved] / step
     assert np.allclose(safe_up, np.round(safe_up), atol=1e-6)
+
+
+def test_the_grid_of_a_step_is_named_and_shown_with_its_decimals():
+    from ctadesk.engine.publish.precision import grid_name, step_decimals
+
+    assert [step_decimals(s) for s in (1.0, 0.1, 1e-6, 10.0, 0.5)] == [0, 1, 6, 0, 1]
+    assert grid_name(0.01) == "at 2 decimals" and grid_name(1.0) == "at 0 decimals"
+    assert grid_name(10.0) == "rounded to multiples of 10"
