@@ -239,7 +239,8 @@ def _at_step(problem: CTAProblem, result: CTAResult, step: float, options: Solve
             model = _rounding_model(problem, low - base, high - base, residual, cost, base, step)
             outcome = solve_model(model, options, {"mip_rel_gap": float(options.gap)}, start=start)
             if outcome.values is not None:
-                return finished(base + np.round(outcome.values[:n]), f"a controlled rounding of the {distance.value} table")
+                return finished(base + np.round(outcome.values[:n]),
+                                f"a controlled rounding of the {distance.value} table")
         how = (f"no rounding of the {distance.value} table {grid} adds up: the grid table "
                f"nearest it in weighted absolute change")
         near = scaled - base
