@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench installer installer-test clean
+.PHONY: run test lint bench installer installer-test installer-dmg clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,11 +29,16 @@ installer: $(STAMP)
 	$(PY) -m pip install -q pyinstaller
 	$(VENV)/bin/pyinstaller --noconfirm --distpath dist --workpath build installer/ctadesk.spec
 
-# builds the bundle, runs its self-test offscreen and prints its size and start time; builds the
-# wheel and installs it into a fresh venv (tests/installer, marked `installer`)
+# builds the bundle, runs its self-test offscreen and prints its size (at most 250 MB) by component
+# and its start time; builds the wheel and installs it into a fresh venv (tests/installer, marked
+# `installer`)
 installer-test: installer
 	$(PY) -m pip install -q build
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -m installer -s tests/installer
+
+# macOS only: the disk image of dist/ctadesk.app (installer/README.md; Windows: installer/ctadesk.iss)
+installer-dmg: installer
+	sh installer/macos_dmg.sh
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
