@@ -40,7 +40,8 @@ def request_from(args: argparse.Namespace, *, weights: str = "table",
                              parameters=tuple(args.param), weights=weights, preserve=preserve,
                              time_limit=args.time_limit, gap=args.gap, threads=args.threads, widen=args.widen,
                              seed=args.seed,
-                             widen_cost=args.widen_cost, precision=args.precision)
+                             widen_cost=args.widen_cost, precision=args.precision,
+                             rounding_base=getattr(args, "round_to", None))
 
 
 def run_protection(problem: CTAProblem, request: ProtectionRequest, args: argparse.Namespace) -> Protection:
@@ -56,18 +57,21 @@ def run_protection(problem: CTAProblem, request: ProtectionRequest, args: argpar
     if request.precision not in ("auto", "full") and not protection.precision_met \
             and protection.result.verified and not args.stop.is_set():
         raise CTAError(f"--precision {request.precision}: {protection.outcome.published.note}")
+    if request.rounding_base is not None and not protection.precision_met and protection.result.verified \
+            and not args.stop.is_set():
+        raise CTAError(f"--round-to {request.rounding_base}: {protection.outcome.published.note}")
     return protection
 
 
 def write_workbooks(args: argparse.Namespace, structure: TableStructure, protection: Protection,
                     settings: Mapping[str, object]) -> None:
     """The workbooks --internal and --release ask for, in the default layout; their export
-    reports go to stderr."""
-    from ctadesk.io.excel import ExportReport, export_table_workbook
-
+    reports go to stderr (the Excel writer loaded only when one is asked for)."""
     wanted = [(path, internal) for path, internal in ((args.internal, True), (args.release, False)) if path]
     if not wanted:
         return
+    from ctadesk.io.excel import ExportReport, export_table_workbook
+
     result, problem = protection.result, protection.required
     if result.values is None:
         raise CTAError(f"no table to write to {', '.join(path for path, _ in wanted)}: {result.message}")

@@ -99,3 +99,19 @@ def test_solve_json_records_versions_and_request(firms, tmp_path):
     document = json.loads(out.read_text())
     assert document["versions"] == versions()
     assert document["request"]["method"] == "milp" and document["request"]["widening_seed"] == 3
+
+
+@pytest.mark.parametrize("command", ["protect", "solve"])
+def test_round_to_publishes_multiples_of_the_base_and_says_it(command, firms, tmp_path):
+    out = tmp_path / "result.json"
+    source = [str(firms), *RULES] if command == "protect" else ["sample_data/thesis_10x15.jj"]
+    assert main([command, *source, "--seed", "4", "--round-to", "5", "--json", str(out)]) == 0
+    document = json.loads(out.read_text())
+    values = np.array(document["values"])
+    assert document["protected"] and np.array_equal(values, 5 * np.round(values / 5))
+    assert document["published"]["base"] == 5 and document["request"]["rounding_base"] == 5
+
+
+def test_round_to_with_a_precision_is_refused(firms, capsys):
+    assert main(["protect", str(firms), *RULES, "--round-to", "5", "--precision", "1"]) == 2
+    assert "rounding base 5 with precision '1'" in capsys.readouterr().err

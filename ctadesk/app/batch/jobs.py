@@ -2,9 +2,11 @@
 a cluster): a job is one `<SUPPRESS>` -- the tables it protects, the request, the outputs its
 `<WRITETABLE>` commands ask for -- or the outputs of a table no `<SUPPRESS>` protects.
 
-tau-argus's methods of secondary suppression (GH, MOD, OPT, NET) and controlled rounding (RND)
-are refused, naming the line, unless the batch runs with ``as_cta``: then they run as CTA and the
-log says so.  Table 0 (`GH(0,...)`, `MOD(0,...)`: linked tables) protects every table of the
+tau-argus's methods of secondary suppression (GH, MOD, OPT, NET) are refused, naming the line,
+unless the batch runs with ``as_cta``: then they run as CTA and the log says so.  Its controlled
+rounding, `RND(table, base, ...)`, runs as what it is: CTA published as a controlled rounding to
+multiples of the base, additive and protected (ProtectionRequest.rounding_base); its further
+arguments (steps, partitioning, stop rule, time) are tau-argus's rounder's and are noted, not run.  Table 0 (`GH(0,...)`, `MOD(0,...)`: linked tables) protects every table of the
 batch as linked tables (ctadesk.app.linked_tables): a cell two tables hold is published once.
 
 Tables of one batch tabulated from the same microdata (same `.asc`, `.rda`, response, shadow,
@@ -28,7 +30,7 @@ from ctadesk.app.batch.tables import BuiltTable, TableSource, build_table
 from ctadesk.app.batch.toml_jobs import job_record
 from ctadesk.app.job import Protection, protect
 from ctadesk.app.provenance import request_record
-from ctadesk.app.request import ProtectionRequest
+from ctadesk.app.request import ProtectionRequest, RequestError
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import Progress
 from ctadesk.io.jj import write_jj
@@ -251,21 +253,24 @@ def plan_jobs(batch: BatchFile, request: ProtectionRequest, as_cta: bool = False
             source = table(command, command.table)
             replace_table(source, apriori=(*source.apriori, command))
         elif isinstance(command, Suppress):
-            refusal, job_notes = None, []
-            if command.method in (*SUPPRESSION_METHODS, "RND"):
-                what = "controlled rounding" if command.method == "RND" else "secondary cell suppression"
+            refusal, job_notes, job_request = None, [], request
+            if command.method in SUPPRESSION_METHODS:
                 if as_cta:
-                    job_notes.append(f"line {command.row}: {command.method} ({what}) run as CTA (--as-cta)")
+                    job_notes.append(f"line {command.row}: {command.method} (secondary cell suppression) run as CTA "
+                                     "(--as-cta)")
                 else:
-                    refusal = (f"{command.method} is tau-argus's {what}; ctadesk protects by controlled tabular "
-                               f"adjustment: write CTA({command.table}), or run with --as-cta")
+                    refusal = (f"{command.method} is tau-argus's secondary cell suppression; ctadesk protects by "
+                               f"controlled tabular adjustment: write CTA({command.table}), or run with --as-cta")
+            elif command.method == "RND":
+                job_request, refusal, job_notes = _rounding(command, request)
             sources = list(state.tables) if command.table == 0 else [table(command, command.table)]
-            jobs.append(dict(command=command, tables=sources, writes=[], notes=job_notes, refusal=refusal))
+            jobs.append(dict(command=command, tables=sources, writes=[], notes=job_notes, refusal=refusal,
+                             request=job_request))
         elif isinstance(command, WriteTable):
             source = table(command, command.table)
             owner = next((job for job in reversed(jobs) if source in job["tables"]), None)
             if owner is None:
-                owner = dict(command=None, tables=[source], writes=[], notes=[], refusal=None)
+                owner = dict(command=None, tables=[source], writes=[], notes=[], refusal=None, request=request)
                 jobs.append(owner)
             owner["writes"].append(command)
         elif command.keyword == "CLEAR":
@@ -273,10 +278,24 @@ def plan_jobs(batch: BatchFile, request: ProtectionRequest, as_cta: bool = False
         elif command.keyword == "GOINTERACTIVE":
             notes.append(f"line {command.row}: GOINTERACTIVE: a batch run has no window; the run ends here")
             break
-    planned = [BatchJob(number, name, job["command"], tuple(job["tables"]), tuple(job["writes"]), request,
+    planned = [BatchJob(number, name, job["command"], tuple(job["tables"]), tuple(job["writes"]), job["request"],
                         tuple(job["notes"]), job["refusal"], tuple(job.get("linked", ())))
                for number, job in enumerate(_link_microdata_jobs(jobs), start=1)]
     return planned, notes
+
+
+def _rounding(command: Suppress, request: ProtectionRequest) -> tuple[ProtectionRequest, str | None, list[str]]:
+    """The request of `RND(table, base, ...)`: ``request`` rounded to multiples of the base, or why it
+    cannot be (the batch's request asks for a precision or quality terms); and the job's notes."""
+    base = int(command.arguments[0])
+    notes = [f"line {command.row}: RND: CTA published as a controlled rounding to multiples of {base}"]
+    if len(command.arguments) > 1:
+        notes.append(f"line {command.row}: RND: tau-argus's rounder's arguments "
+                     f"({', '.join(command.arguments[1:])}) are not used")
+    try:
+        return request.replace(rounding_base=base), None, notes
+    except RequestError as error:
+        return request, f"RND({command.table}, {base}): {error}", notes
 
 
 def _microdata_key(source: TableSource) -> tuple:
@@ -288,8 +307,9 @@ def _microdata_key(source: TableSource) -> tuple:
 
 
 def _link_microdata_jobs(jobs: list[dict]) -> list[dict]:
-    """The jobs with those protecting tables of one microdata set (``_microdata_key``) merged into
-    the first of them (module docstring); a job refused, writing unprotected tables, or protecting
+    """The jobs with those protecting tables of one microdata set (``_microdata_key``) with one
+    request (RND's and CTA's publish differently) merged into the first of them (module
+    docstring); a job refused, writing unprotected tables, or protecting
     a table the group protects already (a second `<SUPPRESS>` of it) is kept on its own."""
     merged: list[dict] = []
     groups: dict[tuple, dict] = {}
@@ -297,7 +317,7 @@ def _link_microdata_jobs(jobs: list[dict]) -> list[dict]:
         keys = {_microdata_key(source) for source in job["tables"]}
         linkable = (job["command"] is not None and job["refusal"] is None and len(keys) == 1
                     and all(source.microdata for source in job["tables"]))
-        key = next(iter(keys)) if linkable else None
+        key = (*next(iter(keys)), repr(job["request"])) if linkable else None
         group = groups.get(key) if key is not None else None
         if group is not None and not {s.number for s in group["tables"]} & {s.number for s in job["tables"]}:
             group["tables"] = [*group["tables"], *job["tables"]]

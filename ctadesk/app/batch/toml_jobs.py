@@ -42,7 +42,7 @@ from ctadesk.io.tauargus_batch import BatchError
 
 #: the keys of a job that make its request (ProtectionRequest's fields; seed: the widening seed)
 REQUEST_KEYS = ("distance", "senses", "method", "parameters", "weights", "preserve", "quality", "quality_price",
-                "time_limit", "gap", "threads", "widen", "seed", "precision")
+                "time_limit", "gap", "threads", "widen", "seed", "precision", "rounding_base")
 #: the keys that say what a job protects
 INPUT_KEYS = ("name", "microdata", "table", "spans", "response", "weight", "holding", "rules", "cost", "metadata")
 #: what a job can write: each a path

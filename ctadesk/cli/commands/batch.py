@@ -18,8 +18,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description=__doc__.split(":", 1)[1].strip())
     parser.add_argument("file", metavar="FILE", nargs="?", help="tau-argus batch file (.arb) or job file (.toml)")
     parser.add_argument("--as-cta", action="store_true",
-                        help="run tau-argus's suppression methods (GH, MOD, OPT, NET) and rounding (RND) as CTA "
-                             "(default: refused, naming the line)")
+                        help="run tau-argus's suppression methods (GH, MOD, OPT, NET) as CTA (default: refused, "
+                             "naming the line); RND runs as a controlled rounding to its base either way")
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="run up to N independent jobs side by side in worker processes (default 1)")
     parser.add_argument("--scheduler", metavar="tcp://HOST:PORT",

@@ -39,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cta.add_argument("--allow-negative", action="store_true",
                      help="do not bound cells below by 0 (default: bounded when no cell is negative)")
     add_quality_arguments(cta)
+    cta.add_argument("--round-to", type=int, metavar="BASE",
+                     help="publish every cell as a multiple of BASE: a controlled rounding, additive and "
+                          "protected (tau-argus's RND), zero-restricted where one exists; precision stays auto")
     add_bivariate_arguments(parser.add_argument_group("two response variables (--response A,B; Cox 2005, §4)"))
     add_solve_arguments(cta)
     parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")

@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="keep the mean and/or the variance (regression slope 1) of the inner cells "
                              "by extra linear relations (Cox 2005, §3)")
     add_quality_arguments(parser)
+    parser.add_argument("--round-to", type=int, metavar="BASE",
+                        help="publish every cell as a multiple of BASE: a controlled rounding, additive and "
+                             "protected (tau-argus's RND), zero-restricted where one exists; precision stays auto")
     parser.add_argument("--sol", metavar="OUT.sol", help="write the adjusted table in RCTA .sol layout")
     two = parser.add_argument_group("two variables (Cox 2005, §4)")
     two.add_argument("--second-values", metavar="FILE.jj",
