@@ -55,6 +55,7 @@ from ctadesk.app.session import Change, Edit, Session
 from ctadesk.engine.audit import AuditResult
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.publish.widening import new_seed
+from ctadesk.engine.quality.measures import QualityReport
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.table.generate import COX_PRESET, GeneratorSpec
 from ctadesk.gui.about import about_text
@@ -76,6 +77,7 @@ from ctadesk.gui.jobs import (
     export_job,
     generated_project,
     protection_job,
+    with_quality,
 )
 from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel, method_label
@@ -133,6 +135,8 @@ class MainWindow(QMainWindow):
         self.runner.cancelled.connect(self._audit_cancelled)
         self.runner.failed.connect(self._job_failed)
         self.releases_window: ReleasesWindow | None = None
+        #: a result and its quality report, computed by the job that brought the result
+        self._quality: tuple[CTAResult | None, QualityReport | None] = (None, None)
 
         self.editor = TableEditor()
         self.editor.model.edit_requested.connect(self._edit_value)
@@ -434,8 +438,8 @@ class MainWindow(QMainWindow):
         options); the model options are the project's, else the defaults."""
         project = self.project
         self.undo_stack.clear()
-        self.editor.set_project(project)
-        self.clear_audit()
+        self.editor.set_project(project)  # shows no audit (and repaints the grid once)
+        self.audit_panel.clear(NO_AUDIT)
         self.solve_state.setText(self.session.note)
         self.model_panel.set_table(project)
         self.model_panel.set_options(project.options or self.default_options())
@@ -564,7 +568,8 @@ class MainWindow(QMainWindow):
         self.solve_state.setText(f"{loading.doing}…")
         self.statusBar().showMessage(f"{loading.doing}…")
         self._set_running(True, LOAD)
-        self.runner.start(LOAD, lambda feed: loading.read())
+        self.runner.start(LOAD, with_quality(lambda feed: loading.read(), lambda project: (project, project.result),
+                                             self._keep_quality))
         if not wait:
             return True
         self.runner.wait()
@@ -717,10 +722,12 @@ class MainWindow(QMainWindow):
         return self._exported_ok
 
     def _exported(self, written) -> None:
+        from ctadesk.io.excel import ExportOutcome  # openpyxl: loaded by the export of a workbook
+
         self._set_running(False)
         self.solve_state.setText(self.session.note)
         left_out = ""
-        if isinstance(written, files.ExportOutcome):
+        if isinstance(written, ExportOutcome):
             self.log_pane.append_lines(written.lines())
             if written.dropped:
                 left_out = f" — {len(written.dropped)} item(s) of the source left out, listed in the log"
@@ -935,7 +942,9 @@ class MainWindow(QMainWindow):
         self.progress_plot.reset()
         self.solve_state.setText(f"Running {method_label(options['method'])}…")
         self._set_running(True)
-        self.runner.start(PROTECT, protection_job(problem, request, self.solve))
+        project = self.project
+        self.runner.start(PROTECT, with_quality(protection_job(problem, request, self.solve),
+                                                lambda protection: (project, protection.result), self._keep_quality))
 
     def cancel(self) -> None:
         if self.runner.running:
@@ -1002,9 +1011,16 @@ class MainWindow(QMainWindow):
         self.session.say(f"The solve failed ({plain_message(error).rstrip('.')}); the table is unchanged{kept}.")
         self.report_error("The solve failed", error)
 
+    def _keep_quality(self, result: CTAResult, quality: QualityReport | None) -> None:
+        """Called by a job in its own thread, before it ends: the quality report of the result it
+        came to, shown with the result (not computed again on the GUI thread)."""
+        self._quality = (result, quality)
+
     def _show_result(self, result: CTAResult) -> None:
         self.editor.model.refresh()
-        self.results.show_result(self.project, result, self.editor.model.layout_, self.session.outcome.terms)
+        kept, quality = self._quality  # computed by the job that brought the result, if one did
+        self.results.show_result(self.project, result, self.editor.model.layout_, self.session.outcome.terms,
+                                 quality if kept is result else None)
         self.editor.set_display(Display.ORIGINAL if result.values is None else Display.ADJUSTED)
         self.bottom_tabs.setCurrentWidget(self.results)
 

@@ -146,15 +146,16 @@ class ResultsPanel(QTabWidget):
         self.setTabVisible(self.indexOf(self.terms), report is not None)
 
     def show_result(self, project: Project, result: CTAResult, layout: SliceLayout,
-                    terms: Mapping[str, Any] | None = None) -> None:
+                    terms: Mapping[str, Any] | None = None, quality: QualityReport | None = None) -> None:
         """Fill every tab from result and the quality terms' report ``terms`` (TermsReport.as_dict(),
-        None: the run had none); the heatmap shows the table editor's slice (layout)."""
+        None: the run had none); the heatmap shows the table editor's slice (layout).  ``quality``:
+        the result's quality report when a job has computed it already (else computed here)."""
         lines = [f"<b>{method_label(result.method)}</b>: {result.message or result.status.value.replace('_', ' ')}",
                  figures(result, figure),
                  "time " + ", ".join(f"{k} {v:.2f} s" for k, v in result.timings.items())]
         if result.verification is not None:
             lines.append(("✔ " if result.verification.ok else "✘ ") + result.verification.summary())
-        report = project_quality(project, result)
+        report = quality if quality is not None else project_quality(project, result)
         self.quality.show_report(report)
         self.show_terms(terms)
         if terms is not None:

@@ -11,6 +11,7 @@ loop over cells (Petrenko 2017, §5.1, the constraints A x = 0 of (5.5)).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Sequence
 
@@ -88,14 +89,16 @@ class Dimension:
     def size(self) -> int:
         return len(self.codes)
 
-    @property
+    @functools.cached_property
     def depth(self) -> np.ndarray:
-        """Depth of each code (0 for roots)."""
+        """Depth of each code (0 for roots); computed once (a table's row labels ask for it per row),
+        read-only like ``parents``."""
         depth = np.zeros(self.size, np.int64)
         current = self.parents.copy()
         for _ in range(self.size + 1):
             active = current >= 0
             if not active.any():
+                depth.flags.writeable = False
                 return depth
             depth[active] += 1
             current[active] = self.parents[current[active]]
