@@ -2,8 +2,9 @@
 Adding a format is its reader module and one FileFormat here; the desktop app's dialogs and
 dispatch, the command line and the audit find it by looking formats up.
 
-The readers named here are the app's (ctadesk.app.formats.readers), each a few lines over the
-io reader of the format, so that every reader of a kind is called the same way.
+The readers named here are the app's (ctadesk.app.formats.readers, a module per format), each a
+few lines over the io reader of the format, so that every reader of a kind is called the same
+way; a format's module is imported only when a file of that format is read.
 """
 
 from __future__ import annotations
@@ -18,35 +19,35 @@ from ctadesk.engine.errors import CTAError
 _READERS = "ctadesk.app.formats.readers"
 _FILES = "ctadesk.app.files"
 #: what the readers of the statistical packages' files take (ctadesk.io.statfiles)
-_STATFILE = dict(microdata=f"{_READERS}:statfile_microdata", columns="ctadesk.io.statfiles:statfile_columns",
+_STATFILE = dict(microdata=f"{_READERS}.statfile:microdata", columns="ctadesk.io.statfiles:statfile_columns",
                  questions=(Question.VARIABLES,))
 
 FORMATS: tuple[FileFormat, ...] = (
-    FileFormat("project", "ctadesk projects", (".ctaproj",), table=f"{_READERS}:project", project=True),
-    FileFormat("excel", "Excel workbooks", (".xlsx", ".xlsm"), table=f"{_READERS}:excel_table",
-               microdata=f"{_READERS}:excel_microdata", columns="ctadesk.io.microdata:xlsx_columns",
-               release=f"{_READERS}:excel_release",
+    FileFormat("project", "ctadesk projects", (".ctaproj",), table=f"{_READERS}.project:table", project=True),
+    FileFormat("excel", "Excel workbooks", (".xlsx", ".xlsm"), table=f"{_READERS}.excel:table",
+               microdata=f"{_READERS}.excel:microdata", columns="ctadesk.io.microdata:xlsx_columns",
+               release=f"{_READERS}.excel:release",
                questions=(Question.SHEETS, Question.VARIABLES),
                exports=(Export("release", "Release workbook (Excel)…", f"{_FILES}:export_release", Requires.PROTECTED),
                         Export("internal", "Internal workbook with originals (Excel)…", f"{_FILES}:export_internal"))),
-    FileFormat("csv", "CSV files", (".csv", ".txt"), table=f"{_READERS}:csv_table",
-               microdata=f"{_READERS}:csv_microdata", columns="ctadesk.io.csv_table:csv_header",
-               hierarchy="ctadesk.io.hierarchy:read_level_csv", release=f"{_READERS}:csv_release",
+    FileFormat("csv", "CSV files", (".csv", ".txt"), table=f"{_READERS}.csv_text:table",
+               microdata=f"{_READERS}.csv_text:microdata", columns="ctadesk.io.csv_table:csv_header",
+               hierarchy="ctadesk.io.hierarchy:read_level_csv", release=f"{_READERS}.csv_text:release",
                questions=(Question.TABLE_OR_MICRODATA, Question.VARIABLES),
                write=f"{_FILES}:write_table_csv",
                exports=(Export("csv", "Adjusted table as CSV…", f"{_FILES}:export_csv"),)),
-    FileFormat("jj", "JJ files", (".jj",), table=f"{_READERS}:jj_table", release=f"{_READERS}:jj_release",
+    FileFormat("jj", "JJ files", (".jj",), table=f"{_READERS}.jj:table", release=f"{_READERS}.jj:release",
                write=f"{_FILES}:export_jj",
                exports=(Export("jj", "Problem as JJ…", f"{_FILES}:export_jj", Requires.NOTHING),)),
-    FileFormat("sol", "RCTA solutions", (".sol",), release=f"{_READERS}:sol_release",
+    FileFormat("sol", "RCTA solutions", (".sol",), release=f"{_READERS}.sol:release",
                exports=(Export("sol", "Adjusted values as RCTA .sol…", f"{_FILES}:export_sol"),)),
-    FileFormat("tab", "tau-argus tables", (".tab",), table=f"{_READERS}:tab_table", release=f"{_READERS}:tab_release",
+    FileFormat("tab", "tau-argus tables", (".tab",), table=f"{_READERS}.tab:table", release=f"{_READERS}.tab:release",
                questions=(Question.TOTALS, Question.METADATA),
                exports=(Export("tab", "Release table as tau-argus .tab…", f"{_FILES}:export_tab", Requires.PROTECTED,
                                source="ctadesk.io.tauargus:TauArgusTable"),)),
     FileFormat("hrc", "tau-argus hierarchies", (".hrc",), hierarchy="ctadesk.io.hierarchy:read_hrc"),
-    FileFormat("asc", "tau-argus microdata", (".asc",), microdata=f"{_READERS}:asc_microdata",
-               columns=f"{_READERS}:asc_columns", questions=(Question.METADATA, Question.VARIABLES)),
+    FileFormat("asc", "tau-argus microdata", (".asc",), microdata=f"{_READERS}.asc:microdata",
+               columns=f"{_READERS}.asc:columns", questions=(Question.METADATA, Question.VARIABLES)),
     FileFormat("hst", "tau-argus a-priori files", (".hst",), apriori="ctadesk.io.apriori:read_apriori"),
     FileFormat("arb", "tau-argus batch files", (".arb",), batch="ctadesk.app.batch.plan:plan_arb"),
     FileFormat("jobs", "ctadesk job files", (".toml",), batch="ctadesk.app.batch.toml_jobs:plan_toml"),
