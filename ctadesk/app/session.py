@@ -24,7 +24,7 @@ import itertools
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,11 +33,13 @@ from ctadesk.app.outcome import Outcome
 from ctadesk.app.provenance import versions
 from ctadesk.app.request import WIDENING_SEED, ProtectionRequest
 from ctadesk.app.rules import flagged_names, rules_dict
-from ctadesk.engine.audit import AttackerKnowledge, AuditOptions, AuditResult, Release, audit
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import CTAResult, Progress
 from ctadesk.engine.rules.safety import RuleResult, SafetyRules, apply_rules
 from ctadesk.io.project import Project, load_project, save_project
+
+if TYPE_CHECKING:
+    from ctadesk.engine.audit import AttackerKnowledge, AuditOptions, AuditResult
 
 #: the per-cell arrays of a Project an edit may change
 EDITABLE = ("values", "sensitive", "fixed", "senses", "lower_protection", "upper_protection", "lower", "upper",
@@ -286,16 +288,19 @@ class Session:
         return None if self.project.result is None else Outcome.from_dict(self.project.outcome)
 
     # ------------------------------------------------------------------ audit
-    def audit(self, knowledge: AttackerKnowledge | None = None, options: AuditOptions = AuditOptions()) -> AuditResult:
+    def audit(self, knowledge: AttackerKnowledge | None = None, options: AuditOptions | None = None) -> AuditResult:
         """What an attacker learns about each sensitive cell from the protected table as it would be
-        released (ctadesk.engine.audit; the assumptions default to those of a CTA release)."""
+        released (ctadesk.engine.audit, loaded here: protecting a table needs none of it; the
+        assumptions default to those of a CTA release, the options to AuditOptions())."""
+        from ctadesk.engine.audit import AuditOptions, Release, audit
+
         result = self.project.result
         if result is None or result.values is None:
             raise CTAError("there is no protected table to audit yet: protect the table first")
         if self.stale:
             raise CTAError("the table was edited after it was protected: protect it again before auditing")
         release = Release.adjusted(np.asarray(result.values, float))
-        self._audit = audit(self.project.to_problem(), release, knowledge, options)
+        self._audit = audit(self.project.to_problem(), release, knowledge, options or AuditOptions())
         self._emit(Change.AUDIT)
         return self._audit
 

@@ -21,6 +21,10 @@ GROUPS = 16
 #: block's MILP may take at most
 BLOCK_SIZE = 40
 BLOCK_SECONDS = 10.0
+#: the sense portfolio (ctadesk.engine.senses.portfolio): below this time limit its heuristic
+#: process, whose start costs a fraction of a second, is not worth it, and the method chooser
+#: (ctadesk.engine.methods.choose) picks the plain MILP
+MIN_HEURISTIC_SECONDS = 2.0
 #: the finest precision a table is published at (decimals; ctadesk.engine.publish.precision)
 MAX_DECIMALS = 6
 #: two variables protected together (Cox 2005, §4; ctadesk.engine.methods.bivariate): the paper's
@@ -44,5 +48,6 @@ SEARCH_NAMES = ("decomposable", "optimal", "ordered")
 UTILITY_NAMES = ("cells", "subtables")
 
 __all__ = ["APPROACHES", "BLOCK_SECONDS", "BLOCK_SIZE", "DEFAULT_THRESHOLD", "FULL_TABLE_BUDGET", "GROUPS",
-           "HUBER_DELTA", "MAX_DECIMALS", "MAX_EVALUATIONS", "PROTECTION_PENALTY", "RELATION_PENALTY", "REPETITIONS",
-           "SEARCH_NAMES", "SENSE_CHOICES", "TIME_BUDGET", "UTILITY_NAMES", "VALUE_CHOICES"]
+           "HUBER_DELTA", "MAX_DECIMALS", "MAX_EVALUATIONS", "MIN_HEURISTIC_SECONDS", "PROTECTION_PENALTY",
+           "RELATION_PENALTY", "REPETITIONS", "SEARCH_NAMES", "SENSE_CHOICES", "TIME_BUDGET", "UTILITY_NAMES",
+           "VALUE_CHOICES"]

@@ -57,7 +57,7 @@ from ctadesk.engine.errors import MethodError
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.methods.spec import ParameterValue
-from ctadesk.engine.senses.portfolio import MIN_HEURISTIC_SECONDS
+from ctadesk.engine.settings import MIN_HEURISTIC_SECONDS
 from ctadesk.engine.solvers.network import (SIMPLEX_ROWS, SPARSE_DEGREE, defining_relations, network_form,
                                             relation_degree)
 

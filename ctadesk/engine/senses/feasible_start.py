@@ -14,7 +14,6 @@ from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.csgraph as csgraph
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
@@ -81,7 +80,11 @@ def infeasible_combinations(problem: CTAProblem) -> tuple[np.ndarray, np.ndarray
 
 
 def sat_senses(problem: CTAProblem) -> np.ndarray | None:
-    """Senses avoiding every detected infeasible combination; None when none exist (2-SAT unsatisfiable)."""
+    """Senses avoiding every detected infeasible combination; None when none exist (2-SAT unsatisfiable).
+    scipy.sparse.csgraph is loaded here, on a first 2-SAT start: it brings scipy.linalg, which a
+    solve that never needs the start (every small MILP) would load for nothing."""
+    import scipy.sparse.csgraph as csgraph
+
     senses = ordering_senses(problem)
     a, b = infeasible_combinations(problem)
     if not a.size:

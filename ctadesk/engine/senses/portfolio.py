@@ -47,6 +47,7 @@ from ctadesk.engine.senses.bcd import solve_bcd
 from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.senses.flips import flip_descent
 from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.settings import MIN_HEURISTIC_SECONDS
 from ctadesk.engine.solvers.finish import finish
 from ctadesk.engine.solvers.highs import HighsRun
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
@@ -69,8 +70,6 @@ RADIUS = 10
 FAST_PATH_FREE = 2000
 #: the share of the time the fast path's LP may take
 FAST_PATH_SHARE = 0.3
-#: below this time limit the heuristic process (about 0.6 s to start) is not worth it
-MIN_HEURISTIC_SECONDS = 2.0
 #: seconds the heuristic process gets to stop before it is terminated
 STOP_GRACE = 2.0
 #: the same after a cancel, which must end the solve within seconds: the process sends each better

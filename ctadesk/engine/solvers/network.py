@@ -34,8 +34,6 @@ from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.csgraph as csgraph
-import scipy.sparse.linalg as spla
 
 from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import Progress, SolveOptions
@@ -106,6 +104,10 @@ def network_form(problem: CTAProblem) -> NetworkForm | None:
 
 
 def _network_form(problem: CTAProblem) -> NetworkForm | None:
+    # scipy.sparse.csgraph (and its scipy.linalg) load here, when a table's form is first asked
+    # for: choosing a method for a small table never asks
+    import scipy.sparse.csgraph as csgraph
+
     A = problem.relations.tocsc()
     if A.nnz and not np.all(np.abs(A.data) == 1.0):
         return None
@@ -167,6 +169,8 @@ def _implied(incidence: sp.csr_array, relations: sp.csr_array, dropped: np.ndarr
     Least squares over the kept rows (LSQR); a residual above round-off means the
     dropped relations add information.
     """
+    import scipy.sparse.linalg as spla
+
     combination = np.random.default_rng(0).uniform(1.0, 2.0, dropped.size) @ relations[dropped]
     potentials = spla.lsqr(incidence.T, combination, atol=1e-14, btol=1e-14, iter_lim=IMPLIED_ITERATIONS)[0]
     residual = np.abs(incidence.T @ potentials - combination).max(initial=0.0)
