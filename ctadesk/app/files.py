@@ -302,9 +302,13 @@ def export_sol(path: str | Path, project: Project) -> Path:
 
 
 def export_tab(path: str | Path, project: Project) -> Path:
-    """A release .tab (codes and adjusted values) with its .rda, for a table read from a .tab."""
+    """A release .tab (codes and adjusted values) with its .rda, for a table read from a .tab, and
+    its provenance sidecar (ctadesk.app.provenance: a .tab holds no header)."""
+    from ctadesk.app.provenance import write_release_provenance
     from ctadesk.io.tauargus import TauArgusTable, write_tab
 
     if not isinstance(project.source, TauArgusTable):
         raise CTAError("Only a table read from a tau-argus .tab file can be written as .tab.")
-    return write_tab(path, project.source, _released(project))
+    written = write_tab(path, project.source, _released(project))
+    write_release_provenance(written, project.options, project.versions or None, files=(written.with_suffix(".rda"),))
+    return written

@@ -1,6 +1,6 @@
 """tau-argus tabular input: `.tab` data with its `.rda` metadata, `.cdl` labels,
-and writing a release `.tab` (codes and adjusted values) with its `.rda`
-(format: docs/formats.md).
+and writing a release `.tab` (codes and adjusted values) with its `.rda`, from a
+table read from a `.tab` or one built from microdata (format: docs/formats.md).
 
 A `.tab` line is one cell: the codes of the spanning variables (the `<TOTCODE>`
 for a total), then the other variables in the order the `.rda` lists them:
@@ -29,6 +29,7 @@ tabular data]"; §4.4.4 for the shadow):
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import shlex
 import shutil
 from pathlib import Path, PureWindowsPath
@@ -344,8 +345,7 @@ def write_tab(path: str | Path, table: TauArgusTable, values: np.ndarray) -> Pat
     if values.shape != table.values.shape:
         raise FileFormatError(f"{values.size} values for a table of {table.values.size} cells", file=path)
     metadata = table.metadata
-    rda = path.with_suffix(".rda")
-    if _same_file(path, table.path) or _same_file(rda, metadata.path):
+    if _same_file(path, table.path) or _same_file(path.with_suffix(".rda"), metadata.path):
         raise FileFormatError("the release would overwrite the source .tab or .rda; choose another name",
                               file=path)
     spanning = metadata.spanning
@@ -354,18 +354,62 @@ def write_tab(path: str | Path, table: TauArgusTable, values: np.ndarray) -> Pat
     records = dict(_records(table.path, separator))
     decimal_comma = separator != "," and any("," in f for fields in records.values()
                                              for f in fields[len(spanning):])
+    listed = [i for i in np.argsort(np.where(table.lines > 0, table.lines, np.iinfo(np.int64).max), kind="stable")
+              if table.lines[i]]
+    codes = [records[int(table.lines[i])][:len(spanning)] for i in listed]
+    _write_release(path, codes, values[listed], separator, decimal_comma, spanning, response)
+    _copy_code_files(spanning, metadata.path.parent, path.parent)
+    return path
+
+
+def write_table_tab(path: str | Path, structure: TableStructure, values: np.ndarray, response: str,
+                    decimals: int) -> Path:
+    """Write a table built elsewhere (from microdata) as a release `.tab` and its `.rda`, as
+    write_tab writes one read from a `.tab`: each cell's codes, in tau-argus's order (a code before
+    its sub-codes, the total first), and its value at ``decimals`` as the variable ``response``.
+    A spanning variable with sub-totals gets its hierarchy as a `.hrc` beside them
+    (<stem>_<variable>.hrc).  Frequencies and statuses are not written: they single out the
+    sensitive cells."""
+    from ctadesk.io.tauargus_output import preorder
+
+    path = Path(path)
+    values = finite_values(values, "values", path)
+    if values.size != structure.n_cells:
+        raise FileFormatError(f"{values.size} values for a table of {structure.n_cells} cells", file=path)
+    spanning = []
+    for dimension in structure.dimensions:
+        roots = np.flatnonzero(dimension.parents < 0)
+        if roots.size != 1:
+            raise FileFormatError(f"{dimension.name} has {roots.size} top codes; a .tab variable has one total",
+                                  file=path)
+        variable = RdaVariable(dimension.name, options={"RECODEABLE": [],
+                                                        "TOTCODE": [dimension.codes[int(roots[0])]]})
+        if int(dimension.depth.max()) > 1:
+            hrc = path.with_name(f"{path.stem}_{dimension.name}.hrc")
+            hrc.write_text("".join(f"{'@' * (int(dimension.depth[k]) - 1)}{dimension.codes[k]}\n"
+                                   for k in preorder(dimension)[1:]), encoding="utf-8")
+            variable.options.update(HIERARCHICAL=[], HIERCODELIST=[hrc.name], HIERLEADSTRING=["@"])
+        spanning.append(variable)
+    orders = [preorder(dimension) for dimension in structure.dimensions]
+    cells = [(int(np.ravel_multi_index(codes, structure.shape)), codes) for codes in itertools.product(*orders)]
+    codes = [[structure.dimensions[d].codes[k] for d, k in enumerate(position)] for _, position in cells]
+    rda_response = RdaVariable(response, options={"NUMERIC": [], "DECIMALS": [str(decimals)]})
+    _write_release(path, codes, values[[cell for cell, _ in cells]], ";", False, spanning, rda_response)
+    return path
+
+
+def _write_release(path: Path, codes: list[list[str]], values: np.ndarray, separator: str, decimal_comma: bool,
+                   spanning: list[RdaVariable], response: RdaVariable) -> None:
+    """The release `.tab` (each line the cell's quoted codes and its value at the response's
+    `<DECIMALS>`) and its `.rda` (same name)."""
     decimals = int(response.option("DECIMALS", "2"))
     out = []
-    for i in np.argsort(np.where(table.lines > 0, table.lines, np.iinfo(np.int64).max), kind="stable"):
-        if not table.lines[i]:
-            continue
-        codes = [f'"{code}"' for code in records[int(table.lines[i])][:len(spanning)]]
-        text = f"{values[i]:.{decimals}f}"
-        out.append(separator.join([*codes, text.replace(".", ",") if decimal_comma else text]))
+    for cell_codes, value in zip(codes, values):
+        text = f"{value:.{decimals}f}"
+        out.append(separator.join([*(f'"{code}"' for code in cell_codes),
+                                   text.replace(".", ",") if decimal_comma else text]))
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
-    rda.write_text(_release_rda(separator, spanning, response), encoding="utf-8")
-    _copy_code_files(spanning, metadata.path.parent, rda.parent)
-    return path
+    path.with_suffix(".rda").write_text(_release_rda(separator, spanning, response), encoding="utf-8")
 
 
 def _same_file(first: Path, second: Path) -> bool:

@@ -1,6 +1,7 @@
 """`ctadesk protect` writes what the app writes: the project, the result document (--json) and a
 tau-argus release .tab, each recording the versions and the request that made it."""
 
+import csv
 import json
 from pathlib import Path
 
@@ -68,14 +69,29 @@ def test_protect_writes_a_release_tab_the_tauargus_reader_reads_back(tmp_path):
     np.testing.assert_allclose(released.values, published, rtol=0, atol=5e-9 * np.abs(published).max())
     assert [v.name for v in released.metadata.variables] == ["Size", "Region", "Var2"]
     assert not (published == read_tab(PP).values).all()
+    sidecar = json.loads((tmp_path / "release.provenance.json").read_text())
+    assert sidecar["versions"] == versions() and "widening_seed" not in sidecar["request"]
 
 
-def test_tab_of_microdata_is_refused_before_solving(firms, tmp_path, capsys):
-    tab = tmp_path / "release.tab"
-    assert main(["protect", str(firms), *RULES, "--tab", str(tab)]) == 2
-    err = capsys.readouterr().err
-    assert f"--tab {tab}" in err and "firms.csv is not a tau-argus .tab" in err
-    assert not tab.exists()
+def test_tab_of_microdata_is_the_release_tab_with_its_provenance(firms, tmp_path):
+    # was: refused, a release .tab was written only for a table read from a .tab
+    out, tab = tmp_path / "cells.csv", tmp_path / "release.tab"
+    assert main(["protect", str(firms), *RULES, "--seed", "918273645", "-o", str(out), "--tab", str(tab)]) == 0
+    with open(out, newline="") as handle:
+        adjusted = {(row["Region"].strip(), row["Size"].strip()): float(row["adjusted"])
+                    for row in csv.DictReader(handle)}
+    released = read_tab(tab)
+    assert [v.name for v in released.metadata.variables] == ["Region", "Size", "Turnover"]
+    shape = released.structure.shape
+    dims = released.structure.dimensions
+    written = {tuple(d.codes[k] for d, k in zip(dims, np.unravel_index(cell, shape))): value
+               for cell, value in enumerate(released.values)}
+    assert written.keys() == adjusted.keys()
+    assert all(written[key] == pytest.approx(adjusted[key], abs=1e-9) for key in adjusted)
+    sidecar = json.loads((tmp_path / "release.provenance.json").read_text())
+    assert sidecar["versions"] == versions() and sidecar["release"] == ["release.tab", "release.rda"]
+    assert sidecar["request"]["distance"] == "l1" and "widening_seed" not in sidecar["request"]
+    assert "918273645" not in (tmp_path / "release.provenance.json").read_text()
 
 
 def test_workbooks_name_the_versions_and_only_the_internal_one_the_seed(firms, tmp_path):

@@ -150,3 +150,33 @@ def test_a_tab_line_with_a_code_outside_the_hierarchy_is_said_naming_file_and_li
            "directly under Total"
     assert said in table.messages
     assert said in project_from_tab(table, keep_non_additive=True).log
+
+
+def test_a_table_built_elsewhere_is_written_as_a_tab_that_reads_back_with_its_hierarchy(tmp_path):
+    from ctadesk.engine.table.structure import Dimension, TableStructure
+    from ctadesk.io.tauargus import write_table_tab
+
+    region = Dimension.from_levels("Region", [1, 2, 2, 1, 2], ["N", "N1", "N2", "S", "S1"])
+    size = Dimension.flat("Size", ["small", "large"], total="All")
+    structure = TableStructure((region, size))
+    values = structure.aggregate(np.arange(structure.n_cells, dtype=float).reshape(structure.shape) * 1.25)
+    path = write_table_tab(tmp_path / "out.tab", structure, values, "Turnover", 2)
+    table = read_tab(path)
+    assert table.metadata.spanning[0].option("HIERCODELIST") == "out_Region.hrc"
+    assert (tmp_path / "out_Region.hrc").read_text() == "N\n@N1\n@N2\nS\n@S1\n"
+    back = table.structure
+    assert [d.codes for d in back.dimensions] == [region.codes, ("All", "small", "large")]
+    assert np.array_equal(back.dimensions[0].parents, region.parents)
+    mine = {(region.codes[i], size.codes[j]): values[i * 3 + j] for i in range(region.size) for j in range(3)}
+    read = {(back.dimensions[0].codes[i], back.dimensions[1].codes[j]): table.values[i * 3 + j]
+            for i in range(region.size) for j in range(3)}
+    assert read == mine and not table.non_additive()
+
+
+def test_a_table_without_a_single_total_is_refused_naming_the_variable(tmp_path):
+    from ctadesk.engine.table.structure import Dimension, TableStructure
+    from ctadesk.io.tauargus import write_table_tab
+
+    structure = TableStructure((Dimension.flat("Region", ["a", "b"], total=None),))
+    with pytest.raises(FileFormatError, match="Region has 2 top codes"):
+        write_table_tab(tmp_path / "out.tab", structure, np.array([1.0, 2.0]), "Turnover", 0)

@@ -6,8 +6,9 @@ tau-argus's methods of secondary suppression (GH, MOD, OPT, NET) are refused, na
 unless the batch runs with ``as_cta``: then they run as CTA and the log says so.  Its controlled
 rounding, `RND(table, base, ...)`, runs as what it is: CTA published as a controlled rounding to
 multiples of the base, additive and protected (ProtectionRequest.rounding_base); its further
-arguments (steps, partitioning, stop rule, time) are tau-argus's rounder's and are noted, not run.  Table 0 (`GH(0,...)`, `MOD(0,...)`: linked tables) protects every table of the
-batch as linked tables (ctadesk.app.linked_tables): a cell two tables hold is published once.
+arguments (steps, partitioning, stop rule, time) are tau-argus's rounder's and are noted, not run.
+Table 0 (`GH(0,...)`, `MOD(0,...)`: linked tables) protects every table of the batch as linked
+tables (ctadesk.app.linked_tables): a cell two tables hold is published once.
 
 Tables of one batch tabulated from the same microdata (same `.asc`, `.rda`, response, shadow,
 cost and weighting) are linked whatever `<SUPPRESS>` lines ask for them: their jobs become one,

@@ -47,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
     add_record_arguments(parser)
     parser.add_argument("--tab", metavar="OUT.tab",
-                        help="write the protected table as a tau-argus release .tab with its .rda (a .tab input only)")
+                        help="write the protected table as a tau-argus release .tab with its .rda (and .hrc "
+                             "files for hierarchies), and OUT.provenance.json: the versions and the request")
     add_release_arguments(parser)
     parser.set_defaults(func=run, stoppable=True)     # SIGINT/SIGTERM: ctadesk.cli.interrupt
 
@@ -65,9 +66,6 @@ def run(args: argparse.Namespace) -> int:
     args.span = args.span[0] if args.span else []
     if len(names := responses(args)) > 1:
         return protect_two_variables(args, names)
-    if args.tab and "tab" not in (export.kind for export in format_of(args.microdata).exports):
-        raise CTAError(f"--tab {args.tab}: {args.microdata} is not a tau-argus .tab; a release .tab is written "
-                       "only for a table read from one (use --release, -o or --json)")
     request = request_from(args)
     structure, stats, rules, result = build_table(args)
     problem = to_problem(structure, stats, result, rules, weights=args.cell_weights,
@@ -90,16 +88,35 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_json(args.json, protection.as_dict())
     write_workbooks(args, structure, protection, {"cell weights": args.cell_weights})
-    if args.save_project or args.tab:
+    from_tab = "tab" in (export.kind for export in format_of(args.microdata).exports)
+    if args.save_project or (args.tab and from_tab):
         session = _session(args, problem, structure, stats, rules, result, protection)
         if args.save_project:
             session.save(args.save_project)
-        if args.tab:
+        if args.tab and from_tab:
             session.export("tab", args.tab)
+    if args.tab and not from_tab:
+        _write_tab(args, structure, protection)
     print(f"{structure.n_cells} cells, {problem.n_sensitive} unsafe, {protection.outcome.cells_changed} changed; "
           f"{solved.status.value}, weighted absolute change {solved.objective:g}"
           f"{'' if solved.protected else ' (NOT fully protected)'}", file=sys.stderr)
     return 0 if solved.protected else 1
+
+
+def _write_tab(args: argparse.Namespace, structure: TableStructure, protection: Protection) -> None:
+    """--tab for a table built from microdata: the release .tab, its .rda and the provenance
+    sidecar (the versions and the request, never the seed), if the table may be released."""
+    from ctadesk.app.provenance import write_release_provenance
+    from ctadesk.engine.publish.precision import published_decimals
+    from ctadesk.io.tauargus import write_table_tab
+
+    values = protection.result.values
+    if values is None or not protection.result.protected or not protection.precision_met:
+        raise CTAError(f"--tab {args.tab} not written: the result is not a protected table at its precision")
+    path = Path(args.tab)
+    decimals = protection.decimals if protection.decimals is not None else published_decimals(values)
+    write_table_tab(path, structure, values, args.response or "Freq", decimals)
+    write_release_provenance(path, protection.request.options(), files=(path.with_suffix(".rda"),))
 
 
 def _session(args: argparse.Namespace, problem: CTAProblem, structure: TableStructure, stats: CellStatistics,

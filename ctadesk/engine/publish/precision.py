@@ -192,7 +192,9 @@ def at_step(problem: CTAProblem, result: CTAResult, step: float,
     restricted = _at_step(problem, result, step, options, distance, delta, steps)
     if restricted.verified:
         return restricted
-    why = f"none within {steps} step{'s' * (steps != 1)} of the grid values around the original: {restricted.message}"
+    why = (f"no zero-restricted rounding ({restricted.message})" if steps == 0 else
+           f"none within {steps} step{'s' * (steps != 1)} of the grid values around the original "
+           f"({restricted.message})")
     return _at_step(problem, result, step, options, distance, delta, None, why)
 
 
