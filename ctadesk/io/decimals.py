@@ -12,6 +12,10 @@ digits) is handed to ``float`` itself, so the results never differ from it.
 
     buffer = padded(data)
     values, whole = parse_decimals(buffer, starts, ends)   # None if a token is no number
+    indices = parse_whole(buffer, starts, ends)            # None if a token is not digits only
+
+``parse_whole`` reads tokens that must be whole numbers (the cells of a JJ relation, its count
+of terms, a cell's index) with the digit step alone: a third of the work of a decimal.
 """
 
 from __future__ import annotations
@@ -28,11 +32,17 @@ _SIX = np.uint64(0x06 * _ONES)
 _LOW7 = np.uint64(0x7F * _ONES)
 _HIGH_BITS = np.uint64(0x80 * _ONES)
 _DOTS = np.uint64(0x2E * _ONES)
-#: by a token's length L (1..8): the shift that puts its last byte on top, and the '0's
+#: by a token's length L (1..8): the factor (a shift) that puts its last byte on top, and the '0's
 #: that fill the bytes below its first (leading zeros)
-_SHIFTS = np.array([8 * (8 - length) for length in range(9)], dtype=np.uint64)
+_FACTORS = np.array([1 << (8 * (8 - length)) if length else 0 for length in range(9)], dtype=np.uint64)
 _PADS = np.array([(0x30 * _ONES) & ((1 << (8 * (8 - length))) - 1) for length in range(9)], dtype=np.uint64)
 _POWERS = 10.0 ** np.arange(8)
+#: the three steps of _digits: pairs, fours, eights of digits
+_STEPS = [(np.uint64(10), np.uint64(8), np.uint64(0x00FF00FF00FF00FF)),
+          (np.uint64(100), np.uint64(16), np.uint64(0x0000FFFF0000FFFF)),
+          (np.uint64(10000), np.uint64(32), np.uint64(0xFFFFFFFF))]
+#: the most digits of a whole number parse_whole reads (int64 holds any of 18)
+WHOLE_DIGITS = 18
 
 
 def padded(data: bytes) -> np.ndarray:
@@ -50,31 +60,72 @@ def _short(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np
     length = ends - first
     simple = (length >= 1) & (length <= 8)
     length = np.clip(length, 1, 8)
-    word = (words[first] << _SHIFTS[length]) | _PADS[length]  # last byte on top, '0's below the first
+    word = words[first] * _FACTORS[length]  # the last byte on top (numpy's shift by an array is slow)
+    word |= _PADS[length]  # '0's below the first
     dots = ~((((word ^ _DOTS) & _LOW7) + _LOW7) | (word ^ _DOTS)) & _HIGH_BITS  # the high bit of each '.'
     has_dot = dots != 0
     dotted = bool(has_dot.any())
     if dotted:
         simple &= (dots & (dots - np.uint64(1))) == 0  # one '.' at most
         dot = dots >> np.uint64(7)
-        above = ~((dot << np.uint64(8)) - np.uint64(1))
+        above = ~((dot << np.uint64(8)) - np.uint64(1))  # 0 where there is no '.'
         undotted = (word & above) | ((word & (dot - np.uint64(1))) << np.uint64(8)) | np.uint64(0x30)
-        word = np.where(has_dot, undotted, word)
+        undotted ^= word
+        undotted &= np.uint64(0) - has_dot.astype(np.uint64)
+        word ^= undotted  # the undotted word where there is a '.' (cheaper than numpy's where)
         simple &= length > has_dot  # a digit besides the '.'
     simple &= ((word & _HIGH_NIBBLES) == _ZEROS) & ((((word & _LOW_NIBBLES) + _SIX) & _HIGH_NIBBLES) == 0)
-    digits = word - _ZEROS
-    digits = (digits * np.uint64(10) + (digits >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
-    digits = (digits * np.uint64(100) + (digits >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
-    digits = (digits * np.uint64(10000) + (digits >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
-    values = digits.astype(float)
+    word -= _ZEROS
+    values = _digits(word).astype(float)
     whole = simple
     if dotted:
-        values /= _POWERS[np.where(has_dot, np.bitwise_count(above) >> np.uint8(3), 0)]
+        values /= _POWERS[np.bitwise_count(above) >> np.uint8(3)]
         whole = whole & ~has_dot
     if signed:
-        values = np.where(negative, -values, values)
+        np.negative(values, out=values, where=negative)
         whole = whole & ~negative
     return values, simple, whole
+
+
+def _short_whole(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Values of the tokens [starts, ends) of buffer written with one to eight digits and
+    nothing else, and a mask of those tokens."""
+    words = np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+    length = ends - starts
+    simple = (length >= 1) & (length <= 8)
+    length = np.clip(length, 1, 8)
+    word = words[starts] * _FACTORS[length]
+    word |= _PADS[length]
+    simple &= ((word & _HIGH_NIBBLES) == _ZEROS) & ((((word & _LOW_NIBBLES) + _SIX) & _HIGH_NIBBLES) == 0)
+    word -= _ZEROS
+    return _digits(word).astype(np.int64), simple
+
+
+def _digits(digits: np.ndarray) -> np.ndarray:
+    """The integer of eight digit bytes (0-9 each, the first on top), pairwise in three steps;
+    digits is overwritten (in place: each temporary array costs as much as a step)."""
+    high = np.empty_like(digits)
+    for times, shift, mask in _STEPS:
+        np.right_shift(digits, shift, out=high)
+        digits *= times
+        digits += high
+        digits &= mask
+    return digits
+
+
+def parse_whole(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """The whole numbers the tokens buffer[starts[k]:ends[k]] spell with digits alone (at most
+    WHOLE_DIGITS of them), as int64; None when a token is not such.  buffer is padded."""
+    values = np.empty(starts.size, np.int64)
+    for begin in range(0, starts.size, CHUNK):
+        part = slice(begin, begin + CHUNK)
+        values[part], simple = _short_whole(buffer, starts[part], ends[part])
+        for k in (np.flatnonzero(~simple) + begin).tolist():
+            text = buffer[starts[k]:ends[k]].tobytes()
+            if not (text.isdigit() and len(text) <= WHOLE_DIGITS):
+                return None
+            values[k] = int(text)
+    return values
 
 
 def parse_decimals(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import NO_BOUND, CTAProblem
 from ctadesk.io.additivity import require_additive
-from ctadesk.io.decimals import padded, parse_decimals
+from ctadesk.io.decimals import padded, parse_decimals, parse_whole
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.numbers import finite_values, not_a_number
 from ctadesk.io.text import decode_text, read_bytes, read_lines, split_lines
@@ -273,7 +273,8 @@ def _bulk_cells(buffer: np.ndarray, line_starts: np.ndarray, line_ends: np.ndarr
     """The cell lines [line_starts, line_ends) of buffer read in bulk: nine fields on each line,
     a one-letter status; None when they are not, or not right (_checked_cells)."""
     n = line_starts.size
-    columns = np.empty((8, n))  # index value cost lower upper lpl upl spl
+    index = np.empty(n, np.int64)
+    columns = np.empty((7, n))  # value cost lower upper lpl upl spl
     status = np.empty(n, np.uint8)
     for lines in _blocks(line_starts, line_ends):
         offset = line_starts[lines.start] - 1  # the newline before the block's first line
@@ -286,13 +287,17 @@ def _bulk_cells(buffer: np.ndarray, line_starts: np.ndarray, line_ends: np.ndarr
         if not (np.all(starts[0] >= line_starts[lines]) and np.all(starts[8] < line_ends[lines])
                 and np.all(ends[3] - starts[3] == 1)):
             return None  # not nine fields on each line, or a status of more than one letter
-        for column, field in enumerate((0, 1, 2, 4, 5, 6, 7, 8)):
+        indices = parse_whole(buffer, starts[0], ends[0])
+        if indices is None:
+            return None
+        index[lines] = indices
+        for column, field in enumerate((1, 2, 4, 5, 6, 7, 8)):
             parsed = parse_decimals(buffer, starts[field], ends[field])
-            if parsed is None or (field == 0 and not np.all(parsed[1])):
+            if parsed is None:
                 return None
             columns[column, lines] = parsed[0]
         status[lines] = buffer[starts[3]] | np.uint8(0x20)  # in lower case
-    return _checked_cells(columns[0].astype(np.int64), status.view("S1").astype("<U1"), list(columns[1:]), n)
+    return _checked_cells(index, status.view("S1").astype("<U1"), list(columns), n)
 
 
 def _bulk_relations(buffer: np.ndarray, line_starts: np.ndarray, line_ends: np.ndarray,
@@ -341,19 +346,38 @@ def _relation_block(buffer: np.ndarray, line_starts: np.ndarray, line_ends: np.n
     heads[first], heads[first + 1], heads[first + 2] = True, True, True
     if not (np.all(kinds[heads].reshape(m, 3) == _HEAD_KINDS) and np.all(kinds[~heads].reshape(-1, 4) == _TERM_KINDS)):
         return None
-    parsed = parse_decimals(buffer, *_fields(block, ~word, offset))
-    if parsed is None:
+    starts, ends = _fields(block, ~word, offset)
+    first = np.cumsum(2 + 2 * terms) - (2 + 2 * terms)  # the numbers rhs and k of each line
+    term = np.ones(starts.size, bool)
+    term[first], term[first + 1] = False, False
+    term_starts, term_ends = starts[term].reshape(-1, 2).T, ends[term].reshape(-1, 2).T
+    rhs = parse_decimals(buffer, starts[first], ends[first])
+    counts = parse_whole(buffer, starts[first + 1], ends[first + 1])
+    cells = parse_whole(buffer, term_starts[0], term_ends[0])
+    coefficients = _coefficients(buffer, term_starts[1], term_ends[1])
+    if rhs is None or counts is None or cells is None or coefficients is None:
         return None
-    values, whole = parsed
-    heads = np.zeros(values.size, bool)  # the numbers rhs and k of each line
-    first = np.cumsum(2 + 2 * terms) - (2 + 2 * terms)
-    heads[first], heads[first + 1] = True, True
-    cells, coefficients = values[~heads].reshape(-1, 2).T
-    if not (np.all(whole[first + 1]) and np.array_equal(values[first + 1], terms)
-            and np.all(whole[~heads].reshape(-1, 2)[:, 0]) and np.all(cells < n)
-            and np.all(np.isfinite(values[first])) and np.all(np.isfinite(coefficients))):
+    if not (np.array_equal(counts, terms) and np.all(cells < n) and np.all(np.isfinite(rhs[0]))
+            and np.all(np.isfinite(coefficients))):
         return None
-    return values[first], terms, cells.astype(np.int64), coefficients
+    return rhs[0], terms, cells, coefficients
+
+
+def _coefficients(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """The coefficients [starts, ends) of buffer: 1 and -1 (nearly all of them) by their bytes,
+    the others by parse_decimals; None when one is no number."""
+    length = ends - starts
+    sign = buffer[starts]
+    one = (length == 1) & (sign == ord("1"))
+    minus_one = (length == 2) & (sign == ord("-")) & (buffer[starts + 1] == ord("1"))
+    values = np.where(minus_one, -1.0, 1.0)
+    other = np.flatnonzero(~(one | minus_one))
+    if other.size:
+        parsed = parse_decimals(buffer, starts[other], ends[other])
+        if parsed is None:
+            return None
+        values[other] = parsed[0]
+    return values
 
 
 def _read_lines(text: str, path: str) -> _Parsed:

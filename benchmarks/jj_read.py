@@ -1,0 +1,80 @@
+"""Reading a JJ file of a million cells: seconds, MB/s and where the time goes (issue 34:
+at least 100 MB/s, a million cells in at most 0.7 s).
+
+The file is the 1000 x 1000 Cox-recipe table of benchmarks/scale.py written by write_jj
+(1 002 001 cells, 2 002 relations, 55 MB), made once in the temporary directory unless a
+path is given.  Each read is timed whole and by part: the bytes, the cell lines and the
+relation lines (io/jj.py's bulk reading), the rest (additivity, the problem's checks), and
+the CPU time of the whole read is printed beside the wall time.  The machine's load is
+printed with the figures: on a shared machine the best of the runs is the one to compare.
+
+    .venv/bin/python benchmarks/jj_read.py [FILE.jj] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+
+def make_file() -> Path:
+    from ctadesk.engine.table.generate import cox_table
+    from ctadesk.io.jj import write_jj
+
+    path = Path(tempfile.gettempdir()) / "ctadesk-bench-1000x1000.jj"
+    if not path.exists():
+        write_jj(path, cox_table((1000, 1000), seed=1)[1])
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", nargs="?", help="a JJ file (default: the 1000 x 1000 Cox table)")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    from ctadesk.io import jj
+
+    path = Path(args.file) if args.file else make_file()
+    megabytes = path.stat().st_size / 1e6
+    parts: dict[str, float] = {}
+
+    def timed(name, function):
+        def wrapper(*a, **k):
+            began = time.perf_counter()
+            try:
+                return function(*a, **k)
+            finally:
+                parts[name] = parts.get(name, 0.0) + time.perf_counter() - began
+        return wrapper
+
+    jj.read_bytes = timed("bytes", jj.read_bytes)
+    jj._bulk_cells = timed("cell lines", jj._bulk_cells)
+    jj._bulk_relations = timed("relation lines", jj._bulk_relations)
+    totals, cpu, split = [], [], []
+    for _ in range(args.runs):
+        parts.clear()
+        began, cpu_began = time.perf_counter(), time.process_time()
+        instance = jj.read_jj(path)
+        totals.append(time.perf_counter() - began)
+        cpu.append(time.process_time() - cpu_began)
+        split.append(dict(parts))
+    best = min(range(args.runs), key=totals.__getitem__)
+    cells = instance.problem.n_cells
+    print(f"{path.name}: {megabytes:.1f} MB, {cells} cells, {instance.problem.n_relations} relations; "
+          f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"  read_jj best {totals[best]:.3f} s ({megabytes / totals[best]:.0f} MB/s), median "
+          f"{statistics.median(totals):.3f} s over {args.runs} runs; target <= 0.7 s per million cells: "
+          f"{totals[best] * 1e6 / cells:.3f} s")
+    print(f"  CPU time of the read (this process): best {min(cpu):.3f} s ({megabytes / min(cpu):.0f} MB/s), "
+          f"median {statistics.median(cpu):.3f} s")
+    rest = totals[best] - sum(split[best].values())
+    print("  best run by part: " + ", ".join(f"{name} {seconds:.3f} s" for name, seconds in split[best].items())
+          + f", the rest {rest:.3f} s")
+
+
+if __name__ == "__main__":
+    main()
