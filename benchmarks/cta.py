@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/cta.py --targets               # issue 12's fixed-sense L1 targets only
     .venv/bin/python benchmarks/cta.py --exact                 # issue 34's exact L1 target
     .venv/bin/python benchmarks/cta.py --references --milp-sizes 10x10x10 --seeds 0 1   # plain MILP, 600 s each
+    .venv/bin/python benchmarks/cta.py --bounds --milp-sizes 10x10x10 --seeds 0       # certified bounds' gaps
 
 Prints, per table and method: seconds to generate the table, to build the
 model, to solve, to verify, end to end; the status and weighted L1 objective.
@@ -31,13 +32,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ctadesk.engine.table.generate import cox_table
+from ctadesk.engine.budget import Budget
 from ctadesk.engine.methods import METHODS, choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.highs import LinearModel, solve_model
+from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.lp import l1_column_bounds, l1_matrix
+from ctadesk.engine.solvers.milp import milp_model
+from ctadesk.engine.solvers.slice_bound import slice_bound
+from ctadesk.engine.table.generate import cox_table
 
 FIXED_SENSE_METHODS = ("lp", "l2", "soc", "huber")
 
@@ -140,6 +145,29 @@ def run_exact(sizes: list[str], seeds: list[int], seconds: float, factor: float)
                   flush=True)
 
 
+def run_bounds(sizes: list[str], seeds: list[int], seconds: float, reference_seconds: float) -> None:
+    """Issue 34: the certified bound before (solvers/lower_bound.py, per relation) and after
+    (solvers/slice_bound.py, whole slices, given ``seconds``), and HiGHS's own bound of the stored
+    plain-MILP run at ``reference_seconds``, each as its gap below that run's table."""
+    print(f"\ncertified bounds: gap below the plain MILP's table at {reference_seconds:g} s "
+          f"(load {os.getloadavg()[0]:.2f})")
+    print(f"{'table':>12} {'seed':>4} {'table':>12} {'per relation':>13} {'gap':>7} {'slices':>12} {'gap':>7} "
+          f"{'seconds':>7} {'HiGHS bound':>12} {'gap':>7}")
+    for size in sizes:
+        for seed in seeds:
+            _, problem = cox_table(shape_of(size), seed)
+            plain = plain_milp(size, seed, reference_seconds)
+            before = lower_bound(problem).value
+            began = time.perf_counter()
+            model, free, _ = milp_model(problem, SolveOptions())
+            after = max(before, slice_bound(problem, model, free, Budget.start(seconds)))
+            spent = time.perf_counter() - began
+            table, highs = plain["objective"], plain["bound"] or math.nan
+            print(f"{size:>12} {seed:>4} {table:>12.8g} {before:>13.8g} {100 * (1 - before / table):>6.2f}% "
+                  f"{after:>12.8g} {100 * (1 - after / table):>6.2f}% {spent:>7.1f} {highs:>12.8g} "
+                  f"{100 * (1 - highs / table):>6.2f}%", flush=True)
+
+
 #: one whole process: imports, the 1000 x 1000 table, the choice, the solve
 WHOLE_PROCESS = """
 from ctadesk.engine.table.generate import cox_table
@@ -210,12 +238,19 @@ def main() -> None:
     parser.add_argument("--exact", action="store_true",
                         help="only issue 34's exact-L1 target: the default at --milp-time-limit against the plain "
                              "MILP at 10 times as long, on --milp-sizes")
+    parser.add_argument("--bounds", action="store_true",
+                        help="only issue 34's certified bounds on --milp-sizes and --seeds: per relation, whole "
+                             "slices (given --bound-seconds), HiGHS's after 10 times --milp-time-limit")
+    parser.add_argument("--bound-seconds", type=float, default=120.0)
     args = parser.parse_args()
     if args.targets:
         run_targets(args.seed, args.repeats)
         return
     if args.exact:
         run_exact(args.milp_sizes, args.seeds or [args.seed], args.milp_time_limit, 10.0)
+        return
+    if args.bounds:
+        run_bounds(args.milp_sizes, args.seeds or [args.seed], args.bound_seconds, 10.0 * args.milp_time_limit)
         return
     if args.references:
         run_references(args.milp_sizes, args.seeds or [args.seed], 10.0 * args.milp_time_limit)

@@ -9,7 +9,8 @@ the method solves (ctadesk.engine.model):
 - "bound": a lower bound on the weighted-L1 cost of every protected table of the problem as
   asked (any sense where the senses are free).  A MILP's bound counts, a fixed-sense model's
   objective does not (where the problem itself fixes every sense, the LP's safe dual bound does);
-  solvers/lower_bound.py's certified bound is added for every method.  A bound above a
+  solvers/lower_bound.py's certified bound is added for every method (and for an exact method
+  given long enough, solvers/slice_bound.py's).  A bound above a
   verified table's cost is wrong on its face and is dropped.
 - "optimal": the reported gap is within the requested one.  A fixed-sense model optimal for
   senses a heuristic chose is FEASIBLE, with the model's optimality said in the message.
@@ -34,6 +35,7 @@ from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status, rel
 from ctadesk.engine.solvers.finish import cells_changed, describe, weighted_l1
 from ctadesk.engine.solvers.lower_bound import LowerBound, lower_bound
 from ctadesk.engine.solvers.milp import relations_admit_a_table
+from ctadesk.engine.solvers.slice_bound import with_slices
 from ctadesk.engine.table.units import in_units, table_unit, weight_unit
 from ctadesk.engine.publish.verify import verify
 
@@ -61,6 +63,8 @@ def in_table_units(model: Model, method: Method, lengths: Collection[str] = ()) 
             options.on_log(note)
         # first, within its share: kept for the problem, so the method's own claims find it too
         certified = lower_bound(scaled, options.budget.child(fraction=BOUND_SHARE))
+        if model.exact:     # an exact method's long run: the slices' bound too, where time allows
+            certified = with_slices(scaled, certified, options.budget)
         result = honest(scaled, model, method(scaled, scaled_options), options, certified)
         if note and result.log:
             result = result.replace(log=f"{note}\n{result.log}")

@@ -51,12 +51,14 @@ _FOUND: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 @dataclasses.dataclass(frozen=True)
 class LowerBound:
-    """value = protection + imbalance; relations = how many relations have D_r > 0."""
+    """value = protection + imbalance, or slices where that is higher (solvers/slice_bound.py: -inf
+    where not computed); relations = how many relations have D_r > 0."""
 
     value: float
     protection: float
     imbalance: float
     relations: int
+    slices: float = -math.inf
 
 
 def lower_bound(problem: CTAProblem, budget: Budget = Budget()) -> LowerBound:
