@@ -5,7 +5,7 @@ they hold no Qt.  The released sub-tables are written by ctadesk.io.subtables.
 
     table, notes = read_count_file("czech_autoworkers.csv")
     choice = choose_release(table, alpha=3, threshold=2)
-    write_subtables(table, choice.releases[0], "release.xlsx")     # ctadesk.io.subtables
+    write_subtables(table, choice.releases[0], "release.xlsx")     # one workbook
 """
 
 from __future__ import annotations
@@ -75,6 +75,17 @@ def read_count_file(path: str | Path, count: str = "count",
     candidates = count_variables(path, count, variables)
     micro = read_microdata(path, MicrodataSpec(spanning=tuple(candidates), response=count))
     return count_table(micro, drop_identifiers=not variables)
+
+
+def write_subtables(table: CountTable, release: Release, target: str | Path) -> list[Path]:
+    """The released sub-tables as one workbook when ``target`` is an Excel workbook (by the format
+    registry), else as CSV files in the folder ``target``; the files written."""
+    from ctadesk.app.formats import output_format
+    from ctadesk.io.subtables import write_subtables_csv, write_subtables_xlsx
+
+    if output_format(target).key == "excel":
+        return [write_subtables_xlsx(table, release, target)]
+    return write_subtables_csv(table, release, target)
 
 
 def count_variables(path: str | Path, count: str, variables: Sequence[str] | None) -> list[str]:

@@ -1,5 +1,5 @@
 """Two response variables protected together from the command line (Cox 2005, §4):
-`ctadesk solve INSTANCE --second-values FILE.jj` and `ctadesk protect MICRODATA --response A,B`
+`ctadesk solve INSTANCE --second-values TABLE` and `ctadesk protect MICRODATA --response A,B`
 share the options here and build one BivariateRequest, run by the app layer
 (ctadesk.app.bivariate.protect_two).  The two tables are given unrounded and written as JSON
 (BivariateProtection.as_dict()), not as workbooks or projects.  Their options are
@@ -12,13 +12,12 @@ import sys
 from pathlib import Path
 
 from ctadesk.app.bivariate import BivariateProtection, BivariateRequest, protect_two
-from ctadesk.app.formats import format_of
+from ctadesk.app.formats import Holds, format_of, output_format, read_table
 from ctadesk.cli.release import request_from, write_json
 from ctadesk.cli.tables import build_table, cell_records, write_records
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.rules.safety import to_problem
-from ctadesk.io.jj import read_jj
 
 
 def run_bivariate(first: CTAProblem, second: CTAProblem, names: tuple[str, str], args: argparse.Namespace,
@@ -46,16 +45,17 @@ def refuse(args: argparse.Namespace, options: tuple[str, ...]) -> None:
 
 
 def solve_two_variables(args: argparse.Namespace, first: CTAProblem, weights: str) -> int:
-    """`ctadesk solve INSTANCE --second-values FILE.jj`: the second variable is a JJ file of the same
-    table (its own values, bounds, costs, sensitive cells and protection levels; a cell sensitive in
-    either file is protected in that variable); both protected together, --json writes both."""
+    """`ctadesk solve INSTANCE --second-values TABLE`: the second variable is a table file of the
+    same table, in any format the registry reads a table from (a JJ file gives its own values,
+    bounds, costs, sensitive cells and protection levels; a cell sensitive in either file is
+    protected in that variable); both protected together, --json writes both."""
     refuse(args, ("senses", "save_project", "sol", "release", "internal", "widen_cost", "preserve", "quality"))
     if args.weights not in ("unit", "inverse", "file-costs"):
         raise CTAError("--weights FILE is not available for two variables: use unit, inverse or the files' costs")
-    if Path(args.second_values).suffix.lower() != ".jj":
-        raise CTAError(f"{args.second_values}: --second-values reads a JJ file (.jj) of the same table: the second "
-                       "variable's values, bounds, costs, sensitive cells and protection levels")
-    second = read_jj(args.second_values).problem
+    if format_of(args.second_values, Holds.PROJECT, Holds.TABLE).project:
+        raise CTAError(f"{args.second_values}: --second-values reads a table file of the same table (JJ, CSV, Excel, "
+                       ".tab): the second variable's values, bounds, costs, sensitive cells and protection levels")
+    second = read_table(args.second_values).to_problem()
     protection = run_bivariate(first, second, (Path(args.instance).stem, Path(args.second_values).stem), args,
                                weights)
     if args.json:
@@ -74,8 +74,8 @@ def protect_two_variables(args: argparse.Namespace, names: list[str]) -> int:
     variable's columns named after it, or JSON with the cells and the bivariate document;
     --json: the bivariate document."""
     refuse(args, ("release", "internal", "save_project", "tab", "widen_cost", "quality"))
-    if format_of(args.microdata).key == "tab":
-        raise CTAError(f"{args.microdata}: a tau-argus table holds one response; two need microdata")
+    if Holds.MICRODATA not in format_of(args.microdata).holds:
+        raise CTAError(f"{args.microdata}: a table holds one response; two need microdata")
     tables = [build_table(argparse.Namespace(**{**vars(args), "response": name})) for name in names]
     structure = tables[0][0]
     problems = [to_problem(structure, stats, rules_result, rules, weights=args.cell_weights,
@@ -95,7 +95,7 @@ def protect_two_variables(args: argparse.Namespace, names: list[str]) -> int:
             if own.values is not None:
                 records[k].update({f"{name}_adjusted": float(own.values[k]),
                                    f"{name}_change": float(own.values[k] - record["value"])})
-    if args.output and Path(args.output).suffix.lower() == ".json":
+    if output_format(args.output).key == "json":
         write_json(args.output, {"cells": records, "bivariate": protection.as_dict()})
     else:
         write_records(records, args.output)

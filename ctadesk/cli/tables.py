@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ctadesk.app.formats import Answers, Holds, Totals, format_of, read_table
+from ctadesk.app.formats import Answers, Holds, Totals, format_of, output_format, read_table
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.rules.safety import RuleResult, SafetyRules, apply_rules
 from ctadesk.engine.table.microdata import Microdata, tabulate
@@ -123,8 +123,9 @@ def cell_records(structure: TableStructure, stats: CellStatistics, rules: Safety
 
 
 def write_records(records: list[dict], output: str | None) -> None:
-    """CSV (default, or .csv) or JSON (.json) to ``output`` or stdout."""
-    if output and Path(output).suffix.lower() == ".json":
+    """CSV (default) or a JSON document (an output the format registry calls JSON) to ``output``
+    or stdout."""
+    if output_format(output).key == "json":
         Path(output).write_text(json.dumps({"cells": records}, indent=1), encoding="utf-8")
         return
     buffer = io.StringIO()

@@ -19,14 +19,16 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox, QProgressBar,
                                QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from ctadesk.app.count_releases import SEARCHES, ReleaseChoice, choose_release, read_count_file, release_risk
+from ctadesk.app.count_releases import (SEARCHES, ReleaseChoice, choose_release, read_count_file, release_risk,
+                                         write_subtables)
+from ctadesk.app.formats import Holds, open_filter, suffix_of
 from ctadesk.engine.releases import DEFAULT_THRESHOLD, CountTable, Release, RiskReport, Subtable, critical_widths
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.jobs import JobRunner
 from ctadesk.gui.lattice_view import LatticeView, WidthLegend, subtable_label
-from ctadesk.io.subtables import WORKBOOK_SUFFIX, write_subtables
 
-COUNT_FILTER = "Count tables (*.csv *.xlsx *.sav *.zsav *.dta *.sas7bdat *.xpt);;All files (*)"
+COUNT_FILTER = open_filter(Holds.MICRODATA)
+WORKBOOK_SUFFIX = suffix_of("excel")
 #: a bound narrower than alpha is shown on this background (only a release the user did not get from
 #: the search can have one)
 NARROW = QColor(245, 183, 177)

@@ -228,11 +228,3 @@ def xlsx_columns(path: str | Path) -> list[str]:
     _, rows = _xlsx_rows(Path(path), None)
     first = rows[0] if rows else ()
     return [str(v).strip() for v in first if v is not None and str(v).strip()]
-
-
-def read_microdata(path: str | Path, spec: MicrodataSpec, **options) -> Microdata:
-    """CSV or xlsx by file extension."""
-    suffix = Path(path).suffix.lower()
-    if suffix in (".xlsx", ".xlsm"):
-        return read_xlsx_microdata(path, spec, **options)
-    return read_csv_microdata(path, spec, **options)

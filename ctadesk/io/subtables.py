@@ -19,8 +19,6 @@ from ctadesk.io.excel.sheet_part import ColumnFormat
 from ctadesk.io.excel.styles import CellFormat
 from ctadesk.io.excel.writer import WorkbookWriter, column_letters
 
-WORKBOOK_SUFFIX = ".xlsx"
-
 
 def subtable_name(table: CountTable, subtable: Subtable) -> str:
     """'ACD' for the sub-table of axes 0, 2, 3 ('A_B' beyond 26 axes); 'total' for the grand total."""
@@ -71,11 +69,3 @@ def write_subtables_xlsx(table: CountTable, release: Release, path: str | Path) 
             for r, row in enumerate(rows, start=2):
                 sheet.row(r, "".join(writer.cell(f"{letter}{r}", value) for letter, value in zip(letters, row)))
     return path
-
-
-def write_subtables(table: CountTable, release: Release, target: str | Path) -> list[Path]:
-    """The released sub-tables as one workbook when ``target`` ends in .xlsx, else as CSV files
-    in the folder ``target``; the files written."""
-    if Path(target).suffix.lower() == WORKBOOK_SUFFIX:
-        return [write_subtables_xlsx(table, release, target)]
-    return write_subtables_csv(table, release, target)

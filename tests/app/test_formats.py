@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from ctadesk.app.formats import (FORMATS, Answers, Holds, Question, Requires, exports, format_of, formats,
-                                 microdata_columns, open_filter, read_release, read_table, suffixes, table_writer)
+                                 microdata_columns, open_filter, output_format, read_release, read_table, suffix_of,
+                                 suffixes, table_writer)
 from ctadesk.app.formats.model import resolve
 from ctadesk.app.session import Session
 from ctadesk.cli import main
@@ -139,3 +140,13 @@ def test_without_its_entry_the_toy_format_is_refused(tmp_path, capsys):
     assert "ctadesk does not read '.toy' table files" in capsys.readouterr().err
     with pytest.raises(CTAError):
         read_table(tmp_path / "t.toy", Answers())
+
+
+@pytest.mark.parametrize(("path", "key"), [(None, "csv"), ("cells.csv", "csv"), ("cells.JSON", "json"),
+                                           ("book.xlsx", "excel"), ("folder", "csv"), ("cells.dat", "csv")])
+def test_an_output_is_written_in_the_format_its_suffix_names_else_as_csv(path, key):
+    assert output_format(path).key == key
+
+
+def test_a_written_file_takes_its_formats_first_suffix():
+    assert [suffix_of(key) for key in ("excel", "csv", "jj", "json")] == [".xlsx", ".csv", ".jj", ".json"]

@@ -72,14 +72,18 @@ def test_solve_with_second_values_keeps_the_covariance_and_reports_numpy_numbers
         np.dot(second.weights, np.abs(xb - second.values)), rel=1e-9)
 
 
-def test_second_values_must_be_a_jj_file_of_the_same_table(tmp_path, capsys):
+def test_second_values_must_be_a_table_file_of_the_same_table(tmp_path, capsys):
     first_path, second_path = pair_files(tmp_path)
     (tmp_path / "other").mkdir()
     other_path, _ = pair_files(tmp_path / "other", rows=4, cols=5)
-    csv_path = tmp_path / "b.csv"
-    csv_path.write_text("1\n2\n")
-    assert main(["solve", str(first_path), "--second-values", str(csv_path)]) == 2
-    assert "reads a JJ file (.jj)" in capsys.readouterr().err
+    hierarchy_path = tmp_path / "b.hrc"
+    hierarchy_path.write_text("1\n@2\n")
+    assert main(["solve", str(first_path), "--second-values", str(hierarchy_path)]) == 2
+    assert "does not read '.hrc' project or table files" in capsys.readouterr().err
+    project_path = tmp_path / "b.ctaproj"
+    project_path.write_text("")
+    assert main(["solve", str(first_path), "--second-values", str(project_path)]) == 2
+    assert "reads a table file of the same table" in capsys.readouterr().err
     assert main(["solve", str(first_path), "--second-values", str(other_path)]) == 2
     assert "share one table structure" in capsys.readouterr().err
     assert main(["solve", str(first_path), "--second-values", str(second_path), "--release",

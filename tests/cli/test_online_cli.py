@@ -9,7 +9,7 @@ import pytest
 from ctadesk.cli import main
 from ctadesk.engine.table.microdata import tabulate
 from ctadesk.engine.rules.safety import SafetyRules, apply_rules
-from ctadesk.io.microdata import MicrodataSpec, read_microdata
+from ctadesk.io.microdata import MicrodataSpec, read_csv_microdata
 
 FIRMS = """Region,Size,Turnover
 1,1,100
@@ -46,7 +46,7 @@ def online(firms, table, *extra):
 
 def sensitive_cells(firms):
     """Original value of each sensitive cell of Region x Size, by (Region, Size)."""
-    micro = read_microdata(firms, MicrodataSpec(("Region", "Size"), "Turnover"))
+    micro = read_csv_microdata(firms, MicrodataSpec(("Region", "Size"), "Turnover"))
     stats = tabulate(micro)
     result = apply_rules(stats, SafetyRules(min_frequency=2, frequency_safety_range=10, dominance=((1, 80),),
                                             p_percent=(10,)))

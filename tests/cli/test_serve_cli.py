@@ -16,7 +16,7 @@ import pytest
 
 from ctadesk.app.online import OnlineService
 from ctadesk.cli import main
-from ctadesk.io.microdata import MicrodataSpec, read_microdata
+from ctadesk.io.microdata import MicrodataSpec, read_csv_microdata
 from tests.app.online.checker import both_sides, cell_names, full_original
 from tests.app.online.synthetic import RULES, firms
 
@@ -106,7 +106,7 @@ def test_the_server_answers_everything_over_loopback_and_stays_consistent(server
     assert status == 200 and body.splitlines()[0] == "Size,Region,Turnover,status"
 
     seen: dict = {}
-    microdata = read_microdata(folder / "firms.csv", MicrodataSpec(("Region", "Size", "Sector"), "Turnover"))
+    microdata = read_csv_microdata(folder / "firms.csv", MicrodataSpec(("Region", "Size", "Sector"), "Turnover"))
     with OnlineService(folder / "senses.db", microdata, RULES, measure="Turnover") as service:
         for spanning, (status, table) in zip(TABLES, answers):
             if status != 200:

@@ -14,7 +14,7 @@ import pytest
 from ctadesk.cli import main
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.hierarchy import read_hrc
-from ctadesk.io.microdata import MicrodataSpec, read_csv_microdata, read_microdata
+from ctadesk.io.microdata import MicrodataSpec, read_csv_microdata, read_xlsx_microdata
 from ctadesk.io.statfiles import read_statfile_microdata
 from tests.timing import timed
 
@@ -101,7 +101,7 @@ def test_a_sheet_declaring_too_many_cells_is_refused_before_reading(tmp_path, ca
 def test_a_sheet_holding_too_many_cells_is_cut_while_reading(tmp_path, monkeypatch):
     monkeypatch.setattr("ctadesk.io.microdata.MAX_CELLS", 10)
     with pytest.raises(FileFormatError, match=r"m.xlsx, sheet 'Sheet': the sheet (spans|holds) .* 10 cells"):
-        read_microdata(workbook(tmp_path / "m.xlsx"), SPEC)
+        read_xlsx_microdata(workbook(tmp_path / "m.xlsx"), SPEC)
 
 
 def test_a_truncated_workbook_is_one_line(tmp_path, capsys):
@@ -217,7 +217,7 @@ def test_a_billion_laughs_workbook_is_one_line_naming_the_file_and_part_for_ever
     head, _, rest = xml.partition(b"?>")
     bomb = replace_part(source, tmp_path / "bomb.xlsx", part,
                         lambda stream: stream.write(head + b"?>" + LAUGHS + rest if rest else LAUGHS + xml))
-    for reader in (lambda p: read_microdata(p, SPEC), xlsx_columns, import_table):
+    for reader in (lambda p: read_xlsx_microdata(p, SPEC), xlsx_columns, import_table):
         with pytest.raises(FileFormatError) as caught:
             reader(bomb)
         message = str(caught.value)

@@ -9,7 +9,7 @@ import pytest
 from ctadesk.engine.table.microdata import tabulate
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.hierarchy import read_hrc
-from ctadesk.io.microdata import MicrodataSpec, microdata_from_columns, read_csv_microdata, read_microdata
+from ctadesk.io.microdata import MicrodataSpec, microdata_from_columns, read_csv_microdata, read_xlsx_microdata
 
 EXAMPLES = Path("/work/shared/formats/tauargus-examples")
 
@@ -86,7 +86,7 @@ def test_xlsx_reader_with_digit_levels(tmp_path):
     path = tmp_path / "m.xlsx"
     workbook.save(path)
     spec = MicrodataSpec(spanning=("Industry", "Size"), response="Turnover", hierarchies={"Industry": (3, 1, 1)})
-    micro = read_microdata(path, spec)
+    micro = read_xlsx_microdata(path, spec)
     industry = micro.structure.dimensions[0]
     assert industry.codes[:4] == ("Total", "123", "1234", "12345")
     grand_total = np.ravel_multi_index((industry.index("Total"), micro.structure.dimensions[1].index("Total")),
@@ -102,7 +102,7 @@ def test_xlsx_text_in_numbers_names_the_row(tmp_path):
     path = tmp_path / "bad.xlsx"
     workbook.save(path)
     with pytest.raises(FileFormatError, match=r"bad.xlsx, line 2: column 'X'"):
-        read_microdata(path, MicrodataSpec(spanning=("A",), response="X"))
+        read_xlsx_microdata(path, MicrodataSpec(spanning=("A",), response="X"))
 
 
 def test_column_function_is_reusable_by_other_readers():

@@ -11,8 +11,8 @@ import openpyxl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctadesk.app.count_releases import write_subtables
 from ctadesk.engine.releases import CountTable, Release
-from ctadesk.io.subtables import write_subtables
 
 
 def expected_subtables(table: CountTable, release: Release) -> dict[str, list[list[object]]]:

@@ -55,6 +55,7 @@ FORMATS: tuple[FileFormat, ...] = (
     FileFormat("stata", "Stata data files", (".dta",), options={"package": "stata"}, **_STATFILE),
     FileFormat("sas", "SAS data sets", (".sas7bdat",), options={"package": "sas"}, **_STATFILE),
     FileFormat("xport", "SAS transport files", (".xpt",), options={"package": "xport"}, **_STATFILE),
+    FileFormat("json", "JSON documents", (".json",)),
 )
 
 #: a file dialog's title for the formats that hold each
@@ -74,6 +75,23 @@ def format_of(path: str | Path, *holds: Holds) -> FileFormat:
     what = " or ".join(h.value for h in holds) + " " if holds else ""
     raise CTAError(f"{path.name}: ctadesk does not read '{suffix or 'no suffix'}' {what}files; it reads "
                    + "; ".join(f"{fmt.label} ({', '.join(fmt.suffixes)})" for fmt in formats(*holds)))
+
+
+def output_format(path: str | Path | None) -> FileFormat:
+    """The format an output file is written in, by its suffix: the format whose suffix it has,
+    else CSV (no file: standard output; a suffix no format has) -- the command line's -o writes
+    cell records as CSV, a JSON document to a .json file, a workbook to an Excel one."""
+    suffix = Path(path).suffix.lower() if path else ""
+    return next((fmt for fmt in FORMATS if suffix in fmt.suffixes), _format("csv"))
+
+
+def suffix_of(key: str) -> str:
+    """The suffix ctadesk gives a file of the format ``key`` it writes (the format's first)."""
+    return _format(key).suffixes[0]
+
+
+def _format(key: str) -> FileFormat:
+    return next(fmt for fmt in FORMATS if fmt.key == key)
 
 
 def formats(*holds: Holds) -> tuple[FileFormat, ...]:

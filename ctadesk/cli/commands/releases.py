@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         Path(args.output).write_text(json.dumps(document, indent=1, default=float), encoding="utf-8")
     if args.export:
-        from ctadesk.io.subtables import released_subtables, write_subtables
+        from ctadesk.app.count_releases import write_subtables
+        from ctadesk.io.subtables import released_subtables
 
         write_subtables(table, releases[0], args.export)
         print(f"{len(released_subtables(releases[0]))} sub-tables written to {args.export}", file=sys.stderr)

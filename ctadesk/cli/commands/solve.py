@@ -34,10 +34,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "protected (tau-argus's RND), zero-restricted where one exists; precision stays auto")
     parser.add_argument("--sol", metavar="OUT.sol", help="write the adjusted table in RCTA .sol layout")
     two = parser.add_argument_group("two variables (Cox 2005, §4)")
-    two.add_argument("--second-values", metavar="FILE.jj",
+    two.add_argument("--second-values", metavar="TABLE",
                      help="protect a second variable of the same table with the first, keeping their variances "
-                          "and covariance: a JJ file of the same cells and relations (its own values, bounds, "
-                          "costs, sensitive cells and protection levels); --json writes both tables")
+                          "and covariance: a table file of the same cells and relations (a JJ file gives its own "
+                          "values, bounds, costs, sensitive cells and protection levels); --json writes both tables")
     add_bivariate_arguments(two)
     add_release_arguments(parser)
     parser.set_defaults(func=run, stoppable=True)     # SIGINT/SIGTERM: ctadesk.cli.interrupt
