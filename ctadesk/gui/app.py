@@ -1,24 +1,33 @@
 """Application entry point: `ctadesk gui [FILE]`, `make run`, and the installer's self-test
-(`ctadesk gui --self-test`)."""
+(`ctadesk gui --self-test`).
+
+The app shows itself before it loads: this module needs Qt alone, so a start screen is up as soon
+as Qt is; the main window's modules (numpy, scipy, the solvers, the plots: about 1.5 s to import)
+load in a thread meanwhile, and the first table is read or generated in the window's job runner.
+"""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import platform
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from PySide6.QtCore import QLocale, QSettings, QTranslator
-from PySide6.QtGui import QGuiApplication, QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QLocale, QSettings, Qt, QTimer, QTranslator
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QLabel
 
 from ctadesk import __version__
-from ctadesk.app import ProtectionRequest
-from ctadesk.gui.main_window import MainWindow
 from ctadesk.resources import icon_files, samples_dir, translations_dir
+
+if TYPE_CHECKING:
+    from ctadesk.gui.main_window import MainWindow
 
 #: the sample the self-test protects, and the app's default time limit (model panel)
 SELF_TEST_SAMPLE = "thesis_10x15.jj"
@@ -47,21 +56,107 @@ def _install_translation(app: QApplication) -> None:
         app.installTranslator(translator)
 
 
+#: the module the start screen waits for (imported in a thread while the screen shows)
+MAIN_MODULE = "ctadesk.gui.main_window"
+#: how often the start screen looks whether that import has ended
+POLL_MS = 20
+
+
+def start_screen(app: QApplication) -> QLabel:
+    """A small frameless window with the icon, the name and the version: shown while the app
+    loads.  (Not a QSplashScreen: its show() waits up to a second for the window manager.)"""
+    pixmap = QPixmap(420, 160)
+    pixmap.fill(QColor("#fbfcfd"))
+    painter = QPainter(pixmap)
+    painter.drawPixmap(24, 48, app.windowIcon().pixmap(64, 64))
+    font = painter.font()
+    font.setPointSize(20)
+    font.setBold(True)
+    painter.setFont(font)
+    painter.drawText(110, 80, "ctadesk")
+    font.setPointSize(10)
+    font.setBold(False)
+    painter.setFont(font)
+    painter.drawText(110, 104, f"version {__version__}: controlled tabular adjustment")
+    painter.drawText(110, 136, "Loading…")
+    painter.end()
+    screen = QLabel(objectName="start_screen")
+    screen.setWindowFlags(Qt.WindowType.SplashScreen | Qt.WindowType.FramelessWindowHint)
+    screen.setPixmap(pixmap)
+    screen.setWindowTitle("ctadesk")
+    return screen
+
+
+def import_in_background(name: str, then: Callable[[], None], failed: Callable[[BaseException], None]) -> QTimer:
+    """Import module ``name`` in a thread; once it is, call ``then`` (or ``failed`` with the
+    import's exception) on the GUI thread.  The returned timer polls the thread: keep it."""
+    errors: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            importlib.import_module(name)
+        except BaseException as error:  # handed to the GUI thread, which says what failed
+            errors.append(error)
+
+    thread = threading.Thread(target=load, name=f"import {name}", daemon=True)
+    timer = QTimer()
+    timer.setInterval(POLL_MS)
+
+    def poll() -> None:
+        if thread.is_alive():
+            return
+        timer.stop()
+        if errors:
+            failed(errors[0])
+        else:
+            then()
+
+    timer.timeout.connect(poll)
+    thread.start()
+    timer.start()
+    return timer
+
+
 def run_app(path: str | None = None) -> int:
-    """Open the main window on path (a table or project), or on a generated Cox table, and run."""
+    """Show the start screen, load the main window's modules in a thread, then show the window,
+    generate a Cox table and read ``path`` (a table or project) in its job runner; run."""
     app = application()
-    window = MainWindow()
+    screen = start_screen(app)
+    screen.show()
+    app.processEvents()
+    windows: list[MainWindow] = []
 
-    def unexpected(kind, error, trace) -> None:  # never a traceback dialog, never a silent crash
-        logging.getLogger("ctadesk").error("unexpected error", exc_info=(kind, error, trace))
-        window.report_error("Unexpected problem", error)
+    def ready() -> None:
+        from ctadesk.gui.main_window import MainWindow
 
-    sys.excepthook = unexpected
-    window.new_generated()
-    if path:
-        window.open_path(path)
-    window.show()
-    return app.exec()
+        window = MainWindow()
+        windows.append(window)
+
+        def unexpected(kind, error, trace) -> None:  # never a traceback dialog, never a silent crash
+            logging.getLogger("ctadesk").error("unexpected error", exc_info=(kind, error, trace))
+            window.report_error("Unexpected problem", error)
+
+        sys.excepthook = unexpected
+        window.show()
+        screen.close()
+        window.new_generated(wait=False)
+        if path:  # once the generated table is in: it stays if the file cannot be read
+
+            def open_path() -> None:
+                window.runner.ended.disconnect(open_path)
+                window.open_path(path, wait=False)
+
+            window.runner.ended.connect(open_path)
+
+    def failed(error: BaseException) -> None:
+        logging.getLogger("ctadesk").error("could not load the app", exc_info=error)
+        print(f"ctadesk: could not load the app: {error}", file=sys.stderr)
+        app.exit(1)
+
+    poller = import_in_background(MAIN_MODULE, ready, failed)
+    code = app.exec()
+    poller.stop()
+    return code
 
 
 class SelfTestFailure(Exception):
@@ -85,6 +180,9 @@ def self_test(out: TextIO = sys.stdout) -> int:
           file=out, flush=True)
     with tempfile.TemporaryDirectory(prefix="ctadesk-self-test-") as folder:
         try:
+            from ctadesk.app import ProtectionRequest
+            from ctadesk.gui.main_window import MainWindow
+
             app = application()
             window = MainWindow(settings=QSettings(str(Path(folder) / "settings.ini"), QSettings.Format.IniFormat))
             window.ask_before_closing = False

@@ -1,7 +1,8 @@
 """Background jobs: one runner for every job the windows start (a protection run, an audit, a
-release search, reading or generating a table, writing an export), in superqt's worker pattern
-(``superqt.utils.create_worker``: the function runs in Qt's thread pool, its return or exception
-comes back as a signal on the GUI thread).
+release search, reading or generating a table, writing an export), in superqt's worker pattern:
+the function runs in Qt's thread pool, its return or exception comes back as a signal on the GUI
+thread.  (The pattern takes a dozen lines here: importing superqt for it took 0.8 s at start,
+qtpy loading PySide6.QtOpenGL and every name of QtWidgets.)
 
 A job is a function of a ``Feed``: it reads ``feed.stop`` to end early and reports through
 ``feed.log``, ``feed.report`` and ``feed.count``.  Those are called from the job's thread, often
@@ -21,8 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
-from superqt.utils import create_worker
+from PySide6.QtCore import QEventLoop, QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from ctadesk.app import Protection, ProtectionRequest, files, protect
 from ctadesk.app.formats import export_of
@@ -64,6 +64,31 @@ class Feed:
 Job = Callable[[Feed], Any]
 
 
+class _Ended(QObject):
+    """What a task says when it ends; made on the GUI thread, so its signals arrive there."""
+
+    returned = Signal(object)
+    errored = Signal(object)
+
+
+class _Task(QRunnable):
+    """``job(feed)`` run once in Qt's thread pool."""
+
+    def __init__(self, job: Job, feed: Feed) -> None:
+        super().__init__()
+        self.setAutoDelete(False)  # the runner holds the task until its end is signalled
+        self.job, self.feed = job, feed
+        self.ended = _Ended()
+
+    def run(self) -> None:
+        try:
+            value = self.job(self.feed)
+        except BaseException as error:  # handed to the GUI thread: failed or cancelled
+            self.ended.errored.emit(error)
+        else:
+            self.ended.returned.emit(value)
+
+
 class JobRunner(QObject):
     """One job at a time; ``name`` says which runs (or ran last).  Signals arrive on the GUI thread:
 
@@ -91,7 +116,7 @@ class JobRunner(QObject):
         self.name = ""
         self._feed = Feed()
         self._cancelled_by: tuple[type[BaseException], ...] = ()
-        self._worker = None
+        self._worker: _Task | None = None
         self._started = 0.0
         self._timer = QTimer(self)
         self._timer.setInterval(DRAIN_INTERVAL_MS)
@@ -109,13 +134,13 @@ class JobRunner(QObject):
         self.name = name
         self._feed = feed = Feed()
         self._cancelled_by = cancelled_by
-        worker = create_worker(job, feed, _start_thread=False, _ignore_errors=True)
-        worker.returned.connect(self._returned)
-        worker.errored.connect(self._errored)
-        self._worker = worker
+        task = _Task(job, feed)
+        task.ended.returned.connect(self._returned)
+        task.ended.errored.connect(self._errored)
+        self._worker = task
         self._started = time.perf_counter()
         self._timer.start()
-        worker.start()
+        QThreadPool.globalInstance().start(task)
 
     def wait(self) -> None:
         """Run the event loop until the job (and any job its end starts) has ended: a caller that

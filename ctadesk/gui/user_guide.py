@@ -14,10 +14,20 @@ import dataclasses
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QUrl, Qt
+from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QKeySequence, QTextCursor, QTextDocument, QTextImageFormat
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QSplitter,
-                               QTextBrowser, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctadesk.resources import user_guide_dir
 
@@ -88,7 +98,9 @@ class UserGuideWindow(QWidget):
     """The guide: contents and search on the left, the page on the right, Back, Forward and
     Contents above it.  A window of its own (not modal): the main window stays usable beside it."""
 
-    def __init__(self, parent: QWidget | None = None, folder: Path | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, folder: Path | None = None, first: str | None = INDEX) -> None:
+        """``first``: the page shown at once (None: none yet; show_user_guide shows it once the
+        window is on screen)."""
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("user_guide")
         self.setWindowTitle("ctadesk user guide")
@@ -141,7 +153,8 @@ class UserGuideWindow(QWidget):
         QVBoxLayout(self).addWidget(splitter)
         self.resize(IMAGE_WIDTH + 330, 760)
         if self.pages:
-            self.show_page(INDEX)
+            if first is not None:
+                self.show_page(first)
         else:
             self.browser.setMarkdown(f"# The user guide is missing\n\nThis copy of ctadesk has no user guide "
                                      f"(it looked in `{self.folder}`). Reinstall ctadesk, or read the guide "
@@ -256,11 +269,17 @@ class UserGuideWindow(QWidget):
 
 def show_user_guide(parent: QWidget | None = None, page: str | None = None) -> UserGuideWindow:
     """Open the user guide beside ``parent`` without blocking it (one guide window per parent,
-    raised when already open), at ``page`` (a file name such as 'protect.md') when given."""
+    raised when already open), at ``page`` (a file name such as 'protect.md') when given.
+
+    A new window is shown first and its page laid out on the event loop's next turn: the window
+    is on screen at once, and neither step holds the GUI thread for long (each page is Markdown
+    that QTextBrowser parses and lays out as it is shown)."""
     window = parent.findChild(UserGuideWindow) if parent is not None else None
     if window is None:
-        window = UserGuideWindow(parent)
-    if page is not None:
+        window = UserGuideWindow(parent, first=None)
+        if window.pages:
+            QTimer.singleShot(0, window, lambda: window.show_page(page or INDEX))
+    elif page is not None:
         window.show_page(page)
     window.show()
     window.raise_()

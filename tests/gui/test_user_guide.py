@@ -211,6 +211,8 @@ def test_show_user_guide_opens_one_non_modal_window_per_parent(qtbot):
     assert window.isVisible() and not window.isModal()
     assert window.windowModality() == Qt.WindowModality.NonModal
     assert window.isWindow() and window.parent() is parent
+    assert window.current_page() is None  # the window is up first, its page laid out on the next turn
+    qtbot.waitUntil(lambda: window.current_page() is not None)
     assert window.current_page().path.name == "audit.md"
     window.close()
     assert show_user_guide(parent) is window and window.isVisible()

@@ -1,0 +1,77 @@
+"""How long the GUI thread stops answering: a QTimer ticking every 10 ms on it, and the longest
+gap between two ticks while an action runs.
+
+A window is smooth when its event loop never waits long: work that holds the GUI thread over
+~100 ms is felt as a freeze (a click, a repaint, a typed key waits for it).  The walkthrough
+(docs/walkthrough.py) and the tests (tests/gui/test_stalls.py) measure each action with one:
+
+    meter = StallMeter()
+    with meter.action("open the 300 x 350 result"):
+        window.open_path(path)        # waits in the event loop while the worker reads the file
+    meter.stalls                       # {"open the 300 x 350 result": 0.043, ...} in seconds
+
+The time an action's own call holds the thread counts: the gap runs from the last tick before
+it to the first tick after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+
+from PySide6.QtCore import QObject, Qt, QTimer
+
+#: the heartbeat's period
+TICK_MS = 10
+#: the longest stall a window may have (the walkthrough's limit)
+STALL_LIMIT = 0.100
+
+
+class StallMeter(QObject):
+    """A 10 ms heartbeat on the GUI thread; ``stalls`` maps each measured action to the longest
+    time (s) the thread went without a tick while it ran."""
+
+    def __init__(self, parent: QObject | None = None, tick_ms: int = TICK_MS) -> None:
+        super().__init__(parent)
+        self.stalls: dict[str, float] = {}
+        self._name = ""
+        self._last = time.perf_counter()
+        self._longest = 0.0
+        self._timer = QTimer(self)
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(tick_ms)
+        self._timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self._longest = max(self._longest, now - self._last)
+        self._last = now
+
+    def begin(self, name: str) -> None:
+        """Start measuring the action ``name`` (end() stops)."""
+        self._name = name
+        self._last = time.perf_counter()
+        self._longest = 0.0
+        self._timer.start()
+
+    def end(self) -> float:
+        """Stop measuring; the action's longest stall (s), also kept in ``stalls``."""
+        self._tick()
+        self._timer.stop()
+        self.stalls[self._name] = max(self.stalls.get(self._name, 0.0), self._longest)
+        return self._longest
+
+    @contextlib.contextmanager
+    def action(self, name: str) -> Iterator[None]:
+        """Measure the longest stall while the block runs (the block waits in the event loop for
+        what it started)."""
+        self.begin(name)
+        try:
+            yield
+        finally:
+            self.end()
+
+    def over(self, limit: float = STALL_LIMIT) -> dict[str, float]:
+        """The actions whose longest stall exceeded ``limit`` seconds."""
+        return {name: stall for name, stall in self.stalls.items() if stall > limit}
