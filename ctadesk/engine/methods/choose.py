@@ -32,10 +32,11 @@ the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, Cox 2
   NEWTON_CELLS cells clarabel takes well under a second and needs no fallback (on 40 cross-check
   instances of 4-368 cells the Newton method did not converge on 9, where clarabel then solved them).
   Where the relations that define the totals are not all (linked tables, second breakdowns of a
-  total) the Newton method adds the ones its answer breaks; where that fills its Newton system
-  (newton_l2.PATTERN_GROWTH) it hands the QP to clarabel itself, at the cost of its first round:
-  J. Castro's CUTEst tables nine12, ninenew and hier16 (benchmarks/castro_l2.py --sif) were 3.2,
-  1.5 and 0.73 of clarabel's time by Newton alone; generated office tables: benchmarks/l2_shapes.py.
+  total) the Newton method adds the ones its answer breaks, which fills its Newton system in;
+  CHOLMOD's supernodal Cholesky factorises it where QDLDL took 7-18 s a step: J. Castro's CUTEst
+  tables nine12, ninenew and hier16 (benchmarks/castro_l2.py --sif), which QDLDL's Newton handed
+  to clarabel, 0.25, 0.22 and 0.05 of clarabel's time; generated office tables:
+  benchmarks/l2_shapes.py.
 - optimal senses: the exact MILP alone on small problems (HiGHS proves 10x10 tables, 30
   binaries, optimal in about a second), else the portfolio with learning beside the MILP, the
   best at 60 s on 10x10x10 (41 992 against 43 064 for the plain MILP) and 20x20x20 (309 131

@@ -2,9 +2,9 @@
 
 The dual of min sum w z^2, A z = d, l_z <= z <= u_z has one variable per relation;
 it is maximised by a semismooth Newton method whose Hessian is the weighted
-Laplacian A D A^T of the cells off their bounds, factorised by QDLDL on the
-pattern of all cells (hierarchical 1-D and 2-D tables), else by SuperLU or a
-dense Cholesky.  Any relation matrix works; it is fast when the relations are few
+Laplacian A D A^T of the cells off their bounds, factorised by CHOLMOD's
+supernodal Cholesky on the pattern of all cells (hierarchical 1-D and 2-D tables),
+else by SuperLU or a dense Cholesky.  Any relation matrix works; it is fast when the relations are few
 compared with the cells (2-D and 1H2D tables, whose network form solvers/network.py
 finds).
 """
@@ -17,11 +17,13 @@ import math
 import time
 from collections.abc import Callable
 
+import cvxopt
 import numpy as np
 import qdldl
 import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from cvxopt import cholmod
 
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.problem import CTAProblem
@@ -41,19 +43,6 @@ L2_TOLERANCE = 1e-10
 L2_MAX_ITERATIONS = 50
 #: rounds of least_squares_deviations that add the relations its answer broke
 BASIS_ROUNDS = 5
-#: relations added by a later round that make the Newton system's pattern (its entries over the
-#: movable cells) more than this many times the first round's hand the QP to clarabel: the added
-#: relations are other breakdowns of totals already broken down, which close cycles among the
-#: relations, and QDLDL's factor of such a system fills in.  J. Castro's CUTEst tables
-#: (benchmarks/castro_l2.py --sif), the pattern's growth and the factorisation before and after:
-#: hier13 x1.48 (0.008 s -> 0.19 s) and nine5d x1.46 (0.07 s -> 0.66 s), kept (0.18 s and
-#: 1.5 s in all against clarabel's 1.8 s and 14 s); hier16 x2.02 (0.05 s -> 9.9 s), ninenew
-#: x2.36 (0.02 s -> 7.1 s) and nine12 x3.03 (0.03 s -> 17.9 s), where clarabel took 15, 14 and
-#: 17 s for the whole QP in the same run.  Systems of fewer than GROWN_RELATIONS relations are
-#: kept whatever their growth: even a dense factor of them takes a fraction of a second (linked
-#: tables of a few dozen relations grow x2.1-2.8)
-PATTERN_GROWTH = 1.75
-GROWN_RELATIONS = 1000
 #: the line search along a Newton step stops when the dual's slope has fallen to this share of its
 #: slope at the start, or after LINE_SEARCH_STEPS evaluations (_line_search)
 LINE_SEARCH_RTOL = 1e-6
@@ -71,6 +60,8 @@ REUSE_ITERATIONS = 100
 #: where a factorisation costs a few solves (jjtabel3, toysarah) runs capped at 1-7 iterations
 #: failed 31 times out of 33
 REUSE_MIN_ITERATIONS = 10
+#: the factoriser of Newton systems on a fixed pattern (_Pattern): "cholmod", or "qdldl" alone
+FACTORISER = "cholmod"
 
 
 def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
@@ -123,10 +114,10 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     redundant (a total given as the sum of its parts along each dimension it totals): the
     method works on defining_relations' subset, then checks every relation; relations the answer
     breaks (non-nested breakdowns of one total) join the subset and the method goes on from its
-    multipliers, at most BASIS_ROUNDS times, unless they make a Newton system of at least
-    GROWN_RELATIONS relations whose pattern is more than PATTERN_GROWTH times the first round's
-    (clarabel is then the faster).  Returns None when the weights have zeros, the pattern grows
-    too much, the iteration does not converge or the options' budget ends first.
+    multipliers, at most BASIS_ROUNDS times.  The added relations close cycles among the
+    relations and fill the Newton system's factor in (_Pattern: CHOLMOD's supernodal Cholesky
+    keeps that to a fraction of a second on J. Castro's CUTEst tables).  Returns None when the
+    weights have zeros, the iteration does not converge or the options' budget ends first.
     """
     weights = problem.weights
     if np.any(weights <= 0):
@@ -135,16 +126,10 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     d = problem.deviation_rhs
     row_scale = abs(A) @ np.maximum(np.abs(problem.values), 1.0)
     kept = defining_relations(A)
-    movable = lower < upper
-    first = np.flatnonzero(kept)
     pi = np.zeros(A.shape[0])
     notes = []
     for _ in range(BASIS_ROUNDS):
         rows = np.flatnonzero(kept)
-        if rows.size > first.size and rows.size >= GROWN_RELATIONS and (
-                growth := pattern_entries(A[rows], movable) / pattern_entries(A[first], movable)) > PATTERN_GROWTH:
-            notes.append(f"{rows.size} relations would grow the Newton system's pattern {growth:.2f} times")
-            return None, "; ".join(notes)
         z, pi[rows], note = _dual_newton(A[rows], d[rows], row_scale[rows], weights, lower, upper, pi[rows], options)
         notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
         if z is None:
@@ -154,13 +139,6 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
             return z, "; ".join(notes)
         kept |= broken
     return None, "; ".join(notes) + f"; relations still broken after {BASIS_ROUNDS} rounds"
-
-
-def pattern_entries(A: sp.csr_array, movable: np.ndarray) -> int:
-    """The entries of the Newton system A D A^T with every movable cell free: pairs of relations
-    that share a movable cell, each relation with itself included."""
-    incidence = sp.csr_array(A[:, np.flatnonzero(movable)] != 0, dtype=np.int8)
-    return int((incidence @ incidence.T).nnz)
 
 
 def _dual_newton(A: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray, lower: np.ndarray,
@@ -306,21 +284,28 @@ def _shift(diagonal: np.ndarray) -> np.ndarray:
 
 
 class _Pattern:
-    """The sparsity pattern of A D A^T with every movable cell free, for QDLDL's LDL^T: a free set
-    only zeroes entries of D, so the pattern, and QDLDL's ordering (approximate minimum degree)
-    and symbolic factorisation of it, serve every iteration; an iteration is one sparse product
-    for the entries (``spread`` maps D to them) and a numeric factorisation.  Where relations
-    meet few others (hierarchical 1-D and 2-D tables) that is faster than scipy's SuperLU, which
-    orders and analyses each system anew: jjtabel3 (1 425 relations) 0.3 ms against 1.4 ms,
-    nine5d (9 318) 16 ms against 47 ms, 1H2D tables of 25 221 and 67 411 relations 28 ms against
-    137 ms and 0.55 s against 84 s; in big 3-D tables QDLDL, which has no supernodes, is the
-    slower (30x30x30: 1.1 s against 0.7 s; 20x20x20 about even)."""
+    """The sparsity pattern of A D A^T with every movable cell free: a free set only zeroes entries
+    of D, so the pattern, its fill-reducing ordering (approximate minimum degree) and its symbolic
+    factorisation serve every iteration; an iteration is one sparse product for the entries
+    (``spread`` maps D to them) and a numeric factorisation.
+
+    The factorisation is CHOLMOD's supernodal Cholesky (Chen, Davis, Hager and Rajamanickam 2008,
+    through cvxopt), which works on dense blocks of columns with one structure where the factor
+    fills in; QDLDL's LDL^T (Stellato et al. 2020), column by column, where CHOLMOD finds a pivot
+    not positive (a system singular up to its shift) or FACTORISER says so.  Second rounds of
+    J. Castro's CUTEst tables, whose added relations close cycles and fill the factor, one
+    numeric factorisation each (benchmarks/castro_l2.py --sif): nine12 (9 419 relations)
+    0.52 s against QDLDL's 17 s, ninenew 0.33 s against 7.6 s, hier16 0.32 s against 8.7 s,
+    nine5d 0.08 s against 0.83 s; first rounds, which fill little, 1-11 ms against 1-42 ms."""
 
     def __init__(self, spread: sp.csr_array, indices: np.ndarray, indptr: np.ndarray, diagonal: np.ndarray) -> None:
         self.spread = spread            # pattern entries x cells: A_ik A_jk / (2 w_k) at (entry (i, j), cell k)
         self.indices = indices          # the upper triangle's CSC structure
         self.indptr = indptr
         self.diagonal = diagonal        # the positions of the diagonal entries
+        m = indptr.size - 1
+        self.system = cvxopt.spmatrix(0.0, indices.astype(int), np.repeat(np.arange(m), np.diff(indptr)), (m, m))
+        self.symbolic: object | None = None
         self.solver: qdldl.Solver | None = None
 
     @classmethod
@@ -355,7 +340,17 @@ class _Pattern:
         return data, diagonal, shift
 
     def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-        """A solver of the system with these entries; it replaces the previous one's factors."""
+        """A solver of the system with these entries; it replaces the previous one's factors.
+        Raises RuntimeError where QDLDL meets a zero pivot."""
+        if FACTORISER == "cholmod":
+            self.system.V = cvxopt.matrix(data)     # the pattern's CSC order is cvxopt's own
+            if self.symbolic is None:
+                self.symbolic = cholmod.symbolic(self.system, uplo="U")
+            try:
+                cholmod.numeric(self.system, self.symbolic)
+                return functools.partial(_cholmod_solve, self.symbolic)
+            except ArithmeticError:
+                pass
         m = self.indptr.size - 1
         system = sp.csc_matrix((data, self.indices, self.indptr), shape=(m, m))
         if self.solver is None:
@@ -363,6 +358,13 @@ class _Pattern:
         else:
             self.solver.update(system, upper=True)
         return self.solver.solve
+
+
+def _cholmod_solve(factor: object, gradient: np.ndarray) -> np.ndarray:
+    """The solution of the system CHOLMOD's ``factor`` holds for ``gradient``."""
+    solution = cvxopt.matrix(np.asarray(gradient, dtype=float))
+    cholmod.solve(factor, solution)
+    return np.asarray(solution).ravel()
 
 
 class _NewtonSystems:

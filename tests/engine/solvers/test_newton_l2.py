@@ -3,6 +3,7 @@ tables of a general QP solver, J. Castro's office tables."""
 
 import re
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -142,11 +143,14 @@ def test_l2_newton_agrees_with_clarabel_on_linked_tables(seed, a, b, c, magnitud
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 60), st.floats(0.0, 1.0))
-def test_newton_systems_on_a_fixed_pattern_equal_the_explicit_system(seed, m, n, share_free):
-    """_Pattern's entries for a free set, factorised by QDLDL, solve the same shifted system
-    A D A^T + shift as one built from the free cells' columns: a free set only zeroes entries of
-    the pattern built with every movable cell free."""
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 60), st.floats(0.0, 1.0),
+       st.sampled_from(["cholmod", "qdldl"]))
+def test_newton_systems_on_a_fixed_pattern_equal_the_explicit_system(seed, m, n, share_free, factoriser):
+    """_Pattern's entries for a free set, factorised by CHOLMOD or QDLDL, solve the same shifted
+    system A D A^T + shift as one built from the free cells' columns: a free set only zeroes
+    entries of the pattern built with every movable cell free."""
+    from ctadesk.engine.solvers import newton_l2
+
     rng = np.random.default_rng(seed)
     A = sp.random_array((m, n), density=min(1.0, 2.5 / m), rng=rng, data_sampler=lambda size: rng.choice([-1.0, 1.0], size))
     A = sp.csr_array(A)
@@ -163,7 +167,9 @@ def test_newton_systems_on_a_fixed_pattern_equal_the_explicit_system(seed, m, n,
     np.testing.assert_allclose(diagonal, np.diag(explicit), rtol=1e-12, atol=0)
     shifted = explicit + np.diag(_shift(diagonal))
     gradient = rng.normal(size=m)
-    np.testing.assert_allclose(shifted @ pattern.factor(data)(gradient), gradient, rtol=0,
+    with mock.patch.object(newton_l2, "FACTORISER", factoriser):
+        step = pattern.factor(data)(gradient)
+    np.testing.assert_allclose(shifted @ step, gradient, rtol=0,
                                atol=1e-6 * np.abs(shifted).max() * np.abs(np.linalg.solve(shifted, gradient)).max()
                                + 1e-9)
 
@@ -181,37 +187,49 @@ def test_a_failed_ldl_factorisation_falls_back_to_the_general_one(monkeypatch):
         def __init__(self, *args, **kwargs):
             raise RuntimeError("Input matrix is not quasi-definite")
 
+    monkeypatch.setattr(newton_l2, "FACTORISER", "qdldl")
     monkeypatch.setattr(newton_l2.qdldl, "Solver", Failing)
     result = solve_network_l2(problem)
     assert result.verified and "network" not in result.info
     assert result.model_objective == pytest.approx(expected.model_objective, rel=1e-9)
 
 
-def test_l2_newton_hands_the_qp_to_clarabel_where_added_relations_would_fill_its_system(monkeypatch):
-    """Linked tables share a margin, so a later round adds the second table's breakdowns of it:
-    where that grows a big enough Newton system's pattern more than PATTERN_GROWTH times the QP
-    goes to clarabel, with the same table (up to clarabel's accuracy); else the Newton method
-    goes on itself."""
+def test_a_system_cholmod_finds_not_positive_definite_goes_to_qdldl(monkeypatch):
+    """CHOLMOD's Cholesky raises where a pivot is not positive (a Newton system singular up to its
+    shift): QDLDL's LDL^T factorises it on the same pattern, and the table is the same."""
+    import ctadesk.engine.solvers.newton_l2 as newton_l2
+
+    problem = hierarchical_table(3)
+    problem = problem.with_senses(ordering_senses(problem))
+    expected = solve_network_l2(problem)
+    calls = []
+
+    def refusing(*args):
+        calls.append(args)
+        raise ArithmeticError(1)
+
+    monkeypatch.setattr(newton_l2.cholmod, "numeric", refusing)
+    result = solve_network_l2(problem)
+    assert calls and result.verified and "network" not in result.info
+    assert result.model_objective == pytest.approx(expected.model_objective, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cholmod_and_qdldl_give_the_same_table_through_a_second_round(monkeypatch, seed):
+    """Linked tables share a margin, so a second round adds the second table's breakdowns of it and
+    fills the Newton system: the Newton method solves it itself with either factoriser, and the
+    two tables agree to the method's accuracy."""
     from ctadesk.engine.solvers import newton_l2
     from ctadesk.engine.table.generate import OfficeDimension, linked_office_tables
 
     problem = linked_office_tables(OfficeDimension((3, 4)), (OfficeDimension((3,)), OfficeDimension((2, 3))),
-                                   seed=4)
-    itself = solve_network_l2(problem)
-    assert itself.verified and "network" not in itself.info
-    assert len(re.findall(r"L2 dual Newton: \d+ iterations", itself.log)) == 2          # a second round
-    monkeypatch.setattr(newton_l2, "GROWN_RELATIONS", 1)
-    monkeypatch.setattr(newton_l2, "PATTERN_GROWTH", 1.0)
-    handed = solve_network_l2(problem)
-    assert handed.verified and "grow the Newton system's pattern" in handed.info["network"]
-    assert handed.model_objective == pytest.approx(itself.model_objective, rel=1e-6)
-    monkeypatch.setattr(newton_l2, "PATTERN_GROWTH", 1e9)
-    assert "network" not in solve_network_l2(problem).info
-
-
-def test_pattern_entries_count_pairs_of_relations_sharing_a_movable_cell():
-    from ctadesk.engine.solvers.newton_l2 import pattern_entries
-
-    A = sp.csr_array(np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 1]], float))
-    assert pattern_entries(A, np.ones(4, bool)) == 3 + 2              # the diagonal and (0, 1), (1, 0)
-    assert pattern_entries(A, np.array([True, False, True, True])) == 3
+                                   seed=seed)
+    results = {}
+    for factoriser in ("cholmod", "qdldl"):
+        monkeypatch.setattr(newton_l2, "FACTORISER", factoriser)
+        results[factoriser] = solve_network_l2(problem)
+        assert results[factoriser].verified and "network" not in results[factoriser].info
+        assert len(re.findall(r"L2 dual Newton: \d+ iterations", results[factoriser].log)) >= 2
+    cholmod, qdldl = results["cholmod"], results["qdldl"]
+    assert cholmod.model_objective == pytest.approx(qdldl.model_objective, rel=1e-9)
+    np.testing.assert_allclose(cholmod.values, qdldl.values, rtol=1e-7, atol=1e-7 * np.abs(problem.values).max())
