@@ -9,7 +9,7 @@ from hypothesis.extra.numpy import arrays
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality.measures import bivariate_report, inner_cells, preserve, quality_report
+from ctadesk.engine.quality.measures import bivariate_report, cell_indices, inner_cells, preserve, quality_report
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.methods import solve
 from ctadesk.engine.table.structure import TableStructure
@@ -219,3 +219,10 @@ def test_bivariate_report_groups_default_to_cells_sensitive_in_either_variable()
     assert report["inner cells"].second.cells_changed == 0
     with pytest.raises(ProblemError, match="second: 8 adjusted values"):
         bivariate_report(first, second, ADJUSTED, ORIGINAL[:8])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 30), max_size=20), st.booleans())
+def test_cell_indices_are_the_sorted_distinct_cells_whether_given_sorted_or_not(cells, presorted):
+    given_cells = sorted(set(cells)) if presorted else cells
+    assert cell_indices(np.array(given_cells, dtype=np.int64), 31, "group").tolist() == sorted(set(cells))
