@@ -54,7 +54,7 @@ def read_statfile_columns(path: str | Path, package: str, usecols: list[str] | N
     reader = _reader(package)
     if not path.exists():
         raise FileFormatError("file not found", file=path)
-    _, meta = _read(reader, path, metadataonly=True)
+    _, meta = _read(reader, path, metadataonly=True, output_format="dict")
     records = MAX_VALUES // max(len(usecols) if usecols else meta.number_columns or 1, 1)
     if (meta.number_rows or 0) > records:
         raise _too_large(path, records)
@@ -72,7 +72,7 @@ def read_statfile_columns(path: str | Path, package: str, usecols: list[str] | N
 def statfile_columns(path: str | Path, package: str) -> list[str]:
     """The variable names of a file of ``package`` (its metadata only)."""
     path = Path(path)
-    _, meta = _read(_reader(package), path, metadataonly=True)
+    _, meta = _read(_reader(package), path, metadataonly=True, output_format="dict")
     return list(meta.column_names)
 
 
