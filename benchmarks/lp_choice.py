@@ -9,6 +9,12 @@ Per table: cells, relations, whether its relations form a network, the method ch
 and the seconds (median of --repeats, end to end through solve()) of lp (IPM + crossover), lp with
 simplex=true, and network where its relations form one; the fastest is marked.  Senses: the
 ordering heuristic's on Cox-recipe tables, the instance's own on J. Castro's.
+
+--crossover prints, per table instead, what lp.IPM_SETTINGS's crossover costs and buys: the
+solver's seconds (median) and the cells changed with and without crossover, and whether the
+interior point alone gave a table that failed verification (lp then falls back to the simplex).
+
+    .venv/bin/python benchmarks/lp_choice.py --crossover --cox 10x15 300x350 30x30x30 --castro
 """
 
 from __future__ import annotations
@@ -19,13 +25,15 @@ import sys
 import time
 from pathlib import Path
 
-from ctadesk.engine.table.generate import cox_table
+import ctadesk.engine.solvers.lp as lp
 from ctadesk.engine.methods import choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.solvers import cells_changed
 from ctadesk.engine.solvers.network import network_form
+from ctadesk.engine.table.generate import cox_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from castro_l2 import NAMES, load  # noqa: E402  (the instances' reader, shared with castro_l2.py)
@@ -48,14 +56,40 @@ def seconds(problem: CTAProblem, name: str, parameters: dict, repeats: int) -> t
     return statistics.median(runs), result.objective
 
 
+def crossover(label: str, problem: CTAProblem, repeats: int) -> None:
+    """One line: lp's solver seconds and cells changed with crossover (IPM_SETTINGS) and without."""
+    figures = []
+    for run_crossover in ("on", "off"):
+        saved = lp.IPM_SETTINGS
+        lp.IPM_SETTINGS = {**saved, "run_crossover": run_crossover}
+        try:
+            results = [solve(problem, "lp", SolveOptions(parameters={"fewest_changes": False}))
+                       for _ in range(repeats)]
+        finally:
+            lp.IPM_SETTINGS = saved
+        result = results[-1]
+        changed = cells_changed(problem, result.values) if result.values is not None else 0
+        fallback = " (simplex fallback)" if "ipm_status" in result.info else ""
+        figures.append(f"{statistics.median(r.timings['solve'] for r in results):>8.2f} {changed:>9}{fallback:<19}")
+    print(f"{label:>12} {problem.n_cells:>8} {figures[0]} {figures[1]}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cox", nargs="*", default=list(COX))
     parser.add_argument("--castro", nargs="*", default=list(NAMES), choices=NAMES)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--crossover", action="store_true",
+                        help="the IPM with and without crossover: seconds and cells changed")
     args = parser.parse_args()
     tables = [(shape, lambda shape=shape: cox(shape)) for shape in args.cox]
     tables += [(name, lambda name=name: load(name)) for name in args.castro]
+    if args.crossover:
+        print(f"{'':>22}{'with crossover':<38}IPM alone")
+        print(f"{'table':>12} {'cells':>8} {'solve s':>8} {'changed':>9}{'':<19} {'solve s':>8} {'changed':>9}")
+        for label, make in tables:
+            crossover(label, make(), args.repeats)
+        return
     print(f"{'table':>12} {'cells':>8} {'relations':>9} {'network':>7} {'chosen':>8} {'ipm s':>7} {'simplex s':>9} "
           f"{'network s':>9}  fastest   objective")
     for label, make in tables:

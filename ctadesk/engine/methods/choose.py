@@ -1,48 +1,40 @@
 """The algorithm for a model, chosen from the table's structure, size and time (issue 12: "model,
 not algorithm, in front of the user").  The user picks a distance and a way of taking the senses
 (ctadesk.engine.model); choose_method names the registry's method for them and says why, for
-the log.  Every choice rests on a measurement (2 cores, Cox-recipe tables, Cox 2005b, §3):
+the log.  Every choice rests on a measurement (Cox-recipe tables, Cox 2005b, §3, and J. Castro's
+office tables); the benchmarks named below print the figures side by side, so they are measured
+again, not copied here:
 
-- fixed-sense L1 of a 2-D or 1H2D table: the network solver (max flow + sifting simplex).
-  300x350: 0.12 s end to end against 1.2 s for the IPM LP and 2.1 s for HiGHS's defaults on the
-  same LP (benchmarks/cta.py --targets); 1000x1000: 2.7 s for the whole process, the IPM alone
-  takes 17-26 s.  Whatever the weights (benchmarks/weights.py, issue 29): with 1/value weights
-  1000x1000 1.05-1.44 s against 0.99-1.25 s with unit weights, 300x350 0.11 s; weights that make
-  its simplex pivot long (random, or growing with the cell) it hands to the IPM over all columns
-  after a bounded number of simplex iterations (network_l1.SIFTING_ITERATIONS): 500x500 12.1 s
-  (|value| weights) and 11.2 s (random) against 10.2 and 9.6 s for the IPM chosen directly, side
-  by side; a choice by the weights alone would save that fifth but cost 14x on weights it guessed
-  wrong (1000x1000 with 1/value weights: 1.2 s by the network solver, 17 s by the IPM).
-  Other tables (benchmarks/lp_choice.py, 25 tables): the dual simplex where few
-  cells are sensitive (under SIMPLEX_SHARE) in a table of at most SIMPLEX_CELLS cells -- J.
-  Castro's office tables, 5-13 % sensitive: table3 0.02 s against 0.12 s by the IPM, hier163a
-  0.15 against 0.38, hier133a 0.06 against 0.21 -- else the IPM with crossover: Cox-recipe tables
-  (a quarter of the cells sensitive, so many cells move and the simplex pivots long) 15x15x15
-  0.10 against 0.43, 7x7x7x7 0.18 against 2.8, 30x30x30 1.2 against 43; nine5d (10 733 cells)
-  1.9 against 4.9.  Exceptions measured: jjtabel3 (35 % sensitive) 0.10 by the IPM against 0.02,
-  and Cox tables up to 10x10x10 where the two differ by hundredths of a second.
+- fixed-sense L1 of a 2-D or 1H2D table: the network solver (max flow + sifting simplex), an
+  order of magnitude ahead of HiGHS's defaults on the same LP (benchmarks/cta.py --targets) and
+  of the IPM LP (benchmarks/cta.py --methods lp network), whatever the weights
+  (benchmarks/weights.py, issue 29); weights that make its simplex pivot long (random, or growing
+  with the cell) it hands to the IPM over all columns after a bounded number of simplex
+  iterations (network_l1.SIFTING_ITERATIONS), which costs a fraction over choosing the IPM at
+  once, where a choice by the weights alone would cost many times that on weights it guessed
+  wrong.
+  Other tables (benchmarks/lp_choice.py): the dual simplex where few cells are sensitive (under
+  SIMPLEX_SHARE) in a table of at most SIMPLEX_CELLS cells -- J. Castro's office tables, 5-13 %
+  sensitive -- else the IPM with crossover: Cox-recipe tables, a quarter of whose cells are
+  sensitive, so many cells move and the simplex pivots long, and large office tables.  The
+  exceptions lp_choice.py shows (a table with 35 % of its cells sensitive, Cox tables up to
+  10x10x10) differ by hundredths of a second.
 - fixed-sense L2: the dual Newton method where the relations that define the table's totals
   (network.defining_relations: one per total, so one Newton unknown per total) are few enough to
   factorise its Newton system quickly (NEWTON_RELATIONS, or NEWTON_SPARSE_RELATIONS where each
-  meets few others, as in hierarchical 2-D tables: 205 221 cells, 25 221 relations 0.27 s against
-  3.2 s), else clarabel.  300x350: 0.3 s against 2.3 s; 20x20x20
-  0.4 s against 1.1 s; 1000x1000 1 s against 140 s; J. Castro's nine office tables
-  (benchmarks/castro_l2.py) 0.01-0.08 s against clarabel's 0.05-6.3 s, nine5d (17 295 relations,
-  10 750 kept) 0.45 s against 9.5 s, jjtabel3 0.02 s against 0.07 s.  Below
-  NEWTON_CELLS cells clarabel takes well under a second and needs no fallback (on 40 cross-check
-  instances of 4-368 cells the Newton method did not converge on 9, where clarabel then solved them).
-  Where the relations that define the totals are not all (linked tables, second breakdowns of a
-  total) the Newton method adds the ones its answer breaks, which fills its Newton system in;
-  CHOLMOD's supernodal Cholesky factorises it where QDLDL took 7-18 s a step: J. Castro's CUTEst
-  tables nine12, ninenew and hier16 (benchmarks/castro_l2.py --sif), which QDLDL's Newton handed
-  to clarabel, 0.25, 0.22 and 0.05 of clarabel's time; generated office tables:
-  benchmarks/l2_shapes.py.
-- optimal senses: the exact MILP alone on small problems (HiGHS proves 10x10 tables, 30
-  binaries, optimal in about a second), else the portfolio with learning beside the MILP, the
-  best at 60 s on 10x10x10 (41 992 against 43 064 for the plain MILP) and 20x20x20 (309 131
-  against 326 376); on 25x25, where HiGHS 1.16 finds good tables itself, the two are even
-  (19 343-19 405 in seven runs against 19 398).  Where the problem fixes every sense the exact
-  model is the fixed-sense one.
+  meets few others, as in hierarchical 2-D tables), else clarabel (benchmarks/castro_l2.py on J.
+  Castro's tables, benchmarks/l2_shapes.py on generated office tables, up to a million cells with
+  --max-cells).  Below NEWTON_CELLS cells clarabel takes well under a second and needs no
+  fallback (on the cross-check instances of a few hundred cells the Newton method does not always
+  converge, where clarabel then solves them).  Where the relations that define the totals are
+  not all (linked tables, second breakdowns of a total) the Newton method adds the ones its
+  answer breaks, which fills its Newton system in; CHOLMOD's supernodal Cholesky factorises it
+  where QDLDL took seconds a step (J. Castro's CUTEst tables: benchmarks/castro_l2.py --sif).
+- optimal senses: the exact MILP alone on small problems (HiGHS proves 10x10 tables optimal
+  within seconds), else the portfolio with learning beside the MILP, the best at 60 s on 3-D
+  tables against the plain MILP, and even with it on 2-D ones where HiGHS finds good tables
+  itself (benchmarks/cta.py --exact, benchmarks/heuristics.py).  Where the problem fixes every
+  sense the exact model is the fixed-sense one.
 """
 
 from __future__ import annotations
@@ -72,12 +64,10 @@ NEWTON_CELLS = 1000
 SIMPLEX_SHARE = 0.2
 SIMPLEX_CELLS = 10000
 #: above this many defining relations the Newton system's factorisation costs more than clarabel's
-#: whole solve (with all 17 295 of J. Castro's nine5d and SuperLU: 12 Newton steps of 0.65 s,
-#: clarabel 6.9 s) ...
+#: whole solve (J. Castro's nine5d, benchmarks/castro_l2.py) ...
 NEWTON_RELATIONS = 10000
 #: ... or this many where the relations meet few others (network.SPARSE_DEGREE) and QDLDL factorises
-#: the system on a fixed pattern: benchmarks/scale.py's 1H2D table, 487 411 cells and 67 411
-#: defining relations, 8.0 s against clarabel's 58.4 s
+#: the system on a fixed pattern (1H2D tables of benchmarks/l2_shapes.py --max-cells 1000000)
 NEWTON_SPARSE_RELATIONS = 100_000
 
 

@@ -24,9 +24,9 @@ from ctadesk.engine.solvers.sparse import optimal_face, sparsest_on_face, with_f
 
 METHOD = "lp"
 #: HiGHS settings of the fixed-sense LP: IPM without presolve, then crossover to a vertex.  A vertex
-#: changes few cells (10x15 Cox table: 89 of 176 against 161 for the interior point; 300x350: 35 k
-#: of 106 k against 95 k) and is exact to the simplex tolerances; crossover costs 1.0-1.5x the IPM
-#: (300x350: 1.1 s against 0.73 s; 30x30x30: 1.26 s against 1.2 s, where dual simplex takes 47 s).
+#: changes far fewer cells than the interior point (about a third of a Cox table's, against nearly
+#: all) and is exact to the simplex tolerances, for a small multiple of the IPM's time at most:
+#: benchmarks/lp_choice.py --crossover prints both, seconds and cells changed, per table.
 IPM_SETTINGS: dict[str, object] = {"solver": "ipm", "run_crossover": "on", "presolve": "off"}
 #: the fallback when the IPM ends without an optimum or with a table that fails verification
 #: (badly scaled tables, cells of 1e11 beside cells of 1): dual simplex after presolve, whose

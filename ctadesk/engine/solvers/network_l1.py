@@ -8,13 +8,13 @@ path and not a penalty (every basis of a network LP is a spanning tree: Ahuja,
 Magnanti & Orlin 1993, Network Flows, ch. 11); HiGHS's dual simplex then solves
 the LP over those columns, and again, from its basis, each time every other
 cell with a negative reduced cost is priced in (sifting), until none prices
-out, which proves the optimum over all cells.  On a 1000 x 1000 table this is
-~0.3 s for the LP where the IPM over all columns takes ~20 s, with unit weights
-and with 1/value weights alike.  Weights that the tree does not foresee (random
-per cell) can make the simplex pivot long; past SIFTING_ITERATIONS per relation
-the general LP (the IPM over all columns) takes over.
-(OR-Tools' min-cost flow was measured too, but its wheel ships its own
-libhighs.so.1 and cannot be loaded in one process with highspy.)
+out, which proves the optimum over all cells.  On large 2-D tables this takes a
+small share of the IPM's time over all columns, with unit weights and with
+1/value weights alike (benchmarks/weights.py, and --method lp beside it).
+Weights that the tree does not foresee (random per cell) can make the simplex
+pivot long; past SIFTING_ITERATIONS per relation the general LP (the IPM over
+all columns) takes over.  (OR-Tools' min-cost flow was tried too, but its wheel
+ships its own libhighs.so.1 and cannot be loaded in one process with highspy.)
 """
 
 from __future__ import annotations
@@ -46,10 +46,10 @@ PRICING_TOLERANCE = 1e-9
 SIFTING_BATCH = 20000
 SIFTING_MAX_ROUNDS = 500
 #: simplex iterations allowed per relation over all pricing rounds before the general LP takes over:
-#: Cox-recipe tables of 40x40 to 1000x1000 with unit, 1/value and 1/sqrt(value) weights need at most
-#: 11 (500x500 seed 3, unit weights), 300x350 with random weights (log-uniform over 1e-6..1, per
-#: cell) 38-43 and with |value| weights 82, and there the IPM over all columns is the faster
-#: (500x500: 5.4 s against 28 s of sifting with random weights, 5.5 s against 130 s with |value|)
+#: above what Cox-recipe tables with unit, 1/value and 1/sqrt(value) weights need, below what
+#: random and |value| weights take, where the IPM over all columns is the faster --
+#: benchmarks/weights.py prints each case's iterations (or the fallback) and its seconds, and with
+#: --method lp the IPM's beside them
 SIFTING_ITERATIONS = 20
 
 
@@ -141,10 +141,9 @@ def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray
     forward, backward = upper - base, base - lower
     rhs = problem.deviation_rhs - A @ base
     penalty = PENALTY * max(float(weights.max(initial=1.0)), 1.0)
-    # every round by the dual simplex (0.13 s on the 21 k seed columns of a 1000 x 1000 table, primal
-    # 1.0 s), the rounds after the first from the last basis: the primal simplex from there was as
-    # fast with unit weights, but on 1000 x 1000 with 1/value weights and the max flow alone as the
-    # seed it took 49 s where the dual took 1 s, and on 500 x 500 with random weights 60 s against 28 s
+    # every round by the dual simplex, the rounds after the first from the last basis: the primal
+    # simplex from there was as fast with unit weights, but many times slower with 1/value weights
+    # and the max flow alone as the seed, and with random weights (benchmarks/weights.py)
     run = HighsRun(options, {"solver": "simplex", "simplex_strategy": 1}, quiet=True)
     h = run.highs
     h.addRows(m, rhs, rhs, 0, np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0))

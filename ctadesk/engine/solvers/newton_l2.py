@@ -35,9 +35,9 @@ from ctadesk.engine.solvers.network import (SPARSE_DEGREE, defining_relations, l
                                             report_optimum, sense_bounds)
 
 METHOD_L2 = "network-l2"
-#: the L2 Newton method stops when every relation holds to this relative accuracy; on J. Castro's
-#: tables it takes 2-11 iterations, 16 on toysarah (cells from 0.5 to 1e11, a few cells freed per
-#: step) and 20 on jjtabel3 (1 054 sensitive cells of 3 025); where it needs more than
+#: the L2 Newton method stops when every relation holds to this relative accuracy; its log line
+#: names the iterations it took (a handful on J. Castro's tables, more where cells span many orders
+#: of magnitude or many are sensitive: benchmarks/castro_l2.py runs them); where it needs more than
 #: L2_MAX_ITERATIONS clarabel takes over
 L2_TOLERANCE = 1e-10
 L2_MAX_ITERATIONS = 50
@@ -253,9 +253,9 @@ def _factor(hessian: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:
 
     A dense Cholesky where H is small and dense (2-D tables: every free cell links its row to
     its column), else a sparse LU with a minimum-degree ordering of H + H^T, no pivoting
-    (symmetric positive definite after the shift): on J. Castro's hierarchical tables it is
-    6-60x faster than the dense Cholesky (hier133a 3549 relations 0.16 s against 0.89 s; nine5d
-    17 295 relations 0.9 s against 52 s).  Conjugate gradients if the factorisation fails.
+    (symmetric positive definite after the shift), many times faster than the dense Cholesky on
+    J. Castro's hierarchical tables, whose systems are large and sparse.  Conjugate gradients if
+    the factorisation fails.
     """
     m = hessian.shape[0]
     diagonal = hessian.diagonal()
@@ -292,11 +292,10 @@ class _Pattern:
     The factorisation is CHOLMOD's supernodal Cholesky (Chen, Davis, Hager and Rajamanickam 2008,
     through cvxopt), which works on dense blocks of columns with one structure where the factor
     fills in; QDLDL's LDL^T (Stellato et al. 2020), column by column, where CHOLMOD finds a pivot
-    not positive (a system singular up to its shift) or FACTORISER says so.  Second rounds of
-    J. Castro's CUTEst tables, whose added relations close cycles and fill the factor, one
-    numeric factorisation each (benchmarks/castro_l2.py --sif): nine12 (9 419 relations)
-    0.52 s against QDLDL's 17 s, ninenew 0.33 s against 7.6 s, hier16 0.32 s against 8.7 s,
-    nine5d 0.08 s against 0.83 s; first rounds, which fill little, 1-11 ms against 1-42 ms."""
+    not positive (a system singular up to its shift) or FACTORISER says so.  CHOLMOD gains most
+    on second rounds, whose added relations close cycles and fill the factor, as on J. Castro's
+    CUTEst tables: benchmarks/castro_l2.py --sif prints the method with each factoriser and
+    clarabel side by side."""
 
     def __init__(self, spread: sp.csr_array, indices: np.ndarray, indptr: np.ndarray, diagonal: np.ndarray) -> None:
         self.spread = spread            # pattern entries x cells: A_ik A_jk / (2 w_k) at (entry (i, j), cell k)
