@@ -63,7 +63,7 @@ def add_microdata_arguments(data: argparse._ArgumentGroup) -> None:
 
 def add_rules_arguments(parser: argparse.ArgumentParser, manual: bool = True) -> None:
     """The safety rules (safety_rules); ``manual``: cells declared unsafe by hand (--manual)."""
-    rules = parser.add_argument_group("safety rules (paper 003 Tables 3.1-3.2)")
+    rules = parser.add_argument_group("safety rules (Petrenko 2017, Tables 3.1-3.2)")
     rules.add_argument("--min-freq", type=int, default=0, metavar="N", help="unsafe when fewer than N contributors")
     rules.add_argument("--freq-range", type=float, default=0.0, metavar="PCT", help="frequency safety range, %% of the cell")
     rules.add_argument("--dominance", action="append", type=_pair, default=[], metavar="N,K", help="(n,k)-dominance; up to two")

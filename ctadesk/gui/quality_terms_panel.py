@@ -35,9 +35,9 @@ from ctadesk.io.project import Project
 #: measure -> what the list calls it
 MEASURE_LABELS = {"L": "L(y): variance, slope", "mean": "mean", "correlation": "correlation"}
 MEASURE_TIPS = {
-    "mean": "The mean change of the group, m(y) = (1/t) Σ (x - a), in the table's units (paper 002 model (2))",
+    "mean": "The mean change of the group, m(y) = (1/t) Σ (x - a), in the table's units (Cox 2005a, model (2))",
     "L": "L(y) = Σ (a - mean a)(x - a) / Σ (a - mean a)²: the slope of adjusted on original minus 1; the "
-         "variance changes by 2 L(y) to first order (paper 002 §3, model (3))",
+         "variance changes by 2 L(y) to first order (Cox 2005a, §3, model (3))",
     "correlation": "Corr(original, adjusted) over the group, kept at or above a target (cutting planes)",
 }
 #: mode -> what the list calls it

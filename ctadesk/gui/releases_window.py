@@ -83,7 +83,7 @@ class ReleasesWindow(QDialog):
         self.count_column.setToolTip("The column holding the counts; the others are the variables")
         self.count_column.activated.connect(lambda _: self.reopen())
         self.threshold = QSpinBox(objectName="releases_threshold", minimum=1, maximum=1_000_000, value=DEFAULT_THRESHOLD)
-        self.threshold.setToolTip("Cells with 0 < count ≤ threshold are at risk (paper 001 uses 2)")
+        self.threshold.setToolTip("Cells with 0 < count ≤ threshold are at risk (Karr, Dobra & Sanil (undated) use 2)")
         self.alpha = QDoubleSpinBox(objectName="releases_alpha", minimum=0.0, maximum=1e9, decimals=2, value=3.0)
         self.alpha.setToolTip("α: the smallest bound width (upper − lower) an at-risk cell may have")
         self.search = QComboBox(objectName="releases_search")

@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     data.add_argument("--microdata", metavar="FILE", help="count the records of a microdata file instead")
     data.add_argument("--span", nargs="+", default=[], metavar="VAR", help="the variables of --microdata")
     add_microdata_arguments(data)
-    search = parser.add_argument_group("risk and search (paper 001)")
+    search = parser.add_argument_group("risk and search (Karr, Dobra & Sanil, undated)")
     search.add_argument("--threshold", type=int, default=DEFAULT_THRESHOLD, metavar="N",
                         help=f"cells with 0 < count <= N are at risk (default {DEFAULT_THRESHOLD})")
     search.add_argument("--alpha", type=float, required=True, help="smallest bound width allowed on an at-risk cell")
