@@ -216,14 +216,15 @@ Retry = Callable[[BaseException], Reader | None]
 
 @dataclasses.dataclass(frozen=True)
 class Loading:
-    """A table being read or made in the background: what the window says meanwhile (``doing``)
-    and on failure (``failure``), the reader, what shows the project on the GUI thread
-    (``place``) and what may read again after a failure (``retry``)."""
+    """A table being read or made in the background (or what comes before it: the columns of a
+    microdata file): what the window says meanwhile (``doing``) and on failure (``failure``),
+    what reads, what shows what was read on the GUI thread (``place``) and what may read again
+    after a failure (``retry``)."""
 
     doing: str
     failure: str
-    read: Reader
-    place: Callable[[Project], None]
+    read: Callable[[], Any]
+    place: Callable[[Any], None]
     retry: Retry | None = None
 
 

@@ -5,6 +5,7 @@ releases (count tables, issue 15) and File > Open sense store (on-line CTA, issu
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -106,9 +107,16 @@ STALE_NOTICE = ("The table was edited after this result was computed: the adjust
 AUDIT_CLEARED = ("The audit was cleared: the table changed or was protected again since. Press Audit (F6) to "
                  "audit the table as it is now.")
 AUDIT_NEEDS = "Audit needs a protected table that is not stale: press Protect first."
+#: what _reader answers for a microdata file (tabulated as the microdata dialog says)
+TABULATE = "tabulate"
 #: the window's background jobs (JobRunner.name): a protection run, an audit, reading or making a
 #: table, writing an export
 PROTECT, AUDIT, LOAD, EXPORT = "protect", "audit", "load", "export"
+
+
+def _result_of(read: Project | list[str]) -> tuple[Project, CTAResult | None]:
+    """The project a load job read and its result (None for the columns of a microdata file)."""
+    return (read, read.result) if isinstance(read, Project) else (read, None)  # type: ignore[return-value]
 
 
 class MainWindow(QMainWindow):
@@ -514,13 +522,15 @@ class MainWindow(QMainWindow):
             self._remember_recent(path)
             self.statusBar().showMessage(f"Opened {path}", 5000)
 
+        if reading is TABULATE:
+            return self._import_microdata(path, place, wait)
         read, retry = reading
         return self._load(Loading(f"Reading {path.name}", f"Could not open {path.name}", read, place, retry), wait)
 
-    def _reader(self, path: Path) -> tuple[Reader, Retry | None] | None:
+    def _reader(self, path: Path) -> tuple[Reader, Retry | None] | str | None:
         """What reads the project a file stands for, once the questions its format lists
         (ctadesk.app.formats) are answered here, and what asks about totals that do not add up
-        and reads again; None when the user cancelled a question."""
+        and reads again; TABULATE for microdata; None when the user cancelled a question."""
         if not path.exists():
             raise CTAError(f"The file {path} does not exist.")
         fmt = format_of(path, Holds.PROJECT, Holds.TABLE, Holds.MICRODATA)
@@ -531,10 +541,10 @@ class MainWindow(QMainWindow):
         if Question.TABLE_OR_MICRODATA in fmt.questions:
             kind = self.choose("Import CSV", f"What does {path.name} hold?", CSV_KINDS, guess_csv_kind(path))
             if kind is None or kind == "microdata":
-                return None if kind is None else self._tabulated(path)
+                return None if kind is None else TABULATE
             answers = Answers(layout=Layout(kind))
         elif not fmt.holds & {Holds.PROJECT, Holds.TABLE}:
-            return self._tabulated(path)
+            return TABULATE
 
         def totals(error: BaseException) -> Reader | None:
             """Totals that do not add up: ask whether to recompute them from their parts."""
@@ -552,11 +562,6 @@ class MainWindow(QMainWindow):
 
         return (lambda: read_table(path, answers)), totals
 
-    def _tabulated(self, path: Path) -> tuple[Reader, None] | None:
-        """The microdata dialog's tables (it tabulates them as the user sets them up)."""
-        project = self._read_microdata(path)
-        return None if project is None else ((lambda: project), None)
-
     def _load(self, loading: Loading, wait: bool) -> bool:
         """Read (or make) a table in the background, the window locked and saying what it does;
         then show it.  ``wait``: return once it is shown (True) or has failed (False, said)."""
@@ -564,23 +569,22 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Wait for the job running to end (or cancel it) first.", 5000)
             return False
         self._loading = loading
-        self._loaded_ok = False
+        self._loaded_ok = False  # set once a table is shown (not by a step before it)
         self.solve_state.setText(f"{loading.doing}…")
         self.statusBar().showMessage(f"{loading.doing}…")
         self._set_running(True, LOAD)
-        self.runner.start(LOAD, with_quality(lambda feed: loading.read(), lambda project: (project, project.result),
-                                             self._keep_quality))
+        self.runner.start(LOAD, with_quality(lambda feed: loading.read(), _result_of, self._keep_quality))
         if not wait:
             return True
         self.runner.wait()
         return self._loaded_ok
 
-    def _loaded(self, project: Project) -> None:
+    def _loaded(self, value: Project | list[str]) -> None:
         self._set_running(False)
         self.statusBar().clearMessage()
         self.solve_state.setText(self.session.note if self.session is not None else "")
-        self._loading.place(project)
-        self._loaded_ok = True
+        self._loading.place(value)
+        self._loaded_ok = isinstance(value, Project)
 
     def _load_failed(self, error: BaseException) -> None:
         self._set_running(False)
@@ -593,29 +597,47 @@ class MainWindow(QMainWindow):
         else:
             self.report_error(loading.failure, error)
 
-    def _read_microdata(self, path: Path) -> Project | None:
-        def load(dialog: MicrodataDialog) -> Project:
+    def _import_microdata(self, path: Path, place: Callable[[Project], None], wait: bool) -> bool:
+        """Read the columns of a microdata file, ask how to tabulate it (the microdata dialog),
+        tabulate it and ``place`` the project: the reading and the tabulating in the background,
+        the dialog between them.  A tabulation that fails shows the dialog again saying why,
+        every choice kept.  ``wait`` as in open_path."""
+
+        def choices(dialog: MicrodataDialog) -> Reader:
+            """What tabulates the microdata as the dialog says (run in the background)."""
             from ctadesk.app.linked_tables import read_microdata_tables
 
-            return read_microdata_tables(path, dialog.tables(), dialog.response.currentText(),
-                                         weight=dialog.weight.currentData(), holding=dialog.holding.currentData(),
-                                         hierarchy_files=dialog.hierarchy_files())
+            tables, response = dialog.tables(), dialog.response.currentText()
+            weight, holding, hierarchies = dialog.weight.currentData(), dialog.holding.currentData(), \
+                dialog.hierarchy_files()
+            return lambda: read_microdata_tables(path, tables, response, weight=weight, holding=holding,
+                                                 hierarchy_files=hierarchies)
 
-        dialog = MicrodataDialog(path, microdata_columns(path), load, self)
-        return dialog.project if self.run_dialog(dialog) else None
+        def ask(columns: list[str]) -> None:
+            dialog = MicrodataDialog(path, columns, choices, self)
+
+            def again(error: BaseException) -> Reader | None:
+                dialog.error.setText(plain_message(error))
+                return dialog.project if self.run_dialog(dialog) else None
+
+            if self.run_dialog(dialog):
+                self._load(Loading(f"Tabulating {path.name}", f"Could not tabulate {path.name}", dialog.project, place,
+                                   again), wait=False)
+
+        return self._load(Loading(f"Reading the columns of {path.name}", f"Could not read {path.name}",
+                                  lambda: microdata_columns(path), ask), wait)
 
     def microdata_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import microdata", self._last_dir(), MICRODATA_FILTER)
         if not path or not self.keep_work(f"importing {Path(path).name}"):
             return
-        try:
-            project = self._read_microdata(Path(path))
-        except Exception as error:
-            self.report_error(f"Could not read {Path(path).name}", error)
-            return
-        if project is not None:
-            self.set_project(project, source=Path(path))
-            self._remember_recent(Path(path))
+        path = Path(path)
+
+        def place(project: Project) -> None:
+            self.set_project(project, source=path)
+            self._remember_recent(path)
+
+        self._import_microdata(path, place, wait=False)
 
     # hooks a test replaces to answer for the user
     def run_dialog(self, dialog) -> bool:

@@ -174,23 +174,27 @@ def test_spss_microdata_are_tabulated_with_the_variables_chosen_in_the_dialog(wi
     assert window.rules_panel.apply_weights.isEnabled()
 
 
-def test_a_microdata_dialog_error_is_shown_in_the_dialog_which_keeps_the_choices(window, tmp_path):
+def test_a_microdata_tabulation_error_shows_the_dialog_again_with_the_choices_kept(window, tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("Region;Turnover\nA;10\nB;n/a\n")
     window.choose = lambda *args: "microdata"
-    seen = {}
+    shown = []
 
-    def run(dialog):
+    def run(dialog):  # first accepted as filled in; shown again after the tabulation failed, cancelled
+        shown.append((dialog.error.text(), dialog.spanning(), dialog.response.currentText()))
+        if len(shown) > 1:
+            return False
         dialog.set_spanning(["Region"])
         dialog.response.setCurrentText("Turnover")
         dialog.accept()
-        seen.update(error=dialog.error.text(), spanning=dialog.spanning(), open=dialog.result() != 1)
-        return False
+        return dialog.result() == 1
     window.run_dialog = run
     before = window.project
     assert not window.open_path(path)
-    assert "line 3" in seen["error"] and "n/a" in seen["error"]
-    assert seen["spanning"] == ["Region"] and seen["open"]
+    assert len(shown) == 2 and shown[0][0] == ""
+    error, spanning, response = shown[1]
+    assert "line 3" in error and "n/a" in error
+    assert spanning == ["Region"] and response == "Turnover"
     assert window.project is before
 
 

@@ -76,7 +76,8 @@ def _replace_by(action: str, window, monkeypatch, tmp_path: Path) -> None:
     elif action == "import microdata":
         structure, problem = generate_table(OTHER)
         monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(tmp_path / "firms.csv"), ""))
-        monkeypatch.setattr(window, "_read_microdata", lambda path: Project.from_problem(problem, structure))
+        monkeypatch.setattr(window, "_import_microdata",
+                            lambda path, place, wait: place(Project.from_problem(problem, structure)))
         window.microdata_dialog()
     else:
         window.new_generated(OTHER)
