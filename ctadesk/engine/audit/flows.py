@@ -59,8 +59,6 @@ FEASIBILITY = 1e-7
 TIGHT = 1e-9
 #: passes of max flow before giving up (each leaves about 1e-5 of what it was given)
 MAX_PASSES = 6
-#: cells per node drawn at random for a first try at a tree (FlowTables._tree_route)
-TREE_DEGREE = 8
 #: the most possible arc keys (nodes squared) for which FlowTables._positions uses a mask
 MASK_KEYS = 1 << 24
 #: a pass that leaves more than this share of the imbalance it was given is stuck
@@ -105,7 +103,6 @@ class FlowTables:
         self.n_nodes = form.n_nodes
         self.tail, self.head = form.tail, form.head
         self.runs = 0
-        self.rng = np.random.default_rng(0)
         n = form.n_nodes
         self.cells = np.flatnonzero(form.tail != form.head)
         nodes = np.arange(n)
@@ -217,47 +214,36 @@ class FlowTables:
 
     def _tree_route(self, x: np.ndarray, cells: np.ndarray, left: np.ndarray,
                     given: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """The cells and their change that route the imbalance ``left`` along a spanning tree of
-        ``cells`` with room to move by twice ``given`` either way (no subtree sends more), or None
-        where no such tree reaches every node out of balance.  A tree is sought first over
-        TREE_DEGREE cells per node drawn at random, then over all."""
+        """The cells and their change that route the imbalance ``left`` along a breadth-first
+        tree of ``cells`` with room to move by twice ``given`` either way (no subtree sends more),
+        or None where no such tree reaches every node out of balance (by more than TIGHT
+        together).  Each cell of the tree carries the sum over the subtree below it, deepest
+        nodes first."""
         n = self.n_nodes
         room = np.minimum(self.model.upper[cells] - x[cells], x[cells] - self.model.lower[cells])
-        candidates = cells[room >= 2.0 * given]
-        if candidates.size < np.count_nonzero(np.abs(left) > TIGHT) - 1:
+        cells = cells[room >= 2.0 * given]
+        if cells.size < np.count_nonzero(np.abs(left) > TIGHT) - 1:
             return None  # too few to join the nodes out of balance
-        root = int(np.argmax(np.abs(left)))
-        if candidates.size > TREE_DEGREE * n:
-            drawn = candidates[self.rng.random(candidates.size) < TREE_DEGREE * n / candidates.size]
-            moved = self._along(drawn, left, root)
-            if moved is not None:
-                return moved
-        return self._along(candidates, left, root)
-
-    def _along(self, cells: np.ndarray, left: np.ndarray, root: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """Each node's imbalance sent towards ``root`` along a breadth-first tree over ``cells``
-        (both ways): the cell joining a node to the one above it carries the sum over the node's
-        subtree, deepest nodes first.  None when the nodes it misses are out of balance by more
-        than TIGHT together."""
-        n = self.n_nodes
-        tails, heads = np.concatenate([self.tail[cells], self.head[cells]]), np.concatenate([self.head[cells],
-                                                                                             self.tail[cells]])
+        tails = np.concatenate([self.tail[cells], self.head[cells]])
+        heads = np.concatenate([self.head[cells], self.tail[cells]])
         graph = sp.csr_array((np.ones(tails.size), (tails, heads)), shape=(n, n))
-        depth, above = csgraph.dijkstra(graph, indices=root, unweighted=True, return_predecessors=True)
+        depth, above = csgraph.dijkstra(graph, indices=int(np.argmax(np.abs(left))), unweighted=True,
+                                        return_predecessors=True)
         reached = np.isfinite(depth)
         if np.abs(left[~reached]).sum() > TIGHT:
             return None
-        keys = tails * n + heads
-        order = np.argsort(keys, kind="stable")
+        joining = np.full(n, -1)
+        on_tree = above[heads] == tails  # a cell from the node above to the node: any of them does
+        joining[heads[on_tree]] = np.concatenate([cells, cells])[on_tree]
         below = np.flatnonzero(reached & (above >= 0))
-        joining = np.concatenate([cells, cells])[order[np.searchsorted(keys[order], above[below] * n + below)]]
         level = depth[below].astype(np.int64)
         subtree = np.where(reached, left, 0.0)  # the nodes left out hold at most TIGHT together
         for deepest in range(int(level.max(initial=0)), 0, -1):
-            at = level == deepest
-            np.add.at(subtree, above[below[at]], subtree[below[at]])
+            at = below[level == deepest]
+            np.add.at(subtree, above[at], subtree[at])
+        joined = joining[below]
         sent = subtree[below]
-        return joining, np.where(self.tail[joining] == below, sent, -sent)
+        return joined, np.where(self.tail[joined] == below, sent, -sent)
 
     @staticmethod
     def _positions(flow: sp.csr_array, keys: np.ndarray) -> np.ndarray:
