@@ -84,6 +84,8 @@ def start_screen(app: QApplication) -> QLabel:
     screen.setWindowFlags(Qt.WindowType.SplashScreen | Qt.WindowType.FramelessWindowHint)
     screen.setPixmap(pixmap)
     screen.setWindowTitle("ctadesk")
+    screen.resize(pixmap.size())
+    screen.move(app.primaryScreen().availableGeometry().center() - screen.rect().center())
     return screen
 
 

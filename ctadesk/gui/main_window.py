@@ -138,7 +138,7 @@ class MainWindow(QMainWindow):
         self.runner.log_lines.connect(lambda lines: self.log_pane.append_lines(lines))
         self.runner.progress.connect(self._progress)
         self.runner.counted.connect(self._audit_progress)
-        self.runner.elapsed.connect(lambda s: self.elapsed.setText(f"{s:.1f} s"))
+        self.runner.elapsed.connect(self._elapsed)
         self.runner.finished.connect(self._job_finished)
         self.runner.cancelled.connect(self._audit_cancelled)
         self.runner.failed.connect(self._job_failed)
@@ -982,6 +982,11 @@ class MainWindow(QMainWindow):
         {PROTECT: self._solve_failed, AUDIT: self._audit_failed, LOAD: self._load_failed,
          EXPORT: self._export_failed}[self.runner.name](error)
 
+    def _elapsed(self, seconds: float) -> None:
+        """The seconds a solve or an audit has run (reading or writing a file says what it does instead)."""
+        if self.runner.name in (PROTECT, AUDIT):
+            self.elapsed.setText(f"{seconds:.1f} s")
+
     def _progress(self, reports) -> None:
         self.progress_plot.add(reports)
         self.solve_state.setText(self.progress_plot.state())
@@ -1071,7 +1076,7 @@ class MainWindow(QMainWindow):
         self.cancel_action.setEnabled(running and job in (PROTECT, AUDIT))
         self._update_audit_action()
         if running:
-            self.elapsed.setText("0.0 s")
+            self.elapsed.setText("0.0 s" if job in (PROTECT, AUDIT) else "")
             if job == AUDIT:
                 self.bottom_tabs.setCurrentWidget(self.results)
                 self.results.setCurrentWidget(self.audit_panel)
