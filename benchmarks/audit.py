@@ -11,7 +11,11 @@ relation, so the whole set needs at least as many batches as the most sensitive 
 relation holds: a second sample of half the size separates the time per batch from the fixed
 time (model, bounds, network form), and the estimate is the fixed time plus that many batches.
 The linear extrapolation in the cells audited is printed too (it overstates: a batch of the
-whole set holds more cells).
+whole set holds more cells).  Batches of a sample hold fewer cells than those of the whole set
+(one per relation either way, but fewer relations of a sample have one), so the sampled case
+also times TABLES max-flow tables of full-size batches, drawn from all sensitive cells as the
+whole audit draws them, and estimates the whole audit's CPU time as the model's plus that
+many tables times the needed batches (the bookkeeping between batches, a few per cent, left out).
 
     .venv/bin/python benchmarks/audit.py                       # 300x350 in full, 1000x1000 sampled
     .venv/bin/python benchmarks/audit.py --shape 300x350 --sample 2000 --workers 1
@@ -27,6 +31,8 @@ import time
 import numpy as np
 
 CAPACITY = 0.2
+#: full-size batches timed in a sampled case
+TABLES = 8
 DEFAULT_CASES = (("300x350", None), ("1000x1000", 20000))
 
 
@@ -48,6 +54,7 @@ def run(shape: tuple[int, ...], sample: int | None, workers: int | None) -> None
     full = _audit(problem, release.values, sample, workers)
     half = _audit(problem, release.values, sample // 2, workers)
     needed = int(np.bincount(problem.relations[:, problem.sensitive].tocoo().row).max())
+    _full_batches(problem, release.values, needed)
     for what, k in (("wall", 0), ("CPU", 1)):
         per_batch = (full[k] - half[k]) / max(full[2] - half[2], 1)
         fixed = max(full[k] - per_batch * full[2], 0.0)
@@ -55,6 +62,44 @@ def run(shape: tuple[int, ...], sample: int | None, workers: int | None) -> None
               f"{fixed + per_batch * needed:.0f} s ({fixed:.1f} s fixed + {per_batch:.2f} s per batch x at least "
               f"{needed} batches, the most sensitive cells of one relation); linearly in the cells "
               f"{total * full[k] / sample:.0f} s")
+
+
+def _full_batches(problem, published: np.ndarray, needed: int) -> None:
+    """Time TABLES max-flow tables of batches drawn from all sensitive cells (CPU time), and the
+    attacker model they need; print the estimate of the whole audit from them."""
+    from ctadesk.engine.audit import APriori, AttackerKnowledge, Capacity, Release
+    from ctadesk.engine.audit.batches import independent_batch
+    from ctadesk.engine.audit.ends import BATCH_POOL
+    from ctadesk.engine.audit.flows import FlowTables
+    from ctadesk.engine.audit.knowledge import attacker_box
+    from ctadesk.engine.audit.model import build_model
+    from ctadesk.engine.table.units import table_unit
+
+    began = time.process_time()
+    knowledge = AttackerKnowledge(a_priori=APriori.SIGN, capacity=Capacity("rel", CAPACITY), percentage_known=True)
+    lower, upper = attacker_box(problem, Release.adjusted(published), knowledge, 1e-6 * table_unit(problem))
+    model = build_model(problem, lower, upper)
+    flows = FlowTables.of(model)
+    model_seconds = time.process_time() - began
+    if flows is None:
+        return
+    rng = np.random.default_rng(0)
+    open_columns = np.searchsorted(model.cells, problem.sensitive)
+    seconds, sizes = [], []
+    for _ in range(TABLES):
+        batch = independent_batch(model.matrix, open_columns, rng, BATCH_POOL * model.n_rows)
+        began = time.process_time()
+        if flows.table(batch, +1) is None:
+            print("  a full-size batch found no max-flow table: no estimate from full-size batches")
+            return
+        seconds.append(time.process_time() - began)
+        sizes.append(batch.size)
+        open_columns = np.setdiff1d(open_columns, batch, assume_unique=True)
+    per_table = float(np.median(seconds))
+    print(f"  {TABLES} max-flow tables of full-size batches ({min(sizes)}-{max(sizes)} upper ends): CPU "
+          f"{min(seconds):.3f}-{max(seconds):.3f} s, median {per_table:.3f} s; attacker model and network "
+          f"{model_seconds:.1f} s (the network form cached by the audits above); ESTIMATED CPU of the whole audit {model_seconds + per_table * needed:.0f} s "
+          f"({needed} batches; over w free cores about 1/w of it)")
 
 
 def _audit(problem, published: np.ndarray, sample: int | None, workers: int | None) -> tuple[float, float, int]:
