@@ -45,9 +45,14 @@ _STEPS = [(np.uint64(10), np.uint64(8), np.uint64(0x00FF00FF00FF00FF)),
 WHOLE_DIGITS = 18
 
 
-def padded(data: bytes) -> np.ndarray:
-    """data as a uint8 array with eight zero bytes after it, so a word can be read at any byte."""
-    return np.frombuffer(data + bytes(8), np.uint8)
+def padded(data: bytes, after: bytes = b"") -> np.ndarray:
+    """data and then ``after`` as a uint8 array with eight zero bytes after them, so a word can be
+    read at any byte (one copy of data: a JJ file of a million cells is 55 MB)."""
+    buffer = np.empty(len(data) + len(after) + 8, np.uint8)
+    buffer[:len(data)] = np.frombuffer(data, np.uint8)
+    buffer[len(data):len(data) + len(after)] = np.frombuffer(after, np.uint8)
+    buffer[len(data) + len(after):] = 0
+    return buffer
 
 
 def _short(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -222,7 +222,7 @@ def _read_bulk(raw: bytes) -> _Parsed | None:
         raw = raw.replace(b"\r\n", b"\n")
     if raw.translate(None, _BULK_BYTES):
         return None
-    buffer = padded(raw + b"\n")
+    buffer = padded(raw, b"\n")
     ends = np.flatnonzero(buffer == ord("\n"))
     starts = np.r_[0, ends[:-1] + 1]
 

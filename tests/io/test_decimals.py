@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctadesk.io.decimals import CHUNK, padded, parse_decimals
+from ctadesk.io.decimals import CHUNK, WHOLE_DIGITS, padded, parse_decimals, parse_whole
 
 _TOKENS = st.one_of(
     st.from_regex(r"-?[0-9]{0,9}(\.[0-9]{0,9})?", fullmatch=True),
@@ -53,3 +53,26 @@ def test_many_tokens_over_several_chunks():
     numbers = np.random.default_rng(1).integers(-10**7, 10**7, 3 * CHUNK) / 10.0
     values, _ = _parse([f"{number:.10g}" for number in numbers.tolist()])
     assert np.array_equal(values, numbers)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.from_regex(r"[0-9]{1,20}", fullmatch=True),
+                          st.text(alphabet="0123456789.-+eE ", min_size=1, max_size=10)), min_size=1, max_size=40))
+def test_whole_numbers_are_their_digits_and_anything_else_is_refused(tokens):
+    tokens = [token for token in tokens if token.strip() == token]
+    if not tokens:
+        return
+    data = " ".join(tokens).encode()
+    lengths = np.array([len(token) for token in tokens])
+    starts = np.cumsum(lengths + 1) - lengths - 1
+    values = parse_whole(padded(data), starts, starts + lengths)
+    if all(token.isdigit() and len(token) <= WHOLE_DIGITS for token in tokens):
+        assert values is not None and values.tolist() == [int(token) for token in tokens]
+    else:
+        assert values is None
+
+
+def test_padding_follows_the_data_and_what_comes_after_it():
+    buffer = padded(b"12 3", b"\n")
+    assert buffer.tobytes() == b"12 3\n" + bytes(8)
+    assert parse_whole(buffer, np.array([0, 3]), np.array([2, 4])).tolist() == [12, 3]
