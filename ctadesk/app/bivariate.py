@@ -42,7 +42,8 @@ from ctadesk.engine.solvers import cells_changed as count_changed
 from ctadesk.engine.solvers.finish import finish
 
 #: settings of a ProtectionRequest that exist for one variable only: (field, its default)
-ONE_VARIABLE = (("preserve", frozenset()), ("quality", ()), ("quality_price", False), ("widen_cost", False))
+ONE_VARIABLE: tuple[tuple[str, object], ...] = (("preserve", frozenset()), ("quality", ()), ("quality_price", False),
+                                                ("widen_cost", False))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -106,7 +106,7 @@ def project_from_excel(tables: Sequence[ExcelTable], csv_source: bool = False, *
         linked = LinkedTables.link([t.structure for t in tables])
         values = linked.gather([t.values for t in tables])
         codes = [linked.cell_label(i) for i in range(linked.n_cells)]
-        structure = TableStructure((Dimension("Cell", codes, np.full(len(codes), -1)),))
+        structure = TableStructure((Dimension("Cell", tuple(codes), np.full(len(codes), -1)),))
         project = Project.from_problem(_plain_problem(structure, values, linked.relations()), structure)
         project.source = ExcelSource(tables, linked)
     project.log = "\n".join(f"{table.source.name}{'' if csv_source else f', sheet {table.sheet}'}: {note}"
@@ -181,17 +181,22 @@ def project_quality(project: Project, result: CTAResult) -> QualityReport | None
     return quality_report(table, result.values)
 
 
-def _adjusted(project: Project) -> np.ndarray:
+def _solved(project: Project) -> CTAResult:
+    """The project's result, when it holds a table (CTAError telling the user to protect first)."""
     result = project.result
     if result is None or result.values is None:
         raise CTAError("There is no protected table to export yet: press Protect first.")
-    return np.asarray(result.values, float)
+    return result
+
+
+def _adjusted(project: Project) -> np.ndarray:
+    return np.asarray(_solved(project).values, float)
 
 
 def _released(project: Project) -> np.ndarray:
     """The adjusted values, when they are a protected table that may be released."""
-    adjusted = _adjusted(project)
-    result = project.result
+    result = _solved(project)
+    adjusted = np.asarray(result.values, float)
     if not result.protected:
         raise CTAError("The result is not a protected table, so it cannot be released; "
                        "the internal workbook can still be written.")
@@ -222,8 +227,9 @@ def export_excel(path: str | Path, project: Project, internal: bool, audit: Audi
     public, secret = _split_options(project.options)
     public.update(version_settings(project.versions or None))
     secret["request"] = request_text(project.options)
-    report = ExportReport.from_result(project.result, project.values, sensitive, settings=public,
-                                      measures=project_quality(project, project.result),
+    result = _solved(project)
+    report = ExportReport.from_result(result, project.values, sensitive, settings=public,
+                                      measures=project_quality(project, result),
                                       internal_settings=secret.items())
     if internal and audit is not None:
         report = dataclasses.replace(report, audit=AuditSheet.from_result(audit, project.structure.cell_label))

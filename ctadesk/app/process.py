@@ -11,7 +11,9 @@ def end_process(code: int) -> NoReturn:
     (ctadesk.engine.solvers.highs), which does not wait for a MIP thread left running, where a
     solver has been loaded; an ordinary exit where none has (no run can be left, and loading the
     solvers only to exit would cost a command such as ``--help`` a second)."""
-    highs = sys.modules.get("ctadesk.engine.solvers.highs")
-    if highs is None:
+    if "ctadesk.engine.solvers.highs" not in sys.modules:
         sys.exit(code)
-    highs.end_process(code)
+    # loaded already: importing it costs nothing
+    from ctadesk.engine.solvers.highs import end_process as end_solver_process
+
+    end_solver_process(code)

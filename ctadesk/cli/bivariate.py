@@ -83,7 +83,7 @@ def protect_two_variables(args: argparse.Namespace, names: list[str]) -> int:
                 for _, stats, rules, rules_result in tables]
     protection = run_bivariate(problems[0], problems[1], (names[0], names[1]), args)
     problem, result = protection.required, protection.result
-    records = []
+    records: list[dict[str, object]] = []
     for name, (_, stats, rules, rules_result), own in zip(problem.names, tables, (result.first, result.second)):
         for k, record in enumerate(cell_records(structure, stats, rules, rules_result)):
             if len(records) <= k:

@@ -36,7 +36,7 @@ def safety_rules(args: argparse.Namespace) -> SafetyRules:
 def _manual_cells(structure: TableStructure, specs: list[str]) -> list[int]:
     cells = []
     for spec in specs:
-        chosen = {}
+        chosen: dict[str, str] = {}
         for part in filter(None, spec.split(",")):
             name, _, code = part.partition("=")
             chosen[name.strip()] = code
@@ -46,8 +46,8 @@ def _manual_cells(structure: TableStructure, specs: list[str]) -> list[int]:
             raise CTAError(f"--manual '{spec}': no variable {sorted(unknown)[0]} (variables: {', '.join(names)})")
         position = []
         for dimension in structure.dimensions:
-            code = chosen.get(dimension.name)
-            position.append(dimension.index(code) if code is not None
+            wanted = chosen.get(dimension.name)
+            position.append(dimension.index(wanted) if wanted is not None
                             else int(np.flatnonzero(dimension.parents < 0)[0]))
         cells.append(int(np.ravel_multi_index(position, structure.shape)))
     return cells
@@ -125,7 +125,7 @@ def cell_records(structure: TableStructure, stats: CellStatistics, rules: Safety
 def write_records(records: list[dict], output: str | None) -> None:
     """CSV (default) or a JSON document (an output the format registry calls JSON) to ``output``
     or stdout."""
-    if output_format(output).key == "json":
+    if output and output_format(output).key == "json":
         Path(output).write_text(json.dumps({"cells": records}, indent=1), encoding="utf-8")
         return
     buffer = io.StringIO()

@@ -4,12 +4,16 @@ framework here, so the command line reads the defaults without the ``server`` ex
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 #: bytes of a request's line and headers received still incomplete (h11's buffer; more: 400)
 HEADER_BYTES = 16_384
 
 
-def _all_positive(limits: object) -> None:
+def _all_positive(limits: DataclassInstance) -> None:
     """ValueError naming the first field of the dataclass ``limits`` that is not positive."""
     for field in dataclasses.fields(limits):
         if not getattr(limits, field.name) > 0:

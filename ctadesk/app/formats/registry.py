@@ -18,9 +18,14 @@ from ctadesk.engine.errors import CTAError
 
 _READERS = "ctadesk.app.formats.readers"
 _FILES = "ctadesk.app.files"
-#: what the readers of the statistical packages' files take (ctadesk.io.statfiles)
-_STATFILE = dict(microdata=f"{_READERS}.statfile:microdata", columns="ctadesk.io.statfiles:statfile_columns",
-                 questions=(Question.VARIABLES,))
+
+
+def _statfile(package: str, label: str, suffixes: tuple[str, ...]) -> FileFormat:
+    """A statistical package's data files, read by ctadesk.io.statfiles told the package (its key)."""
+    return FileFormat(package, label, suffixes, microdata=f"{_READERS}.statfile:microdata",
+                      columns="ctadesk.io.statfiles:statfile_columns", questions=(Question.VARIABLES,),
+                      options={"package": package})
+
 
 FORMATS: tuple[FileFormat, ...] = (
     FileFormat("project", "ctadesk projects", (".ctaproj",), table=f"{_READERS}.project:table", project=True),
@@ -51,10 +56,10 @@ FORMATS: tuple[FileFormat, ...] = (
     FileFormat("hst", "tau-argus a-priori files", (".hst",), apriori="ctadesk.io.apriori:read_apriori"),
     FileFormat("arb", "tau-argus batch files", (".arb",), batch="ctadesk.app.batch.plan:plan_arb"),
     FileFormat("jobs", "ctadesk job files", (".toml",), batch="ctadesk.app.batch.toml_jobs:plan_toml"),
-    FileFormat("spss", "SPSS data files", (".sav", ".zsav"), options={"package": "spss"}, **_STATFILE),
-    FileFormat("stata", "Stata data files", (".dta",), options={"package": "stata"}, **_STATFILE),
-    FileFormat("sas", "SAS data sets", (".sas7bdat",), options={"package": "sas"}, **_STATFILE),
-    FileFormat("xport", "SAS transport files", (".xpt",), options={"package": "xport"}, **_STATFILE),
+    _statfile("spss", "SPSS data files", (".sav", ".zsav")),
+    _statfile("stata", "Stata data files", (".dta",)),
+    _statfile("sas", "SAS data sets", (".sas7bdat",)),
+    _statfile("xport", "SAS transport files", (".xpt",)),
     FileFormat("json", "JSON documents", (".json",)),
 )
 
@@ -131,7 +136,7 @@ def table_writer(path: str | Path) -> Callable[[Path, Any], Any]:
     path = Path(path)
     writable = [fmt for fmt in FORMATS if fmt.write is not None]
     for fmt in writable:
-        if path.suffix.lower() in fmt.suffixes:
+        if fmt.write is not None and path.suffix.lower() in fmt.suffixes:
             return resolve(fmt.write)
     raise CTAError(f"{path.name}: ctadesk does not write tables to '{path.suffix.lower() or 'no suffix'}' files; "
                    "it writes " + "; ".join(f"{fmt.label} ({fmt.suffixes[0]})" for fmt in writable))

@@ -281,13 +281,14 @@ class OnlineService:
         else:
             coins = local_senses(problem, sensitive, self.store.secret)
             draws = keyed_shares(sensitive, self.store.secret, "mix")
-            senses, values, how = full_table_senses(problem, known, self.time_budget, coins, draws,
-                                                    seed=int(keyed_shares(["flips"], self.store.secret, "seed")[0]
-                                                             * 2 ** 53))
-            if senses is None:
+            found, values, how = full_table_senses(problem, known, self.time_budget, coins, draws,
+                                                   seed=int(keyed_shares(["flips"], self.store.secret, "seed")[0]
+                                                            * 2 ** 53))
+            if found is None:
                 self.full_table_failure = how
                 return [f"{title}: {how}; new senses will be local, with no guarantee that later tables have a "
                         "table"]
+            senses = found
         if values is None or pins:
             fixed_senses = problem.with_senses(senses)
             second, _, message, values = second_stage(fixed_senses, pins, self.time_limit)

@@ -244,6 +244,8 @@ class SenseStore(abc.ABC):
                 raise StoreError(f"{state.reason}; the server is not started on it")
 
     def _checked(self, binding: StoreBinding | None, create: bool) -> None:
+        if create and binding is None:
+            raise StoreError(f"{self.location}: a sense store is created for the microdata and measure it is bound to")
         with self.transaction():
             self._lock_store_creation()
             names = self._table_names()
@@ -260,10 +262,10 @@ class SenseStore(abc.ABC):
                     self._execute(statement)
                 self._executemany("INSERT INTO meta (name, value) VALUES (?, ?)",
                                   [("schema_version", str(SCHEMA_VERSION)), ("secret", secrets.token_hex(32)),
-                                   ("created", _now()), *binding.meta().items()])
+                                   ("created", _now()), *(binding.meta().items() if binding is not None else ())])
             elif "meta" not in names:
                 raise StoreError(f"{self.location} is a database but not a ctadesk sense store")
-            elif create:
+            elif create and binding is not None:
                 self._bind_older(binding)
             meta = self._meta()
             version = int(meta["schema_version"]) if meta.get("schema_version", "").isdigit() else 0
