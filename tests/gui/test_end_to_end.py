@@ -21,6 +21,7 @@ def _fill_generator_dialog(qtbot):
 def test_a_statistician_protects_and_saves_a_table_using_only_the_widgets(qtbot, window, tmp_path, monkeypatch):
     QTimer.singleShot(200, lambda: _fill_generator_dialog(qtbot))
     qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
+    window.runner.wait()  # the table is generated in the background (issue 32)
     assert window.project.structure.shape == (5, 4) and not window.project.sensitive.any()
 
     view = window.editor.view

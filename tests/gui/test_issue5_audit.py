@@ -113,6 +113,7 @@ def test_generator_makes_a_3d_table_with_a_number_of_sensitive_cells_and_ranges(
         dialog.protection_max.setValue(30.0)
     _answer(window, fill)
     window.generate_dialog()
+    window.runner.wait()  # generated in the background (issue 32)
     project = window.project
     inner = project.structure.inner_mask()
     assert project.structure.shape == (5, 4, 3) and project.sensitive.sum() == 7, window.last_error
@@ -132,6 +133,7 @@ def test_cox_preset_button_restores_the_cox_recipe_and_two_dimensions_give_a_gri
         dialog.findChild(QPushButton, "gen_cox").click()
     _answer(window, fill)
     window.generate_dialog()
+    window.runner.wait()  # generated in the background (issue 32)
     project = window.project
     assert project.structure.shape == (7, 7)
     assert project.sensitive.sum() == round(COX_PRESET.sensitive_share * 36)
@@ -175,6 +177,7 @@ def test_recent_files_menu_reopens_a_saved_project(qtbot, window, tmp_path, sett
     actions = again.recent_menu.actions()
     assert [a.text() for a in actions] == [str((tmp_path / "a.ctaproj").resolve())]
     actions[0].trigger()
+    again.runner.wait()  # read in the background (issue 32)
     assert again.path.resolve() == (tmp_path / "a.ctaproj").resolve() and again.project.n_cells == 30
 
 
@@ -182,6 +185,7 @@ def test_generator_choices_protection_level_and_model_options_made_the_defaults_
                                                                                                 settings):
     _answer(window, lambda d: (d.sizes[0].setValue(7), d.seed.setValue(42)))
     window.generate_dialog()
+    window.runner.wait()  # generated in the background (issue 32)
     window.default_protection.setValue(12.5)
     window.model_panel.method.setCurrentIndex(window.model_panel.method.findData("l2"))
     window.model_panel.preserve_mean.setChecked(True)
@@ -193,6 +197,7 @@ def test_generator_choices_protection_level_and_model_options_made_the_defaults_
     seen = []
     _answer(again, lambda d: seen.append(d.spec()))
     again.generate_dialog()
+    again.runner.wait()  # generated in the background (issue 32)
     assert seen[0].shape[0] == 7 and seen[0].seed == 42
 
 
