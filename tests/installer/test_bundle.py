@@ -38,7 +38,8 @@ SIZE_LIMIT = 250 * 10**6
 #: modules, looked up from the bundle, and files (Qt's gtk3 theme and Wayland plugins, translations)
 LEFT_OUT_MODULES = ("pandas", "pytest", "hypothesis", "starlette", "uvicorn", "psycopg", "dask", "distributed",
                     "tornado", "yaml", "ssl", "PySide6.QtNetwork", "scipy.stats", "scipy.signal", "scipy.ndimage")
-LEFT_OUT_FILES = ("libqgtk3", "libqwayland", "libQt6WaylandClient", "qtbase_de.qm", "libgtk-3", "libssl")
+LEFT_OUT_FILES = ("libqgtk3", "libqwayland", "libQt6WaylandClient", "qtbase_de.qm", "libgtk-3", "libssl",
+                  "opengl32sw.dll")
 
 
 @pytest.fixture(scope="module")
