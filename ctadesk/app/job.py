@@ -196,9 +196,9 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         parameters = {**chosen, **parameters}
         note(f"algorithm: {METHODS[method].label} ('{method}'): {reason}")
     elif METHODS[method].model != Model(Distance(request.distance), Senses(request.senses)):
-        model = METHODS[method].model
-        note(f"algorithm '{method}' chosen by hand solves the {model.distance.value} distance with "
-             f"{model.senses.value} senses, not the {request.distance} distance with {request.senses} senses "
+        solves = METHODS[method].model
+        note(f"algorithm '{method}' chosen by hand solves the {solves.distance.value} distance with "
+             f"{solves.senses.value} senses, not the {request.distance} distance with {request.senses} senses "
              "of the model settings")
     options = SolveOptions(time_limit=request.time_limit, gap=request.gap, threads=request.threads,
                            on_log=on_log, on_progress=on_progress, stop=stop, parameters=parameters, budget=budget)
@@ -228,7 +228,7 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         note(widening.summary())
     solved = hard_relations(solved, terms)
     distance = METHODS[result.method].model.distance if result.method in METHODS else Distance(request.distance)
-    delta = float(parameters.get("delta", HUBER_DELTA))  # type: ignore[arg-type]
+    delta = float(parameters.get("delta", HUBER_DELTA))
     # a stopped run (Ctrl-C, Cancel) still publishes its best table at the precision: a short budget of its own
     publishing = Budget.start(PUBLISH_AFTER_STOP) if budget.cancelled() else budget
     result, published = _published(solved, result, request, options.within(publishing), note, report, distance,

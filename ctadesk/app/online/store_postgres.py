@@ -20,6 +20,7 @@ queries and the guarantees).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import urllib.parse
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -29,10 +30,10 @@ from ctadesk.app.online.errors import StoreError
 from ctadesk.app.online.store import BUSY_TIMEOUT, CORRUPT, OK, READ_ONLY, TABLES, UNAVAILABLE, SenseStore, \
     StoreState
 
-try:
+#: whether the server-postgres extra (psycopg) is installed: without it PostgresStore() says so
+POSTGRES = importlib.util.find_spec("psycopg") is not None
+if POSTGRES:
     import psycopg
-except ImportError:        # the extra is not installed: PostgresStore() says so
-    psycopg = None
 
 #: seconds a connection attempt may take
 CONNECT_TIMEOUT = 10
@@ -69,7 +70,7 @@ class PostgresStore(SenseStore):
         self.url = url
         self.location = shown_url(url)
         self.busy_timeout = busy_timeout
-        if psycopg is None:
+        if not POSTGRES:
             raise StoreError(f"{self.location}: a PostgreSQL sense store needs psycopg: "
                              "pip install 'ctadesk[server-postgres]'")
         self._inside = False
@@ -164,7 +165,7 @@ class PostgresStore(SenseStore):
             self._connected()
             with self._db.transaction(force_rollback=True):
                 read_only, standby = self._db.execute(
-                    "SELECT current_setting('transaction_read_only') = 'on', pg_is_in_recovery()").fetchone()
+                    "SELECT current_setting('transaction_read_only') = 'on', pg_is_in_recovery()").fetchall()[0]
                 if read_only or standby:
                     return StoreState(READ_ONLY, f"{self.location} accepts no writes "
                                                  f"({'a standby' if standby else 'read-only transactions'})")
