@@ -82,19 +82,45 @@ def cell_role(layout: DetectedLayout, row: int, column: int) -> str:
     return "ignore"
 
 
+def detected(grid: SheetGrid) -> tuple[SheetGrid, DetectedLayout | None, str]:
+    """A sheet's grid, its detected layout, and why none was found ('' when one was)."""
+    try:
+        return grid, detect_layout(grid), ""
+    except Exception as error:
+        return grid, None, plain_message(error)
+
+
+def read_sheet(workbook, sheet: str, path: Path) -> tuple[SheetGrid, DetectedLayout | None, str]:
+    """A sheet of an open workbook read and its layout detected: what ExcelImportDialog shows first
+    (slow on a large sheet, so the window reads it in its job runner and hands it over)."""
+    return detected(read_grid(workbook, sheet, path))
+
+
+def first_sheet(workbook) -> str | None:
+    """The first visible sheet of an open workbook (the one the import dialog shows first)."""
+    return next((ws.title for ws in workbook.worksheets if ws.sheet_state == "visible"), None)
+
+
 class ExcelImportDialog(QDialog):
     """Sheets to import (several make linked tables), each sheet's detected layout shown
     over its cells and correctable by selecting rows or columns and naming their role."""
 
-    def __init__(self, path: str | Path, parent: QWidget | None = None) -> None:
+    def __init__(self, path: str | Path, parent: QWidget | None = None, workbook=None,
+                 read: dict[str, tuple[SheetGrid, DetectedLayout | None, str]] | None = None) -> None:
+        """``workbook``: the workbook at ``path`` opened already, and ``read``: sheets read
+        already (read_sheet), both in the window's job runner; else opened and read here."""
         super().__init__(parent)
         self.path = Path(path)
         self.setWindowTitle(f"Import {self.path.name}")
         self.setObjectName("excel_import_dialog")
-        self.workbook = open_workbook(self.path)
+        self.workbook = open_workbook(self.path) if workbook is None else workbook
         self.grids: dict[str, SheetGrid] = {}
         self.layouts: dict[str, DetectedLayout | None] = {}
         self.problems: dict[str, str] = {}
+        for sheet, (grid, layout, problem) in (read or {}).items():
+            self.grids[sheet], self.layouts[sheet] = grid, layout
+            if problem:
+                self.problems[sheet] = problem
         self.tables: list[ExcelTable] = []
 
         self.sheets = QListWidget(objectName="import_sheets")
@@ -182,12 +208,10 @@ class ExcelImportDialog(QDialog):
         if sheet not in self.grids:
             self.grids[sheet] = read_grid(self.workbook, sheet, self.path)
         if force or sheet not in self.layouts:
-            try:
-                self.layouts[sheet] = detect_layout(self.grids[sheet])
-                self.problems.pop(sheet, None)
-            except Exception as error:
-                self.layouts[sheet] = None
-                self.problems[sheet] = plain_message(error)
+            _, self.layouts[sheet], problem = detected(self.grids[sheet])
+            self.problems.pop(sheet, None)
+            if problem:
+                self.problems[sheet] = problem
         if sheet == self.current_sheet():
             self._paint()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer
@@ -53,6 +54,7 @@ from ctadesk.app.job import engine_solve
 from ctadesk.app.request import AUTO
 from ctadesk.app.rules import rules_dict
 from ctadesk.app.session import Change, Edit, Session
+from ctadesk.app.weight_advice import after_run, before_run
 from ctadesk.engine.audit import AuditResult
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.publish.widening import new_seed
@@ -66,7 +68,7 @@ from ctadesk.gui.cell_info import CellInfoPane
 from ctadesk.gui.commands import CellEdit
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.generator import GeneratorDialog
-from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog
+from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog, first_sheet, read_sheet
 from ctadesk.gui.jobs import (
     AUDIT_CANCELLED,
     JobRunner,
@@ -107,15 +109,17 @@ STALE_NOTICE = ("The table was edited after this result was computed: the adjust
 AUDIT_CLEARED = ("The audit was cleared: the table changed or was protected again since. Press Audit (F6) to "
                  "audit the table as it is now.")
 AUDIT_NEEDS = "Audit needs a protected table that is not stale: press Protect first."
-#: what _reader answers for a microdata file (tabulated as the microdata dialog says)
-TABULATE = "tabulate"
+#: what _reader answers for a microdata file (tabulated as the microdata dialog says) and for a
+#: workbook (read in the layouts the import dialog shows)
+TABULATE, SHEETS = "tabulate", "sheets"
 #: the window's background jobs (JobRunner.name): a protection run, an audit, reading or making a
 #: table, writing an export
 PROTECT, AUDIT, LOAD, EXPORT = "protect", "audit", "load", "export"
 
 
-def _result_of(read: Project | list[str]) -> tuple[Project, CTAResult | None]:
-    """The project a load job read and its result (None for the columns of a microdata file)."""
+def _result_of(read: Any) -> tuple[Project, CTAResult | None]:
+    """The project a load job read and its result (None for what comes before a project: the
+    columns of a microdata file, a workbook)."""
     return (read, read.result) if isinstance(read, Project) else (read, None)  # type: ignore[return-value]
 
 
@@ -288,6 +292,9 @@ class MainWindow(QMainWindow):
         self.progress_plot = ProgressPlot()
         self.results = ResultsPanel()
         self.results.cell_selected.connect(self.editor.select_cells)
+        self.results.inverse_weights_requested.connect(self.use_inverse_weights)
+        self.model_panel.weights.currentIndexChanged.connect(
+            lambda: self.model_panel.weights.currentData() == "inverse" and self.results.show_advice(None))
         self.audit_panel = self.results.audit
         self.bottom_tabs = QTabWidget(objectName="bottom_tabs")
         self.bottom_tabs.addTab(self.results, "Results")
@@ -461,6 +468,7 @@ class MainWindow(QMainWindow):
             self.results.clear()
             self.editor.set_display(Display.ORIGINAL)
             self.bottom_tabs.setCurrentWidget(self.log_pane if project.log else self.results)
+        self._advise_weights_before_run()
         self._update_stale()
         self._update_info()
         self._update_title()
@@ -524,19 +532,21 @@ class MainWindow(QMainWindow):
 
         if reading is TABULATE:
             return self._import_microdata(path, place, wait)
+        if reading is SHEETS:
+            return self._import_workbook(path, place, wait)
         read, retry = reading
         return self._load(Loading(f"Reading {path.name}", f"Could not open {path.name}", read, place, retry), wait)
 
     def _reader(self, path: Path) -> tuple[Reader, Retry | None] | str | None:
         """What reads the project a file stands for, once the questions its format lists
         (ctadesk.app.formats) are answered here, and what asks about totals that do not add up
-        and reads again; TABULATE for microdata; None when the user cancelled a question."""
+        and reads again; TABULATE for microdata, SHEETS for a workbook; None when the user cancelled
+        a question."""
         if not path.exists():
             raise CTAError(f"The file {path} does not exist.")
         fmt = format_of(path, Holds.PROJECT, Holds.TABLE, Holds.MICRODATA)
         if Question.SHEETS in fmt.questions:  # the dialog reads the sheets in the layouts the user corrects
-            dialog = ExcelImportDialog(path, self)
-            return ((lambda: files.project_from_excel(dialog.tables)), None) if self.run_dialog(dialog) else None
+            return SHEETS
         answers = Answers()
         if Question.TABLE_OR_MICRODATA in fmt.questions:
             kind = self.choose("Import CSV", f"What does {path.name} hold?", CSV_KINDS, guess_csv_kind(path))
@@ -579,7 +589,7 @@ class MainWindow(QMainWindow):
         self.runner.wait()
         return self._loaded_ok
 
-    def _loaded(self, value: Project | list[str]) -> None:
+    def _loaded(self, value: Any) -> None:
         self._set_running(False)
         self.statusBar().clearMessage()
         self.solve_state.setText(self.session.note if self.session is not None else "")
@@ -626,6 +636,26 @@ class MainWindow(QMainWindow):
 
         return self._load(Loading(f"Reading the columns of {path.name}", f"Could not read {path.name}",
                                   lambda: microdata_columns(path), ask), wait)
+
+    def _import_workbook(self, path: Path, place: Callable[[Project], None], wait: bool) -> bool:
+        """Open a workbook, let the user correct each sheet's layout (the import dialog), build
+        its tables and ``place`` the project: opening and building in the background, the dialog
+        between them.  ``wait`` as in open_path."""
+
+        def opened() -> tuple[Any, dict]:
+            from ctadesk.io.excel import open_workbook
+
+            workbook = open_workbook(path)
+            sheet = first_sheet(workbook)
+            return workbook, {} if sheet is None else {sheet: read_sheet(workbook, sheet, path)}
+
+        def ask(read: tuple[Any, dict]) -> None:
+            dialog = ExcelImportDialog(path, self, *read)
+            if self.run_dialog(dialog):
+                self._load(Loading(f"Reading the tables of {path.name}", f"Could not open {path.name}",
+                                   lambda: files.project_from_excel(dialog.tables), place), wait=False)
+
+        return self._load(Loading(f"Opening {path.name}", f"Could not open {path.name}", opened, ask), wait)
 
     def microdata_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Import microdata", self._last_dir(), MICRODATA_FILTER)
@@ -1011,8 +1041,28 @@ class MainWindow(QMainWindow):
             return
         self.project.log = self.log_pane.toPlainText()
         self.session.say(said)
+        self.results.show_advice(None if protection.request.weights == "inverse"
+                                 else after_run(protection.required, result.values))
         if result.protected and not protection.precision_met:
             self._offer_precision(protection)
+
+    def _advise_weights_before_run(self) -> None:
+        """On a table not yet protected whose weights would be one value (unit, or the table's own
+        all equal) and whose cells span orders of magnitude, suggest 1/value weights."""
+        project = self.project
+        choice = self.model_panel.weights.currentData()
+        if project.result is not None or choice == "inverse":
+            self.results.show_advice(None)
+            return
+        weights = project.weights if choice == "table" else np.ones(1)
+        self.results.show_advice(before_run(project.values, weights, project.structure.cell_label))
+
+    def use_inverse_weights(self) -> None:
+        """The advice's one click: weights 1/value, and protect again when a run gave the advice."""
+        self.model_panel.weights.setCurrentIndex(self.model_panel.weights.findData("inverse"))
+        self.results.show_advice(None)
+        if self.project is not None and self.project.result is not None:
+            self.protect()
 
     def _offer_precision(self, protection: Protection) -> None:
         """The protected table is not at the precision asked, so it cannot be released: offer the
