@@ -35,7 +35,15 @@ from ctadesk.io.project import Project
 
 NO_AUDIT = ("No audit yet. Protect the table, then press Audit (F6): for every sensitive cell, the "
             "smallest and largest value an attacker can deduce from the released table.")
-A_PRIORI = {APriori.PROBLEM: "the table's bounds", APriori.SIGN: "only that values are ≥ 0"}
+A_PRIORI = {APriori.RANGE: "each value ± the rule's range", APriori.PROBLEM: "the table's bounds",
+            APriori.SIGN: "only that values are ≥ 0"}
+
+
+def rule_range(rules: dict | None) -> float:
+    """The share of its value the safety rules assume anyone knows a cell to within: the largest
+    q of the (p, q) rules, else 100 % (the p% rule is the (p, q) rule with q = 100; Cox 2005a, §2)."""
+    pairs = [pair for key in ("pq", "holding_pq") for pair in (rules or {}).get(key, ())]
+    return max(float(q) for _, q in pairs) / 100 if pairs else 1.0
 CAPACITIES = {None: "not known", CapacityKind.ABSOLUTE: "at most, in table units",
               CapacityKind.RELATIVE: "at most, % of the value"}
 COLUMNS = ("Cell", "Verdict", "Attacker lower", "Attacker upper", "Width", "Relative width (%)", "Original",
@@ -130,6 +138,12 @@ class AuditPanel(QWidget):
         self.setObjectName("audit_panel")
         self.a_priori = QComboBox(objectName="audit_a_priori")
         self.a_priori.addItems(list(A_PRIORI.values()))
+        self.a_priori.currentIndexChanged.connect(self._a_priori_changed)
+        self.a_priori_range = QDoubleSpinBox(objectName="audit_a_priori_range", minimum=0.0, maximum=1000.0,
+                                             decimals=1, suffix=" %", value=100.0)
+        self.a_priori_range.setMaximumWidth(90)
+        self.a_priori_range.setToolTip("How closely anyone knows a cell's value before the release, as the safety "
+                                       "rule assumes (the (p,q) rule's q; 100 % for the p% rule)")
         self.capacity_kind = QComboBox(objectName="audit_capacity_kind")
         self.capacity_kind.addItems(list(CAPACITIES.values()))
         self.capacity = QDoubleSpinBox(objectName="audit_capacity", minimum=0.0, maximum=1e15, decimals=4, value=20.0)
@@ -138,7 +152,8 @@ class AuditPanel(QWidget):
                                  "(absolute: in the table's units; relative: % of the cell's value, below 100)")
         self.capacity_kind.currentIndexChanged.connect(self._capacity_kind_changed)
         self.capacity_kind.setToolTip("Whether the attacker knows how far a non-sensitive cell may have moved")
-        self.percentage_known = QCheckBox("rule's percentage known", objectName="audit_percentage_known")
+        self.percentage_known = QCheckBox("rule's percentage known", objectName="audit_percentage_known",
+                                          checked=True)
         self.percentage_known.setToolTip("The attacker knows each sensitive cell's protection level as a share of its "
                                          "value (the safety rule's percentage is public)")
         self.run_button = QToolButton(objectName="audit_run")
@@ -151,6 +166,7 @@ class AuditPanel(QWidget):
         knows.addWidget(QLabel("moves of other cells"), 0, 3, Qt.AlignmentFlag.AlignRight)
         knows.addWidget(self.capacity_kind, 0, 4)
         knows.addWidget(self.capacity, 0, 5)
+        knows.addWidget(self.a_priori_range, 1, 1)
         knows.addWidget(self.percentage_known, 1, 2)
         knows.addWidget(self.run_button, 1, 5)
         knows.setColumnStretch(6, 1)
@@ -182,6 +198,16 @@ class AuditPanel(QWidget):
         column.addWidget(splitter, 1)
         self._capacity_kind_changed()
 
+    def set_rules(self, rules: dict | None) -> None:
+        """Assume the attacker the table's safety rules assume: the rule's range as a-priori bounds
+        and the rule's percentage known (the user may assume less or more)."""
+        self.a_priori.setCurrentIndex(list(A_PRIORI).index(APriori.RANGE))
+        self.a_priori_range.setValue(100 * rule_range(rules))
+        self.percentage_known.setChecked(True)
+
+    def _a_priori_changed(self) -> None:
+        self.a_priori_range.setEnabled(list(A_PRIORI)[self.a_priori.currentIndex()] is APriori.RANGE)
+
     def set_run_action(self, action) -> None:
         """The window's Audit action, run from this tab too (enabled when it is)."""
         self.run_button.setDefaultAction(action)
@@ -205,7 +231,8 @@ class AuditPanel(QWidget):
             value = self.capacity.value()
             capacity = Capacity(kind, value / 100 if kind is CapacityKind.RELATIVE else value)
         return AttackerKnowledge(a_priori=list(A_PRIORI)[self.a_priori.currentIndex()], capacity=capacity,
-                                 percentage_known=self.percentage_known.isChecked())
+                                 percentage_known=self.percentage_known.isChecked(),
+                                 a_priori_range=self.a_priori_range.value() / 100)
 
     def show_audit(self, project: Project, audit: AuditResult) -> None:
         """The audit's summary and cells."""
@@ -230,7 +257,9 @@ class AuditPanel(QWidget):
 
     @staticmethod
     def _assumptions(knowledge: AttackerKnowledge) -> str:
-        parts = [f"a-priori bounds: {A_PRIORI[knowledge.a_priori]}"]
+        bounds = (f"each value ± {figure(100 * knowledge.a_priori_range)} %" if knowledge.a_priori is APriori.RANGE
+                  else A_PRIORI[knowledge.a_priori])
+        parts = [f"a-priori bounds: {bounds}"]
         capacity = knowledge.capacity
         if capacity is not None:
             value = np.asarray(capacity.value, float)

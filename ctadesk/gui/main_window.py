@@ -460,6 +460,7 @@ class MainWindow(QMainWindow):
         self.model_panel.set_options(project.options or self.default_options())
         self.rules_panel.set_statistics(project.statistics)
         self.rules_panel.set_rules(project.rules)
+        self.audit_panel.set_rules(project.rules)
         self.log_pane.set_text(project.log)
         self.progress_plot.reset()
         if project.result is not None:
@@ -805,6 +806,7 @@ class MainWindow(QMainWindow):
             return False
         self._push(changes, "Apply safety rules")
         project.rules = rules_dict(rules)
+        self.audit_panel.set_rules(project.rules)
         self.rules_panel.show_counts(result)
         return True
 

@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QTabWidget,
+                               QVBoxLayout, QWidget)
 
 from ctadesk.app.files import project_quality
+from ctadesk.app.weight_advice import WeightAdvice
 from ctadesk.engine.methods.figures import figures
 from ctadesk.engine.quality.measures import QualityReport
 from ctadesk.engine.result import CTAResult
@@ -73,9 +75,11 @@ def summary_figures(report: QualityReport, result: CTAResult) -> dict[str, float
 
 
 class ResultsPanel(QTabWidget):
-    """cell_selected(list[int]) asks the table editor to show and select cells."""
+    """cell_selected(list[int]) asks the table editor to show and select cells;
+    inverse_weights_requested() asks for 1/value weights (the advice's button)."""
 
     cell_selected = Signal(list)
+    inverse_weights_requested = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -85,8 +89,22 @@ class ResultsPanel(QTabWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.summary.setWordWrap(True)
+        self.advice = QFrame(objectName="weight_advice", frameShape=QFrame.Shape.StyledPanel)
+        self.advice.setStyleSheet("#weight_advice { background: #fcf3cf; border: 1px solid #f1c40f }")
+        self.advice_text = QLabel("", objectName="weight_advice_text", wordWrap=True)
+        self.advice_cells: tuple[int, ...] = ()
+        self.advice_text.linkActivated.connect(lambda _: self.cell_selected.emit(list(self.advice_cells)))
+        self.use_inverse = QPushButton("Use 1/value weights", objectName="use_inverse_weights")
+        self.use_inverse.clicked.connect(self.inverse_weights_requested)
+        advice_row = QHBoxLayout(self.advice)
+        advice_row.setContentsMargins(6, 4, 6, 4)
+        advice_row.addWidget(self.advice_text, 1)
+        advice_row.addWidget(self.use_inverse)
+        self.advice.hide()
         summary_page = QWidget()
-        QVBoxLayout(summary_page).addWidget(self.summary)
+        summary_column = QVBoxLayout(summary_page)
+        summary_column.addWidget(self.advice)
+        summary_column.addWidget(self.summary, 1)
         self.heatmap = pg.PlotWidget(background="w")
         self.heatmap.setObjectName("heatmap")
         self.heatmap.invertY(True)
@@ -139,6 +157,14 @@ class ResultsPanel(QTabWidget):
         self.findings.clear()
         self.quality.show_report(None)
         self.show_terms(None)
+
+    def show_advice(self, advice: WeightAdvice | None) -> None:
+        """Say why 1/value weights would do better, with the button to use them (None: hide it)."""
+        self.advice.setVisible(advice is not None)
+        self.advice_cells = advice.cells if advice is not None else ()
+        if advice is not None:
+            self.advice_text.setText(f"{advice.text()} <a href='cells'>Show the cells</a>")
+            self.setCurrentIndex(0)
 
     def show_terms(self, report: Mapping[str, Any] | None) -> None:
         """The quality terms' report (TermsReport.as_dict()); its tab is shown only for a run with terms."""

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 
 from ctadesk.app.session import Session
-from ctadesk.engine.audit import AttackerKnowledge, AuditCancelled, AuditResult, Capacity
+from ctadesk.engine.audit import APriori, AttackerKnowledge, AuditCancelled, AuditResult, Capacity
 from ctadesk.engine.audit.verdicts import Verdicts
 from ctadesk.gui.audit_risk import RISK_COLOURS, RiskLevel
 from ctadesk.gui.main_window import AUDIT_CLEARED
@@ -109,6 +109,7 @@ def test_the_audit_runs_in_a_worker_and_its_result_fills_the_tab_grid_and_cell_p
 def test_a_known_percentage_puts_cells_at_risk_and_their_colour_legend_and_reasons_say_so(qtbot, window):
     solve_and_wait(qtbot, window, "lp")
     panel = window.audit_panel
+    panel.a_priori.setCurrentIndex(1)  # the table's bounds
     panel.capacity_kind.setCurrentIndex(2)  # at most a share of the value
     panel.capacity.setValue(20.0)
     panel.percentage_known.setChecked(True)
@@ -239,3 +240,15 @@ def test_the_internal_workbook_written_from_the_window_carries_the_audit(qtbot, 
     with zipfile.ZipFile(path) as book:
         after = " ".join(book.read(n).decode("utf-8", "replace") for n in book.namelist() if "workbook.xml" in n)
     assert "Audit" in after
+
+
+def test_the_default_attacker_is_the_one_the_rules_assume(window):
+    """Not an attacker who knows nothing (every cell 'safe, infinite width'): the rule's percentage
+    and each value to within the rule's range (q of a (p,q) rule, else 100 %)."""
+    panel = window.audit_panel
+    assert panel.knowledge() == AttackerKnowledge(a_priori=APriori.RANGE, percentage_known=True, a_priori_range=1.0)
+    panel.set_rules({"pq": [(10.0, 40.0)], "p_percent": [15.0]})
+    assert panel.knowledge().a_priori_range == pytest.approx(0.4)
+    panel.percentage_known.setChecked(False)
+    window.set_project(window.project)            # a table's rules set the attacker again
+    assert panel.knowledge() == AttackerKnowledge(a_priori=APriori.RANGE, percentage_known=True, a_priori_range=1.0)

@@ -6,7 +6,10 @@ tables a are consistent with everything an attacker knows.  Everything but the r
 A a = b is a range per cell, so the attacker's knowledge is a box lower <= a <= upper:
 
 * a-priori bounds: the problem's bounds l, u (Castro & González 2011, model (1); fixed cells are known
-  exactly), or only the sign of a table whose values are all non-negative;
+  exactly), only the sign of a table whose values are all non-negative, or each value to within
+  a share of itself, the range the safety rule assumes public (Cox 2005a, §2: any respondent
+  estimates any other's contribution to within q percent; the p% rule is the (p, q) rule with
+  q = 100 %), fixed cells known exactly and signs kept;
 * a suppressed release: the published (non-missing) cells are the originals;
 * a CTA release with the capacity known: a non-sensitive cell moved by at most its capacity,
   absolute |x - a| <= c or relative |x - a| <= c |a| (Cox 2005a, §2, the capacities
@@ -41,6 +44,7 @@ class APriori(str, enum.Enum):
 
     PROBLEM = "problem"  # the problem's bounds l, u (Castro & González 2011, model (1)); fixed cells exact
     SIGN = "sign"        # only that a table whose values are all >= 0 has no negative cell
+    RANGE = "range"      # each value to within AttackerKnowledge.a_priori_range of itself (the rule's q)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,15 +122,20 @@ class AttackerKnowledge:
     capacity          non-sensitive cells moved by at most this (a CTA release), or None
     percentage_known  the rule's percentage is public: each sensitive cell's protection levels
                       as a share of its value (used by the verdicts, see verdicts.py)
+    a_priori_range    with APriori.RANGE, the share of its value each original is known to
+                      within (1.0: +-100 %)
     """
 
     a_priori: APriori = APriori.PROBLEM
     published_exact: bool = False
     capacity: Capacity | None = None
     percentage_known: bool = False
+    a_priori_range: float = 1.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "a_priori", APriori(self.a_priori))
+        if not (np.isfinite(self.a_priori_range) and self.a_priori_range >= 0):
+            raise ProblemError(f"the a-priori range {self.a_priori_range} must be a finite share >= 0")
 
     @classmethod
     def for_release(cls, release: Release, **changes) -> AttackerKnowledge:
@@ -134,12 +143,20 @@ class AttackerKnowledge:
         return cls(published_exact=release.suppressed, **changes)
 
 
-def a_priori_bounds(problem: CTAProblem, a_priori: APriori) -> tuple[np.ndarray, np.ndarray]:
-    """The bounds on the originals that are public before the release."""
+def a_priori_bounds(problem: CTAProblem, a_priori: APriori, share: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds on the originals that are public before the release (``share``: the range of
+    APriori.RANGE)."""
     if a_priori is APriori.PROBLEM:
         return problem.lower.copy(), problem.upper.copy()
-    lower = np.zeros(problem.n_cells) if np.all(problem.values >= 0) else np.full(problem.n_cells, -np.inf)
-    return lower, np.full(problem.n_cells, np.inf)
+    nonnegative = bool(np.all(problem.values >= 0))
+    lower = np.zeros(problem.n_cells) if nonnegative else np.full(problem.n_cells, -np.inf)
+    if a_priori is APriori.SIGN:
+        return lower, np.full(problem.n_cells, np.inf)
+    a = problem.values
+    known = problem.lower == problem.upper
+    low, high = a - share * np.abs(a), a + share * np.abs(a)
+    return (np.where(known, a, np.maximum(low, lower) if nonnegative else low),
+            np.where(known, a, high))
 
 
 def attacker_box(problem: CTAProblem, release: Release, knowledge: AttackerKnowledge,
@@ -151,7 +168,7 @@ def attacker_box(problem: CTAProblem, release: Release, knowledge: AttackerKnowl
     """
     if release.published.size != problem.n_cells:
         raise ProblemError(f"the release has {release.published.size} cells, the table {problem.n_cells}")
-    lower, upper = a_priori_bounds(problem, knowledge.a_priori)
+    lower, upper = a_priori_bounds(problem, knowledge.a_priori, knowledge.a_priori_range)
     published = ~release.missing
     x = release.published
     if knowledge.published_exact:

@@ -23,8 +23,11 @@ import numpy as np
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
 
-#: default range of the extra share added to each protection level
-DEFAULT_SPREAD = (0.0, 0.25)
+#: default range of the extra share added to each protection level: at least 5 %, so no level
+#: where the bounds leave room is released at its required share (a factor of 1 + U(0, ...)
+#: put some cells within a rounding of original +- level, which an attacker knowing the rule's
+#: percentage reads back), and at most 25 %
+DEFAULT_SPREAD = (0.05, 0.25)
 #: room within this share of a required level is no room (bounds set at exactly value ± level)
 _SAME = 1e-9
 
@@ -84,6 +87,8 @@ class WideningReport:
     widened           sum of the widened levels
     extra_objective   weighted change of the widened table minus that of a table protected
                       at the required levels (None when only the widened problem was solved)
+    unwidened         levels > 0 left at their required value: the cell's bound sits at its
+                      safe value, so it could not be widened
     """
 
     seed: int
@@ -91,6 +96,7 @@ class WideningReport:
     required: float
     widened: float
     extra_objective: float | None = None
+    unwidened: int = 0
 
     @classmethod
     def of(cls, required: CTAProblem, widened: CTAProblem, seed: int,
@@ -99,7 +105,10 @@ class WideningReport:
         def total(problem: CTAProblem) -> float:
             return float(problem.lower_protection.sum() + problem.upper_protection.sum())
 
-        return cls(int(seed), (float(spread[0]), float(spread[1])), total(required), total(widened))
+        same = sum(int(np.count_nonzero((before > 0) & (after <= before * (1 + _SAME))))
+                   for before, after in ((required.lower_protection, widened.lower_protection),
+                                         (required.upper_protection, widened.upper_protection)))
+        return cls(int(seed), (float(spread[0]), float(spread[1])), total(required), total(widened), unwidened=same)
 
     def with_objectives(self, required_objective: float, widened_objective: float) -> WideningReport:
         """The report with the extra cost: objectives of the required and the widened solve."""
@@ -121,6 +130,8 @@ class WideningReport:
         ]
         if self.extra_objective is not None:
             rows.append(("extra weighted change from widening", self.extra_objective))
+        if self.unwidened:
+            rows.append(("protection levels not widened (bound at the safe value)", self.unwidened))
         return tuple(rows)
 
     def summary(self) -> str:
@@ -129,4 +140,7 @@ class WideningReport:
                 f"({self.required:g} -> {self.widened:g})")
         if self.extra_objective is not None:
             text += f", costing {self.extra_objective:g} more weighted change"
+        if self.unwidened:
+            text += (f"; {self.unwidened:,} level(s) not widened: the cell's bound is its safe value, so a "
+                     "release there is original ± the rule's share (widen those bounds to hide it)")
         return text

@@ -74,3 +74,19 @@ def test_the_box_is_widened_to_hold_an_original_rounded_out_of_it():
 def test_a_release_is_known_to_half_a_step_of_its_last_decimal(published, half_step):
     published = np.array(published)
     assert Release(published, np.isnan(published)).half_step() == pytest.approx(half_step)
+
+
+def test_the_rules_range_knows_each_value_to_within_its_share_fixed_cells_exactly():
+    problem = thesis_problem()
+    a = problem.values
+    low, high = attacker_box(problem, Release.adjusted(THESIS_L1.reshape(-1)),
+                             AttackerKnowledge(a_priori=APriori.RANGE, a_priori_range=0.5), 1e-9)
+    free = problem.lower != problem.upper
+    np.testing.assert_allclose(low[free], np.maximum(0.5 * a[free], 0))
+    np.testing.assert_allclose(high[free], 1.5 * a[free])
+    assert low[19] == high[19] == 136
+
+
+def test_a_negative_range_is_refused():
+    with pytest.raises(ProblemError, match="range"):
+        AttackerKnowledge(a_priori=APriori.RANGE, a_priori_range=-0.1)

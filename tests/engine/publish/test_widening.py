@@ -3,6 +3,8 @@ original ± a known share of it, from which the original is one of two numbers."
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import CTAProblem
@@ -95,3 +97,29 @@ def test_the_report_gives_the_extra_cost_and_keeps_the_seed_out_of_its_summary()
 def test_a_spread_that_is_not_two_shares_is_refused(spread):
     with pytest.raises(ProblemError, match="spread"):
         widen(table(), 1, spread=spread)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**63 - 1), room=st.floats(0.3, 10.0))
+def test_no_level_with_room_is_widened_by_less_than_the_spreads_minimum(seed, room):
+    """Where the bounds leave room, every level grows by at least DEFAULT_SPREAD[0] (never 0 %)."""
+    problem = table(upper_room=room * 10_000)
+    widened = widen(problem, seed)
+    up_ok, _ = problem.safe_value_fits()
+    room_up = problem.upper[problem.sensitive] - problem.values[problem.sensitive]
+    wide_enough = room_up >= (1 + DEFAULT_SPREAD[0]) * problem.upper_protection
+    factors = widened.upper_protection / problem.upper_protection
+    assert np.all(factors[up_ok & wide_enough] >= 1 + DEFAULT_SPREAD[0] - 1e-12)
+    assert np.all(widened.lower_protection / problem.lower_protection >= 1 + DEFAULT_SPREAD[0] - 1e-12)
+    assert DEFAULT_SPREAD[0] > 0
+
+
+def test_levels_a_bound_holds_at_the_safe_value_are_counted_and_said():
+    problem = table()
+    upper = problem.upper.copy()
+    upper[problem.sensitive] = problem.values[problem.sensitive] + problem.upper_protection  # no room to widen
+    tight = problem.replace(upper=upper)
+    report = WideningReport.of(tight, widen(tight, 9), 9)
+    assert report.unwidened == problem.n_sensitive      # every upper level stays at its bound, the lower ones grow
+    assert "3 level(s) not widened" in report.summary()
+    assert WideningReport.of(problem, widen(problem, 9), 9).unwidened == 0
