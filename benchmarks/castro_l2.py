@@ -5,6 +5,7 @@ against clarabel given the same quadratic program.
     .venv/bin/python benchmarks/castro_l2.py --instances hier133a table3 --repeats 5
     .venv/bin/python benchmarks/castro_l2.py --method l2         # one method on every instance
     .venv/bin/python benchmarks/castro_l2.py --sif DIR/NINE12.SIF DIR/NINENEW.SIF   # CUTEst's SIF files too
+    .venv/bin/python benchmarks/castro_l2.py --qdldl            # the Newton method with QDLDL alone too
 
 --sif reads J. Castro's tables as the CUTEst collection publishes them (SIF, the quadratic model over
 the deviations z with the senses in the bounds, weights on the diagonal of QMATRIX): the SIF files hold
@@ -15,8 +16,10 @@ conversions), with right-hand sides A a so that the deviations' model is the SIF
 Per instance: the method choose_method picks for (L2, fixed senses), its end-to-end seconds through
 solve() (build, solve, verify; median of --repeats) and objective; plain clarabel's seconds on the
 same model (min sum w (x - a)^2 over the deviations, relations, bounds and the senses' safe sides,
-its default settings, matrix building included) and objective; the ratio (issue 12's target: at
-most 1/2 on every instance) and the best known objective of the instance README.
+its default settings, matrix building included) and objective; the ratio (issues 12 and 34: at
+most 1/2 on every instance) and the best known objective of the instance README.  With --qdldl,
+where the choice is the Newton method, the same method with QDLDL as its only factoriser
+(newton_l2.FACTORISER), in the same turns, stopped at 3 times clarabel's seconds (marked >).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from ctadesk.engine.methods import METHODS, choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.solvers import newton_l2
 from ctadesk.engine.solvers.network import sense_bounds
 from ctadesk.io.jj import read_jj
 
@@ -119,23 +123,40 @@ def best_known() -> dict[str, float]:
     return table
 
 
-def compare(name: str, problem: CTAProblem, repeats: int, method: str | None, known: float) -> float:
-    """One line of the table: ours and clarabel's, timed in turns; the ratio of their medians."""
+def compare(name: str, problem: CTAProblem, repeats: int, method: str | None, known: float,
+            qdldl: bool = False) -> float:
+    """One line of the table: ours and clarabel's (and QDLDL's), timed in turns; the ratio of their medians."""
     method, _, parameters = ((method, "", {}) if method
                              else choose_method(problem, Distance.L2, Senses.FIXED, float("inf")))
-    seconds, reference = [], []
+    qdldl = qdldl and method == newton_l2.METHOD_L2
+    seconds, reference, alone = [], [], []
     for _ in range(repeats):
         began = time.perf_counter()
         result = solve(problem, method, SolveOptions(parameters=parameters))
         seconds.append(time.perf_counter() - began)
         reference.append(plain_clarabel(problem))
+        if qdldl:
+            alone.append(qdldl_alone(problem, parameters, 3 * reference[-1][0]))
     ours = statistics.median(seconds)
     theirs = statistics.median(seconds for seconds, _, _ in reference)
-    print(f"{name:>9} {problem.n_cells:>6} {problem.n_relations:>6} {method:>10} {ours:>8.2f} "
+    column = (f"{'>' if not alone[-1][1] else ' '}{statistics.median(s for s, _ in alone):>7.2f}" if qdldl
+              else f"{'':>8}")
+    print(f"{name:>9} {problem.n_cells:>6} {problem.n_relations:>6} {method:>10} {ours:>8.2f} {column} "
           f"{result.model_objective:>14.8g} {theirs:>10.2f} {reference[-1][1]:>14.8g} {ours / theirs:>6.2f} "
           f"{known:>14.8g}  {result.status.value}{'' if result.verified else ' NOT VERIFIED'}"
           f"{' (clarabel)' if 'network' in result.info else ''} / clarabel {reference[-1][2]}", flush=True)
     return ours / theirs
+
+
+def qdldl_alone(problem: CTAProblem, parameters: dict, time_limit: float) -> tuple[float, bool]:
+    """(seconds, whether it finished) of the Newton method with QDLDL as its only factoriser."""
+    factoriser, newton_l2.FACTORISER = newton_l2.FACTORISER, "qdldl"
+    try:
+        began = time.perf_counter()
+        result = solve(problem, newton_l2.METHOD_L2, SolveOptions(time_limit=time_limit, parameters=parameters))
+        return time.perf_counter() - began, result.verified
+    finally:
+        newton_l2.FACTORISER = factoriser
 
 
 def main() -> None:
@@ -144,14 +165,15 @@ def main() -> None:
     parser.add_argument("--sif", nargs="*", type=Path, default=[], help="CUTEst SIF files of the same model")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--method", choices=list(METHODS), help="this method instead of choose_method's")
+    parser.add_argument("--qdldl", action="store_true", help="the Newton method with QDLDL alone too")
     args = parser.parse_args()
     known = best_known()
     print(f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
-    print(f"{'instance':>9} {'cells':>6} {'rels':>6} {'method':>10} {'seconds':>8} {'objective':>14} "
+    print(f"{'instance':>9} {'cells':>6} {'rels':>6} {'method':>10} {'seconds':>8} {'qdldl s':>8} {'objective':>14} "
           f"{'clarabel s':>10} {'clarabel obj':>14} {'ratio':>6} {'best known':>14}  status")
-    ratios = [compare(name, load(name), args.repeats, args.method, known.get(name, float("nan")))
+    ratios = [compare(name, load(name), args.repeats, args.method, known.get(name, float("nan")), args.qdldl)
               for name in args.instances]
-    ratios += [compare(path.stem.lower(), load_sif(path), args.repeats, args.method, float("nan"))
+    ratios += [compare(path.stem.lower(), load_sif(path), args.repeats, args.method, float("nan"), args.qdldl)
                for path in args.sif]
     print(f"ratio: geometric mean {math.exp(statistics.fmean(map(math.log, ratios))):.2f}, worst {max(ratios):.2f}; "
           f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
