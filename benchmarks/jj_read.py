@@ -8,14 +8,21 @@ relation lines (io/jj.py's bulk reading), the rest (additivity, the problem's ch
 the CPU time of the whole read is printed beside the wall time.  The machine's load is
 printed with the figures: on a shared machine the best of the runs is the one to compare.
 
-    .venv/bin/python benchmarks/jj_read.py [FILE.jj] [--runs 5]
+With --solve the whole command the issue times, ``ctadesk solve FILE --senses-by fixed``
+(fixed-sense L1), runs once after the reads in a process of its own: its wall and CPU
+seconds are printed beside the read's (target: at most 3 s end to end for a million cells).
+
+    .venv/bin/python benchmarks/jj_read.py [FILE.jj] [--runs 5] [--solve]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -35,6 +42,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("file", nargs="?", help="a JJ file (default: the 1000 x 1000 Cox table)")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--solve", action="store_true", help="also time ctadesk solve FILE --senses-by fixed")
     args = parser.parse_args()
     from ctadesk.io import jj
 
@@ -74,6 +82,22 @@ def main() -> None:
     rest = totals[best] - sum(split[best].values())
     print("  best run by part: " + ", ".join(f"{name} {seconds:.3f} s" for name, seconds in split[best].items())
           + f", the rest {rest:.3f} s")
+    if args.solve:
+        _solve(path, min(cpu))
+
+
+def _solve(path: Path, read_cpu: float) -> None:
+    """Time ``ctadesk solve path --senses-by fixed`` in a child process: wall and CPU seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "ctadesk", "solve", str(path), "--senses-by", "fixed"],
+                          capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    last = (done.stdout.strip().splitlines() or [""])[-1]
+    print(f"  ctadesk solve --senses-by fixed: wall {wall:.2f} s, CPU {cpu:.2f} s (the read's CPU {read_cpu:.2f} s "
+          f"of it); target <= 3 s; load {os.getloadavg()[0]:.1f}; exit {done.returncode}: {last[:110]}")
 
 
 if __name__ == "__main__":
