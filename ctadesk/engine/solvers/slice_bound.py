@@ -33,7 +33,6 @@ import dataclasses
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from ctadesk.engine.budget import Budget
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
@@ -92,7 +91,11 @@ def relation_classes(relations: sp.csr_array) -> np.ndarray:
 
 def blocks(relations: sp.csr_array, kept: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     """The connected blocks of the relations ``kept`` (positions): their number, each cell's block
-    and each kept relation's (a cell in no kept relation is a block of its own)."""
+    and each kept relation's (a cell in no kept relation is a block of its own).  scipy.sparse.csgraph
+    (with scipy.linalg) loads here, when a bound is asked of slices: every claim check imports this
+    module, and a small table's solve needs none of it."""
+    from scipy.sparse.csgraph import connected_components
+
     part = sp.csr_array(relations)[kept]
     graph = sp.bmat([[None, part], [part.T, None]], format="csr")
     count, label = connected_components(graph, directed=False)
