@@ -76,3 +76,15 @@ def test_padding_follows_the_data_and_what_comes_after_it():
     buffer = padded(b"12 3", b"\n")
     assert buffer.tobytes() == b"12 3\n" + bytes(8)
     assert parse_whole(buffer, np.array([0, 3]), np.array([2, 4])).tolist() == [12, 3]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(list("0123456789")), min_size=1, max_size=30),
+       st.lists(_TOKENS.filter(lambda token: token.strip() == token and _readable(token)), max_size=10),
+       st.randoms())
+def test_mostly_single_digits_are_read_by_the_byte_as_float_reads_them(digits, others, random):
+    tokens = digits + others
+    random.shuffle(tokens)
+    values, whole = _parse(tokens)
+    assert np.array_equal(values.view(np.uint64), np.array([float(token) for token in tokens]).view(np.uint64))
+    assert whole.tolist() == [token.isdigit() and len(token) <= 8 for token in tokens]
