@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctadesk.app.files import ExportOutcome
+    from ctadesk.io.excel import ExportOutcome  # openpyxl: loaded by the export of a workbook
     from ctadesk.app.session import Session
 
     written = Session.open(args.project).export(args.kind, args.output)
