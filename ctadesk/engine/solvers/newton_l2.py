@@ -17,13 +17,17 @@ import math
 import time
 from collections.abc import Callable
 
-import cvxopt
 import numpy as np
 import qdldl
 import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from cvxopt import cholmod
+
+try:                                    # the optional extra ctadesk[cholmod] (cvxopt is GPL-3.0)
+    import cvxopt
+    from cvxopt import cholmod
+except ImportError:
+    cvxopt = cholmod = None
 
 from ctadesk.engine.errors import SolverError
 from ctadesk.engine.problem import CTAProblem
@@ -60,8 +64,23 @@ REUSE_ITERATIONS = 100
 #: where a factorisation costs a few solves (jjtabel3, toysarah) runs capped at 1-7 iterations
 #: failed 31 times out of 33
 REUSE_MIN_ITERATIONS = 10
-#: the factoriser of Newton systems on a fixed pattern (_Pattern): "cholmod", or "qdldl" alone
-FACTORISER = "cholmod"
+#: the factoriser of Newton systems on a fixed pattern (_Pattern): "cholmod" where cvxopt is
+#: installed, else "qdldl" alone
+FACTORISER = "qdldl" if cholmod is None else "cholmod"
+#: with QDLDL alone, relations added by a later round that make the Newton system's pattern (its
+#: entries over the movable cells) more than this many times the first round's hand the QP to
+#: clarabel: the added relations are other breakdowns of totals already broken down, which close
+#: cycles among the relations, and QDLDL's factor of such a system fills in.  J. Castro's CUTEst
+#: tables (benchmarks/castro_l2.py --sif), the pattern's growth and the factorisation before and
+#: after: hier13 x1.48 (0.008 s -> 0.19 s) and nine5d x1.46 (0.07 s -> 0.66 s), kept (0.18 s and
+#: 1.5 s in all against clarabel's 1.8 s and 14 s); hier16 x2.02 (0.05 s -> 9.9 s), ninenew
+#: x2.36 (0.02 s -> 7.1 s) and nine12 x3.03 (0.03 s -> 17.9 s), where clarabel took 15, 14 and
+#: 17 s for the whole QP in the same run.  Systems of fewer than GROWN_RELATIONS relations are
+#: kept whatever their growth: even a dense factor of them takes a fraction of a second (linked
+#: tables of a few dozen relations grow x2.1-2.8).  CHOLMOD's supernodal factor of the grown
+#: systems takes 0.1-0.2 s, and the Newton method keeps them (_Pattern)
+PATTERN_GROWTH = 1.75
+GROWN_RELATIONS = 1000
 
 
 def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
@@ -115,9 +134,12 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     method works on defining_relations' subset, then checks every relation; relations the answer
     breaks (non-nested breakdowns of one total) join the subset and the method goes on from its
     multipliers, at most BASIS_ROUNDS times.  The added relations close cycles among the
-    relations and fill the Newton system's factor in (_Pattern: CHOLMOD's supernodal Cholesky
-    keeps that to a fraction of a second on J. Castro's CUTEst tables).  Returns None when the
-    weights have zeros, the iteration does not converge or the options' budget ends first.
+    relations and fill the Newton system's factor in: CHOLMOD's supernodal Cholesky (_Pattern)
+    keeps that to a fraction of a second on J. Castro's CUTEst tables; with QDLDL alone, a
+    Newton system of at least GROWN_RELATIONS relations whose pattern is more than PATTERN_GROWTH
+    times the first round's goes to clarabel instead.  Returns None when the weights have zeros,
+    the pattern grows too much for QDLDL, the iteration does not converge or the options' budget
+    ends first.
     """
     weights = problem.weights
     if np.any(weights <= 0):
@@ -126,10 +148,16 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     d = problem.deviation_rhs
     row_scale = abs(A) @ np.maximum(np.abs(problem.values), 1.0)
     kept = defining_relations(A)
+    movable = lower < upper
+    first = np.flatnonzero(kept)
     pi = np.zeros(A.shape[0])
     notes = []
     for _ in range(BASIS_ROUNDS):
         rows = np.flatnonzero(kept)
+        if FACTORISER == "qdldl" and rows.size > first.size and rows.size >= GROWN_RELATIONS and (
+                growth := pattern_entries(A[rows], movable) / pattern_entries(A[first], movable)) > PATTERN_GROWTH:
+            notes.append(f"{rows.size} relations would grow the Newton system's pattern {growth:.2f} times")
+            return None, "; ".join(notes)
         z, pi[rows], note = _dual_newton(A[rows], d[rows], row_scale[rows], weights, lower, upper, pi[rows], options)
         notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
         if z is None:
@@ -139,6 +167,13 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
             return z, "; ".join(notes)
         kept |= broken
     return None, "; ".join(notes) + f"; relations still broken after {BASIS_ROUNDS} rounds"
+
+
+def pattern_entries(A: sp.csr_array, movable: np.ndarray) -> int:
+    """The entries of the Newton system A D A^T with every movable cell free: pairs of relations
+    that share a movable cell, each relation with itself included."""
+    incidence = sp.csr_array(A[:, np.flatnonzero(movable)] != 0, dtype=np.int8)
+    return int((incidence @ incidence.T).nnz)
 
 
 def _dual_newton(A: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray, lower: np.ndarray,
@@ -302,8 +337,7 @@ class _Pattern:
         self.indices = indices          # the upper triangle's CSC structure
         self.indptr = indptr
         self.diagonal = diagonal        # the positions of the diagonal entries
-        m = indptr.size - 1
-        self.system = cvxopt.spmatrix(0.0, indices.astype(int), np.repeat(np.arange(m), np.diff(indptr)), (m, m))
+        self.system: cvxopt.spmatrix | None = None     # CHOLMOD's copy of the system, and its analysis
         self.symbolic: object | None = None
         self.solver: qdldl.Solver | None = None
 
@@ -341,16 +375,18 @@ class _Pattern:
     def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
         """A solver of the system with these entries; it replaces the previous one's factors.
         Raises RuntimeError where QDLDL meets a zero pivot."""
+        m = self.indptr.size - 1
         if FACTORISER == "cholmod":
-            self.system.V = cvxopt.matrix(data)     # the pattern's CSC order is cvxopt's own
-            if self.symbolic is None:
+            if self.system is None:
+                self.system = cvxopt.spmatrix(0.0, self.indices.astype(int),
+                                              np.repeat(np.arange(m), np.diff(self.indptr)), (m, m))
                 self.symbolic = _cholmod_symbolic(self.system)
+            self.system.V = cvxopt.matrix(data)     # the pattern's CSC order is cvxopt's own
             try:
                 cholmod.numeric(self.system, self.symbolic)
                 return functools.partial(_cholmod_solve, self.symbolic)
             except ArithmeticError:
                 pass
-        m = self.indptr.size - 1
         system = sp.csc_matrix((data, self.indices, self.indptr), shape=(m, m))
         if self.solver is None:
             self.solver = qdldl.Solver(system, upper=True)

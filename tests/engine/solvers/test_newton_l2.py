@@ -16,11 +16,15 @@ from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.network import sense_bounds
-from ctadesk.engine.solvers.newton_l2 import _Pattern, _shift, solve_network_l2
+from ctadesk.engine.solvers.newton_l2 import _Pattern, _shift, cholmod, solve_network_l2
 from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.jj import read_jj
 from tests.engine.solvers.network_tables import hierarchical_table
+
+#: the factorisers installed: CHOLMOD comes with the optional extra ctadesk[cholmod]
+FACTORISERS = ["qdldl"] + (["cholmod"] if cholmod is not None else [])
+needs_cholmod = pytest.mark.skipif(cholmod is None, reason="cvxopt (ctadesk[cholmod]) is not installed")
 
 
 def test_l2_optimum_is_the_least_squares_table_of_the_thesis_example():
@@ -144,7 +148,7 @@ def test_l2_newton_agrees_with_clarabel_on_linked_tables(seed, a, b, c, magnitud
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.integers(1, 60), st.floats(0.0, 1.0),
-       st.sampled_from(["cholmod", "qdldl"]))
+       st.sampled_from(FACTORISERS))
 def test_newton_systems_on_a_fixed_pattern_equal_the_explicit_system(seed, m, n, share_free, factoriser):
     """_Pattern's entries for a free set, factorised by CHOLMOD or QDLDL, solve the same shifted
     system A D A^T + shift as one built from the free cells' columns: a free set only zeroes
@@ -194,6 +198,7 @@ def test_a_failed_ldl_factorisation_falls_back_to_the_general_one(monkeypatch):
     assert result.model_objective == pytest.approx(expected.model_objective, rel=1e-9)
 
 
+@needs_cholmod
 def test_a_system_cholmod_finds_not_positive_definite_goes_to_qdldl(monkeypatch):
     """CHOLMOD's Cholesky raises where a pivot is not positive (a Newton system singular up to its
     shift): QDLDL's LDL^T factorises it on the same pattern, and the table is the same."""
@@ -214,11 +219,13 @@ def test_a_system_cholmod_finds_not_positive_definite_goes_to_qdldl(monkeypatch)
     assert result.model_objective == pytest.approx(expected.model_objective, rel=1e-9)
 
 
+@needs_cholmod
 @pytest.mark.parametrize("seed", range(3))
 def test_cholmod_and_qdldl_give_the_same_table_through_a_second_round(monkeypatch, seed):
     """Linked tables share a margin, so a second round adds the second table's breakdowns of it and
-    fills the Newton system: the Newton method solves it itself with either factoriser, and the
-    two tables agree to the method's accuracy."""
+    fills the Newton system: the Newton method solves it itself with either factoriser (a system
+    this small is kept by QDLDL too: GROWN_RELATIONS), and the two tables agree to the method's
+    accuracy."""
     from ctadesk.engine.solvers import newton_l2
     from ctadesk.engine.table.generate import OfficeDimension, linked_office_tables
 
@@ -233,3 +240,34 @@ def test_cholmod_and_qdldl_give_the_same_table_through_a_second_round(monkeypatc
     cholmod, qdldl = results["cholmod"], results["qdldl"]
     assert cholmod.model_objective == pytest.approx(qdldl.model_objective, rel=1e-9)
     np.testing.assert_allclose(cholmod.values, qdldl.values, rtol=1e-7, atol=1e-7 * np.abs(problem.values).max())
+
+
+def test_l2_newton_with_qdldl_alone_hands_the_qp_to_clarabel_where_added_relations_fill_its_system(monkeypatch):
+    """With QDLDL alone, where a later round grows a big enough Newton system's pattern more than
+    PATTERN_GROWTH times the QP goes to clarabel, with the same table (up to clarabel's accuracy);
+    else the Newton method goes on itself; CHOLMOD keeps every such system."""
+    from ctadesk.engine.solvers import newton_l2
+    from ctadesk.engine.table.generate import OfficeDimension, linked_office_tables
+
+    problem = linked_office_tables(OfficeDimension((3, 4)), (OfficeDimension((3,)), OfficeDimension((2, 3))),
+                                   seed=4)
+    monkeypatch.setattr(newton_l2, "FACTORISER", "qdldl")
+    itself = solve_network_l2(problem)
+    assert itself.verified and "network" not in itself.info
+    assert len(re.findall(r"L2 dual Newton: \d+ iterations", itself.log)) == 2          # a second round
+    monkeypatch.setattr(newton_l2, "GROWN_RELATIONS", 1)
+    monkeypatch.setattr(newton_l2, "PATTERN_GROWTH", 1.0)
+    handed = solve_network_l2(problem)
+    assert handed.verified and "grow the Newton system's pattern" in handed.info["network"]
+    assert handed.model_objective == pytest.approx(itself.model_objective, rel=1e-6)
+    if cholmod is not None:
+        monkeypatch.setattr(newton_l2, "FACTORISER", "cholmod")
+        assert "network" not in solve_network_l2(problem).info
+
+
+def test_pattern_entries_count_pairs_of_relations_sharing_a_movable_cell():
+    from ctadesk.engine.solvers.newton_l2 import pattern_entries
+
+    A = sp.csr_array(np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 1]], float))
+    assert pattern_entries(A, np.ones(4, bool)) == 3 + 2              # the diagonal and (0, 1), (1, 0)
+    assert pattern_entries(A, np.array([True, False, True, True])) == 3
