@@ -52,6 +52,7 @@ from ctadesk.app.formats import (
 )
 from ctadesk.app.job import engine_solve
 from ctadesk.app.request import AUTO
+from ctadesk.app.sense_conflicts import conflicting_cells, describe
 from ctadesk.app.rules import rules_dict
 from ctadesk.app.session import Change, Edit, Session
 from ctadesk.app.weight_advice import after_run, before_run
@@ -1038,8 +1039,14 @@ class MainWindow(QMainWindow):
         state = "protected table" if result.protected else "no protected table"
         said = f"{result.status.value.replace('_', ' ')}: {state}" + (f" — {result.message}" if result.message else "")
         self.statusBar().showMessage(f"{method_label(result.method)} finished: {result.status.value}", 10000)
+        failed_senses = protection.request.senses == "fixed" and not result.protected
         if not self.session.keep(protection):  # the table found before stays in view
             self.session.say(f"{said}. The result before this run is kept.")
+            if failed_senses:
+                self._offer_optimal_senses(protection)
+            return
+        if failed_senses:
+            self._offer_optimal_senses(protection)
             return
         self.project.log = self.log_pane.toPlainText()
         self.session.say(said)
@@ -1047,6 +1054,31 @@ class MainWindow(QMainWindow):
                                  else after_run(protection.required, result.values))
         if result.protected and not protection.precision_met:
             self._offer_precision(protection)
+
+    def _offer_optimal_senses(self, protection: Protection) -> None:
+        """A fixed-sense run found no table: name the cells whose senses conflict
+        (app/sense_conflicts.py) and offer, in one click, to let the solver choose the senses and
+        protect again."""
+        senses = self.model_panel.senses
+        if senses.findData("optimal") < 0:
+            return
+        problem = protection.solved
+        given = problem.effective_senses
+        cells = conflicting_cells(problem, given)
+        named = f"These senses cannot all hold: {describe(problem, given, cells)}." if cells else (
+            "The senses given (or chosen by ordering) cannot all hold.")
+        given_here = [c for c in cells if self.project.senses[c] != 0]
+        free = " (the senses set by hand on these cells are freed, undoably)" if given_here else ""
+        if self.confirm("The senses given conflict",
+                        f"{protection.result.message or 'No table satisfies the senses given'}.\n\n{named}\n\n"
+                        f"Use optimal senses (the solver chooses each sensitive cell's direction){free} and "
+                        "protect again?"):
+            def again() -> None:  # once the run that failed has ended
+                if given_here:
+                    self.set_senses(np.array(given_here), 0)
+                senses.setCurrentIndex(senses.findData("optimal"))
+                self.protect()
+            QTimer.singleShot(0, self, again)
 
     def _advise_weights_before_run(self) -> None:
         """On a table not yet protected whose weights would be one value (unit, or the table's own
