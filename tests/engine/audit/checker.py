@@ -10,14 +10,23 @@ from ctadesk.engine.problem import CTAProblem
 
 
 def box(problem: CTAProblem, published: np.ndarray, missing: np.ndarray, *, exact: bool,
-        capacity: tuple[str, float] | None, sign_only: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The attacker's bounds on each original value, one cell at a time."""
+        capacity: tuple[str, float] | None, sign_only: bool,
+        value_range: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The attacker's bounds on each original value, one cell at a time (``value_range``: each
+    value known a priori to within that share of itself, fixed cells exactly, signs kept)."""
     n = problem.n_cells
     lower, upper = np.empty(n), np.empty(n)
     sensitive = set(problem.sensitive.tolist())
     for i in range(n):
+        a = problem.values[i]
         if sign_only:
             lower[i], upper[i] = (0.0 if problem.values.min() >= 0 else -np.inf), np.inf
+        elif value_range is not None and problem.lower[i] == problem.upper[i]:
+            lower[i] = upper[i] = a
+        elif value_range is not None:
+            lower[i], upper[i] = a - value_range * abs(a), a + value_range * abs(a)
+            if problem.values.min() >= 0:
+                lower[i] = max(lower[i], 0.0)
         else:
             lower[i], upper[i] = problem.lower[i], problem.upper[i]
         x = published[i]

@@ -37,7 +37,9 @@ class Case:
     def expected(self) -> tuple[np.ndarray, np.ndarray]:
         lower, upper = checker.box(self.problem, np.nan_to_num(self.release.published), self.release.missing,
                                    exact=self.knowledge.published_exact, capacity=self.capacity,
-                                   sign_only=self.knowledge.a_priori is APriori.SIGN)
+                                   sign_only=self.knowledge.a_priori is APriori.SIGN,
+                                   value_range=(self.knowledge.a_priori_range
+                                                if self.knowledge.a_priori is APriori.RANGE else None))
         return checker.intervals(self.problem, lower, upper)
 
 
@@ -64,18 +66,20 @@ def cases(draw) -> Case:
     problem = CTAProblem(values, structure.relations(), lower=0.0, fixed=fixed, sensitive=sensitive,
                          lower_protection=lpl, upper_protection=upl)
     a_priori = draw(st.sampled_from(list(APriori)))
+    value_range = draw(st.sampled_from([0.5, 1.0]))
     if draw(st.booleans()):
         missing = np.zeros(values.size, bool)
         missing[sensitive] = True
         missing[rng.random(values.size) < 0.3] = True
         release = Release(values, missing)
-        return Case(problem, release, AttackerKnowledge(a_priori=a_priori, published_exact=True), None)
+        return Case(problem, release, AttackerKnowledge(a_priori=a_priori, published_exact=True,
+                                                        a_priori_range=value_range), None)
     kind = draw(st.sampled_from(["abs", "rel"]))
     share = draw(st.floats(0.05, 0.6))
     c = share * magnitude if kind == "abs" else share
     step = rng.uniform(-0.9, 0.9, values.size) * (c if kind == "abs" else c * values)
     published = np.where(problem.fixed, values, values + step)
-    knowledge = AttackerKnowledge(a_priori=a_priori, capacity=Capacity(kind, c))
+    knowledge = AttackerKnowledge(a_priori=a_priori, capacity=Capacity(kind, c), a_priori_range=value_range)
     return Case(problem, Release.adjusted(published), knowledge, (kind, c))
 
 
