@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.sparse import csgraph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
+from scipy.sparse import csgraph
 
 from ctadesk.engine.audit.batches import independent_batch
 from ctadesk.engine.audit.flows import FEASIBILITY, FlowTables
