@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QTabWidget,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -234,7 +235,16 @@ class MainWindow(QMainWindow):
         self.model_panel = ModelPanel(available_methods())
         QVBoxLayout(protect_box).addWidget(self.model_panel)
 
-        save_box = QGroupBox("4  Save and export")
+        audit_box = QGroupBox("4  Audit")
+        self.audit_step = QLabel("What an attacker can deduce from the protected table, before it is released "
+                                 "(F6).", objectName="audit_step", wordWrap=True)
+        self.audit_button = QToolButton(objectName="audit_step_button")
+        self.audit_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        audit_column = QVBoxLayout(audit_box)
+        audit_column.addWidget(self.audit_step)
+        audit_column.addWidget(self.audit_button)
+
+        save_box = QGroupBox("5  Save and export")
         self.save_button = QPushButton("Save project…", objectName="save")
         self.save_button.clicked.connect(self.save)
         self.export_button = QPushButton("Export…", objectName="export")
@@ -242,7 +252,7 @@ class MainWindow(QMainWindow):
         saves.addWidget(self.save_button)
         saves.addWidget(self.export_button)
 
-        for group in (table_box, rules_box, protect_box, save_box):
+        for group in (table_box, rules_box, protect_box, audit_box, save_box):
             column.addWidget(group)
         column.addStretch(1)
         guard_wheel(panel)
@@ -387,6 +397,7 @@ class MainWindow(QMainWindow):
         run_menu.addAction(self._action("&Reset the options to the defaults", self.reset_options, None,
                                         "act_reset_options"))
         self.audit_panel.set_run_action(self.audit_action)
+        self.audit_button.setDefaultAction(self.audit_action)
         tools_menu = self.menuBar().addMenu("&Tools")
         tools_menu.addAction(self._action("Optimal &releases…", self.show_releases, None, "act_releases"))
         self.toolbar = QToolBar("Main", self, objectName="main_toolbar")
@@ -764,6 +775,10 @@ class MainWindow(QMainWindow):
         if self._busy():
             self.statusBar().showMessage("Wait for the job running to end (or cancel it) first.", 5000)
             return False
+        if (export_of(kind).requires is not Requires.NOTHING and self.project.result is not None
+                and self.project.result.protected and self.audit_result is None):
+            self.log_pane.append_lines([f"{Path(path).name}: written without an audit of this result; step 4, Audit "
+                                        "(F6), shows what an attacker can deduce from it."])
         self._exporting = path = Path(path)
         self._exported_ok = False
         self.solve_state.setText(f"Writing {path.name}…")
