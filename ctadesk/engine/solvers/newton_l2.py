@@ -70,15 +70,11 @@ FACTORISER = "qdldl" if cholmod is None else "cholmod"
 #: with QDLDL alone, relations added by a later round that make the Newton system's pattern (its
 #: entries over the movable cells) more than this many times the first round's hand the QP to
 #: clarabel: the added relations are other breakdowns of totals already broken down, which close
-#: cycles among the relations, and QDLDL's factor of such a system fills in.  J. Castro's CUTEst
-#: tables (benchmarks/castro_l2.py --sif), the pattern's growth and the factorisation before and
-#: after: hier13 x1.48 (0.008 s -> 0.19 s) and nine5d x1.46 (0.07 s -> 0.66 s), kept (0.18 s and
-#: 1.5 s in all against clarabel's 1.8 s and 14 s); hier16 x2.02 (0.05 s -> 9.9 s), ninenew
-#: x2.36 (0.02 s -> 7.1 s) and nine12 x3.03 (0.03 s -> 17.9 s), where clarabel took 15, 14 and
-#: 17 s for the whole QP in the same run.  Systems of fewer than GROWN_RELATIONS relations are
-#: kept whatever their growth: even a dense factor of them takes a fraction of a second (linked
-#: tables of a few dozen relations grow x2.1-2.8).  CHOLMOD's supernodal factor of the grown
-#: systems takes 0.1-0.2 s, and the Newton method keeps them (_Pattern)
+#: cycles among the relations, and QDLDL's factor of such a system fills in (J. Castro's CUTEst
+#: tables nine12, ninenew and hier16; benchmarks/castro_l2.py --sif --qdldl prints the Newton
+#: method with QDLDL alone beside clarabel).  Systems of fewer than GROWN_RELATIONS relations are
+#: kept whatever their growth: even a dense factor of them takes a fraction of a second.  CHOLMOD's
+#: supernodal factor keeps grown systems cheap, and with it the Newton method keeps them all
 PATTERN_GROWTH = 1.75
 GROWN_RELATIONS = 1000
 
@@ -325,7 +321,7 @@ class _Pattern:
     (``spread`` maps D to them) and a numeric factorisation.
 
     The factorisation is CHOLMOD's supernodal Cholesky (Chen, Davis, Hager and Rajamanickam 2008,
-    through cvxopt), which works on dense blocks of columns with one structure where the factor
+    through cvxopt, the optional extra ctadesk[cholmod]), which works on dense blocks of columns with one structure where the factor
     fills in; QDLDL's LDL^T (Stellato et al. 2020), column by column, where CHOLMOD finds a pivot
     not positive (a system singular up to its shift) or FACTORISER says so.  CHOLMOD gains most
     on second rounds, whose added relations close cycles and fill the factor, as on J. Castro's
@@ -397,10 +393,10 @@ class _Pattern:
 
 def _cholmod_symbolic(system: cvxopt.spmatrix) -> object:
     """CHOLMOD's ordering and symbolic factorisation of the upper triangle ``system``, supernodal or
-    simplicial as CHOLMOD judges by the factor's flops per entry (its option supernodal=1, cvxopt's
-    default being supernodal always): simplicial where the factor barely fills, as on J. Castro's
-    toysarah, jjtabel3 and hie1327d (967-1425 relations), where a supernodal step took 0.2-0.3 ms
-    and 0.05-0.09 ms a solve against 0.04-0.24 ms and 0.01-0.02 ms."""
+    simplicial as CHOLMOD judges by the factor's flops per entry (its option supernodal=1; cvxopt's
+    default is supernodal always): simplicial where the factor barely fills (J. Castro's toysarah,
+    jjtabel3 and hie1327d), where supernodes' blocks cost more than they save and QDLDL's column
+    by column factorisation would be the faster."""
     previous = cholmod.options.get("supernodal")
     cholmod.options["supernodal"] = 1
     try:
