@@ -28,8 +28,10 @@ again, not copied here:
   fallback (on the cross-check instances of a few hundred cells the Newton method does not always
   converge, where clarabel then solves them).  Where the relations that define the totals are
   not all (linked tables, second breakdowns of a total) the Newton method adds the ones its
-  answer breaks, which fills its Newton system in; CHOLMOD's supernodal Cholesky factorises it
-  where QDLDL took seconds a step (J. Castro's CUTEst tables: benchmarks/castro_l2.py --sif).
+  answer breaks, which fills its Newton system in; CHOLMOD's supernodal Cholesky (the extra
+  ctadesk[cholmod]) factorises it where QDLDL took seconds a step, and with QDLDL alone the Newton
+  method hands such a QP to clarabel (J. Castro's CUTEst tables: benchmarks/castro_l2.py --sif
+  --qdldl prints both beside clarabel).
 - optimal senses: the exact MILP alone on small problems (HiGHS proves 10x10 tables optimal
   within seconds), else the portfolio with learning beside the MILP, the best at 60 s on 3-D
   tables against the plain MILP, and even with it on 2-D ones where HiGHS finds good tables
