@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QLocale, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemDelegate,
     QComboBox,
@@ -24,9 +24,9 @@ from ctadesk.gui.audit_risk import AuditLegend
 from ctadesk.gui.table_model import CellTableModel, Display, SliceLayout
 from ctadesk.io.project import Project
 
-#: cells (evenly spread over the slice) and column labels whose width the columns are fitted to
-FITTED_CELLS = 200
-FITTED_LABELS = 2000
+#: rows at the top and at the bottom of the slice whose texts every column is fitted to (besides
+#: each column's widest numbers)
+FITTED_ROWS = 3
 MIN_COLUMN_WIDTH, MAX_COLUMN_WIDTH = 48, 320
 
 
@@ -141,6 +141,10 @@ class TableEditor(QWidget):
         super().__init__(parent)
         self.model = CellTableModel(self)
         self.model.numbers_changed.connect(self.fit_columns)
+        #: columns whose width the user chose (kept until another table is shown)
+        self._chosen_widths: set[int] = set()
+        self._fitting = False
+        self._labels_measured: tuple[SliceLayout | None, np.ndarray] = (None, np.zeros(0, np.int64))
         self.view = QTableView()
         self.view.setObjectName("table_view")
         self.view.setModel(self.model)
@@ -152,6 +156,7 @@ class TableEditor(QWidget):
         for header in (self.view.horizontalHeader(), self.view.verticalHeader()):
             header.setSectionsClickable(True)
         self.view.horizontalHeader().setDefaultSectionSize(84)
+        self.view.horizontalHeader().sectionResized.connect(self._column_resized)
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.verticalHeader().sectionDoubleClicked.connect(lambda s: self.toggle_collapsed(Qt.Orientation.Vertical, s))
         self.view.horizontalHeader().sectionDoubleClicked.connect(lambda s: self.toggle_collapsed(Qt.Orientation.Horizontal, s))
@@ -245,10 +250,16 @@ class TableEditor(QWidget):
 
     # ------------------------------------------------------------------ API
     def set_project(self, project: Project) -> None:
-        self.model.set_project(project)
-        self.audit_legend.show_audit(None)
-        self.slices.set_project(project)
+        """Show a table: the slice selector set first (quietly), then the model reset once on its slice."""
+        self.slices.blockSignals(True)
+        try:
+            self.slices.set_project(project)
+        finally:
+            self.slices.blockSignals(False)
+        self._chosen_widths = set()
         self._collapsed = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
+        self.model.set_project(project, self.slices.layout_for())
+        self.audit_legend.show_audit(None)
         self._width_rows_header()
 
     def show_audit(self, audit: AuditResult | None) -> None:
@@ -325,39 +336,92 @@ class TableEditor(QWidget):
 
     def _set_layout(self, layout: SliceLayout) -> None:
         """Show another slice; every collapsed subtotal opens again (its codes may belong to another dimension)."""
-        self.model.set_layout(layout)
+        self._chosen_widths = set()
+        self.model.set_layout(layout)  # fits the columns
         self._collapsed = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
         for header in (self.view.verticalHeader(), self.view.horizontalHeader()):
-            for section in range(header.count()):
-                if header.isSectionHidden(section):
-                    header.showSection(section)
+            if header.hiddenSectionCount():
+                for section in range(header.count()):
+                    if header.isSectionHidden(section):
+                        header.showSection(section)
         self._width_rows_header()
-        self.fit_columns()
 
     def _display_changed(self, position: int) -> None:
         self.model.set_display(list(Display)[position])
 
+    def _column_resized(self, column: int, old: int, new: int) -> None:
+        if not self._fitting:
+            self._chosen_widths.add(column)
+
     def fit_columns(self) -> None:
-        """Give every column the width of the widest content among the column labels and a sample
-        of the slice's cells (its largest, smallest and largest in magnitude among them: in the
-        table's one format the longest texts); a column the user resized keeps its width."""
+        """Give every column the width of its label and of its longest text (a column the user
+        resized keeps its width).  One text a column is formatted and measured: the longest by
+        numpy's count of characters (CellTableModel.text_lengths) among the column's largest and
+        smallest numbers and those of the first and last FITTED_ROWS rows.  Totals are bold, so
+        texts are measured bold, with the margins and the sense icon the view adds (calibrated on
+        one cell); the labels' widths are measured once a slice."""
         model = self.model
-        if model.project is None:
+        if model.project is None or not model.columnCount():
             return
         cells = model.layout_.cells
+        n_rows, n_columns = cells.shape
+        rows = np.unique(np.r_[0:min(FITTED_ROWS, n_rows), max(0, n_rows - FITTED_ROWS):n_rows])
+        candidates = cells[rows]
+        shown = model.shown_values(cells.reshape(-1))
+        if shown is not None:
+            finite = np.where(np.isfinite(shown), shown, 0.0).reshape(cells.shape)
+            extremes = cells[np.stack([np.argmax(finite, axis=0), np.argmin(finite, axis=0)]), np.arange(n_columns)]
+            candidates = np.concatenate([candidates, extremes])
+            lengths = model.text_lengths(model.shown_values(candidates.reshape(-1)).reshape(candidates.shape))
+            longest = lengths == lengths.max(axis=0)  # ties: signs and digits differ a little in width
+        else:
+            longest = np.zeros(candidates.shape, bool)
+            longest[0] = True
+        bold = QFontMetrics(model._bold)
+        margin, icon = self._cell_margins()
+        extra = margin + np.where(model.project.sensitive[cells].any(axis=0), icon, 0)
+        measured = {int(cell): bold.horizontalAdvance(model.display_text(int(cell)))
+                    for cell in np.unique(candidates[longest])}
+        text = np.zeros(n_columns, np.int64)
+        np.maximum.at(text, np.nonzero(longest)[1], np.fromiter(map(measured.__getitem__, candidates[longest].tolist()),
+                                                                np.int64))
+        widths = np.clip(np.maximum(self._label_widths(), text + extra), MIN_COLUMN_WIDTH, MAX_COLUMN_WIDTH)
         header = self.view.horizontalHeader()
-        metrics = header.fontMetrics()
-        labels = (model.headerData(c, Qt.Orientation.Horizontal) for c in range(min(cells.shape[1], FITTED_LABELS)))
-        width = max((metrics.horizontalAdvance(str(label)) + 16 for label in labels), default=0)
-        flat = cells.reshape(-1)
-        sample = flat[np.linspace(0, flat.size - 1, min(flat.size, FITTED_CELLS)).astype(np.int64)]
-        shown = model.shown_values(flat)
-        if shown is not None and flat.size:
-            finite = np.where(np.isfinite(shown), shown, 0.0)
-            sample = np.concatenate([sample, flat[[np.argmax(finite), np.argmin(finite), np.argmax(np.abs(finite))]]])
-        for cell in np.unique(sample):
-            width = max(width, self.view.sizeHintForIndex(model.index(*model.layout_.position(int(cell)))).width())
-        header.setDefaultSectionSize(min(MAX_COLUMN_WIDTH, max(MIN_COLUMN_WIDTH, width + 4)))
+        self._fitting = True
+        try:
+            for column, width in enumerate(widths.tolist()):
+                if column not in self._chosen_widths and header.sectionSize(column) != width:
+                    header.resizeSection(column, width)
+        finally:
+            self._fitting = False
+
+    def _label_widths(self) -> np.ndarray:
+        """The widths the column labels of the slice shown need (measured once a slice)."""
+        layout = self.model.layout_
+        if self._labels_measured[0] is not layout:
+            metrics = self.view.horizontalHeader().fontMetrics()
+            widths = np.fromiter((metrics.horizontalAdvance(str(self.model.headerData(c, Qt.Orientation.Horizontal)))
+                                  for c in range(layout.cells.shape[1])), np.int64, layout.cells.shape[1])
+            self._labels_measured = (layout, widths + 16)
+        return self._labels_measured[1]
+
+    def _cell_margins(self) -> tuple[int, int]:
+        """What the view adds to a cell's text width (its margins) and what a sense icon adds more,
+        read from the view's size hints of a cell without and a cell with an icon (in their fonts)."""
+        model = self.model
+        cells = model.layout_.cells
+        sensitive = model.project.sensitive[cells]
+
+        def added(row: int, column: int) -> int:
+            index = model.index(row, column)
+            font = model.data(index, Qt.ItemDataRole.FontRole) or self.view.font()
+            text = QFontMetrics(font).horizontalAdvance(model.display_text(model.cell_at(row, column)))
+            return self.view.sizeHintForIndex(index).width() - text
+
+        plain, marked = np.argwhere(~sensitive)[:1], np.argwhere(sensitive)[:1]
+        margin = added(*map(int, plain[0])) if plain.size else 8
+        icon = added(*map(int, marked[0])) - margin if marked.size else self.view.iconSize().width() + 8
+        return max(margin, 0) + 2, max(icon, 0) + 2
 
     def _width_rows_header(self) -> None:
         project = self.model.project

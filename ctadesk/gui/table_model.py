@@ -7,6 +7,7 @@ one index array of the slice and nothing per cell until it scrolls into view.
 from __future__ import annotations
 
 import enum
+import math
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPointF, Qt, Signal
@@ -52,6 +53,12 @@ STATUS_NAMES = {CellStatus.SAFE: "safe", CellStatus.SENSITIVE: "sensitive (prima
 SENSE_NAMES = {1: "up", -1: "down", 0: "free"}
 #: most contributions the cell information lists
 SHOWN_CONTRIBUTIONS = 5
+#: the roles data() answers, as the ints the view passes
+_DISPLAY, _EDIT, _DECORATION, _BACKGROUND, _FOREGROUND, _TOOLTIP, _ALIGNMENT, _FONT = (int(role.value) for role in (
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.DecorationRole,
+    Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.ToolTipRole,
+    Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.FontRole))
+_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 
 
 def editable_text(value: float) -> str:
@@ -96,16 +103,14 @@ class SliceLayout:
         if self.column_dim is None and len(shape) > 1:
             self.column_dim = 1 if row_dim != 1 else 0
         self.fixed = {d: (fixed or {}).get(d, 0) for d in range(len(shape)) if d not in (row_dim, self.column_dim)}
-        index: list = []
-        for d in range(len(shape)):
-            if d == row_dim:
-                index.append(np.arange(shape[d])[:, None])
-            elif d == self.column_dim:
-                index.append(np.arange(shape[d])[None, :])
-            else:
-                index.append(np.array([[self.fixed[d]]]))
-        cells = np.ravel_multi_index(np.broadcast_arrays(*index), shape)
-        self.cells = cells if len(shape) > 1 else cells.reshape(-1, 1)
+        strides = np.cumprod((1, *shape[:0:-1]))[::-1]  # of the flat (C-order) index
+        offset = sum(int(k) * int(strides[d]) for d, k in self.fixed.items())
+        rows = np.arange(shape[row_dim], dtype=np.int64) * strides[row_dim] + offset
+        if self.column_dim is None:
+            self.cells = rows.reshape(-1, 1)
+        else:
+            columns = np.arange(shape[self.column_dim], dtype=np.int64) * strides[self.column_dim]
+            self.cells = rows[:, None] + columns[None, :]
 
     def position(self, cell: int) -> tuple[int, int] | None:
         """(row, column) of a flat cell in this slice, or None when it lies in another slice."""
@@ -164,19 +169,24 @@ class CellTableModel(QAbstractTableModel):
         self.numbers = TableFormat(table_decimals(*shown), self.numbers.locale)
 
     def set_layout(self, layout: SliceLayout) -> None:
+        """Show another slice: its shape may differ, so the view starts afresh (only its visible cells are read)."""
         self.beginResetModel()
         self.layout_ = layout
         self.endResetModel()
+        self.numbers_changed.emit()
 
     def set_display(self, display: Display) -> None:
+        """Show other numbers of the same cells: their texts (and widths) change, the table does not."""
         self.display = display
-        self.refresh()
+        self._repaint()
+        self.numbers_changed.emit()
 
     def set_audit(self, audit: AuditResult | None) -> None:
         """Show (or, with None, stop showing) the disclosure audit of the project's protected table:
-        audited cells coloured by risk level while colour_by_audit, their interval in the facts."""
+        audited cells coloured by risk level while colour_by_audit, their interval in the facts.
+        Only colours change: the view repaints the cells it shows."""
         self._set_audit(audit)
-        self.refresh()
+        self._repaint()
 
     def _set_audit(self, audit: AuditResult | None) -> None:
         self.audit = audit
@@ -189,19 +199,24 @@ class CellTableModel(QAbstractTableModel):
 
     def set_colour_by_audit(self, on: bool) -> None:
         self.colour_by_audit = on
-        self.refresh()
+        self._repaint()
 
     def risk_level(self, cell: int) -> RiskLevel:
         """How the cell fares in the audit shown (NOT_AUDITED without one, or for a cell not audited)."""
         return RiskLevel(int(self._risk[cell])) if self._risk.size else RiskLevel.NOT_AUDITED
 
     def refresh(self) -> None:
-        """Tell the view every cell may have changed (it re-reads only what it shows)."""
+        """The values (or the result) changed: the table's format again, and every cell may show
+        another number (the view re-reads only what it shows; the editor fits its columns again)."""
         if self.project is not None:
             self._set_numbers()
+        self._repaint()
+        self.numbers_changed.emit()
+
+    def _repaint(self) -> None:
+        """Tell the view every cell may look different: one dataChanged over the slice, not a reset."""
         if self.rowCount() and self.columnCount():
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
-        self.numbers_changed.emit()
 
     # ------------------------------------------------------------- reading
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
@@ -245,13 +260,42 @@ class CellTableModel(QAbstractTableModel):
         return relative_change(original, adjusted[cells])
 
     def shown_value(self, cell: int) -> float | None:
-        """What the current display shows for one cell (None without a result to show)."""
-        shown = self.shown_values(np.array([cell]))
-        return None if shown is None else float(shown[0])
+        """What the current display shows for one cell (None without a result to show): scalar
+        arithmetic, as the view asks cell by cell."""
+        a = float(self.project.values[cell])
+        if self.display is Display.ORIGINAL:
+            return a
+        adjusted = self.adjusted_values()
+        if adjusted is None:
+            return None
+        x = float(adjusted[cell])
+        if self.display is Display.ADJUSTED:
+            return x
+        if self.display is Display.DIFFERENCE or x == a:
+            return x - a
+        return 100.0 * (x - a) / abs(a) if a else math.copysign(math.inf, x - a)
 
     def display_text(self, cell: int) -> str:
         """What the grid shows in a cell: the table's format; relative changes in % with 2 decimals."""
-        value = self.shown_value(cell)
+        return self.text_of(self.shown_value(cell))
+
+    def text_lengths(self, values: np.ndarray) -> np.ndarray:
+        """How many characters the grid's texts of ``values`` (numbers of the current display) have,
+        computed with numpy: sign, integer digits with their thousands separators, point and
+        decimals of the rounded number (below PLAIN_LIMIT; a symbol for a number that is not finite).  The
+        longest text of a column is its widest."""
+        decimals = 2 if self.display is Display.RELATIVE else self.numbers.decimals
+        finite = np.isfinite(values)
+        rounded = np.round(np.where(finite, values, 0.0), decimals)
+        magnitude = np.abs(rounded)
+        digits = np.floor(np.log10(np.maximum(magnitude, 1.0))) + 1
+        digits -= (digits > 1) & (10.0 ** (digits - 1) > magnitude)  # log10 rounded up to a power of 10
+        signed = rounded < 0 if self.display in (Display.ORIGINAL, Display.ADJUSTED) else rounded != 0
+        lengths = signed + digits + (digits - 1) // 3 + (decimals + 1 if decimals else 0)
+        return np.where(finite, lengths, 1 + (values < 0)).astype(np.int64)  # "—", "∞", "−∞"
+
+    def text_of(self, value: float | None) -> str:
+        """A number of the current display as the grid shows it ('' for None: no result to show)."""
         if value is None:
             return ""
         if self.display is Display.RELATIVE:
@@ -314,16 +358,19 @@ class CellTableModel(QAbstractTableModel):
         return "\n".join(f"{name}: {text}" if name != "cell" else text for name, text in self.cell_facts(cell))
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or self.project is None:
+        """One role of one cell, as the view asks for the cells it shows (roles compared as ints:
+        the view asks some ten roles for every cell it paints)."""
+        if self.project is None or not index.isValid():
             return None
-        cell = self.cell_at(index.row(), index.column())
-        if role == Qt.ItemDataRole.DisplayRole:
+        role = int(role)
+        if role == _ALIGNMENT:
+            return _RIGHT
+        cell = int(self.layout_.cells[index.row(), index.column()])
+        if role == _DISPLAY:
             return self.display_text(cell)
-        if role == Qt.ItemDataRole.EditRole:
-            return editable_text(self.project.values[cell])
-        if role == Qt.ItemDataRole.DecorationRole:
-            return self.sense_icons.get(int(self.project.senses[cell])) if self.project.sensitive[cell] else None
-        if role == Qt.ItemDataRole.BackgroundRole:
+        if role == _FONT:
+            return None if self._inner[cell] else self._bold
+        if role == _BACKGROUND:
             if self.colour_by_audit and self._risk.size and self._risk[cell] >= 0:
                 return self._risk_brushes[int(self._risk[cell])]
             status = self.status(cell)
@@ -331,16 +378,16 @@ class CellTableModel(QAbstractTableModel):
                 rule = str(self.project.flagged_by[cell]).split(",")[0]
                 return self._rule_brushes.get(rule, self._brushes[status])
             return self._brushes.get(status)
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == _FOREGROUND:
             if self.colour_by_audit and self._risk.size and self._risk[cell] >= 0:
                 return self._risk_text[int(self._risk[cell])]
             return None
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _DECORATION:
+            return self.sense_icons.get(int(self.project.senses[cell])) if self.project.sensitive[cell] else None
+        if role == _EDIT:
+            return editable_text(self.project.values[cell])
+        if role == _TOOLTIP:
             return self.tooltip(cell)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.FontRole and not self._inner[cell]:
-            return self._bold
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):

@@ -1,10 +1,15 @@
 import time
 
 import numpy as np
-from PySide6.QtCore import Qt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from PySide6.QtCore import QLocale, Qt
 
-from ctadesk.engine.table.generate import cox_table
-from ctadesk.gui.numbers import figure
+from ctadesk.engine.result import CTAResult, Status
+from ctadesk.engine.table.generate import GeneratorSpec, cox_table
+from ctadesk.gui.jobs import generated_project
+from ctadesk.gui.numbers import TableFormat, figure
 from ctadesk.gui.table_editor import TableEditor
 from ctadesk.gui.table_model import CellStatus, CellTableModel, Display, SliceLayout
 from ctadesk.io.project import Project
@@ -18,6 +23,39 @@ def test_slice_of_a_3d_table_holds_the_cells_of_the_chosen_code():
     assert np.array_equal(layout.cells, expected)
     assert layout.position(int(expected[2, 1])) == (2, 1)
     assert layout.position(int(np.arange(120).reshape(4, 5, 6)[0, 2, 0])) is None
+
+
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=4), st.data())
+def test_a_slice_holds_the_flat_indices_numpy_gives_its_coordinates(shape, data):
+    shape = tuple(shape)
+    row = data.draw(st.integers(0, len(shape) - 1))
+    column = data.draw(st.sampled_from([d for d in range(len(shape)) if d != row])) if len(shape) > 1 else None
+    fixed = {d: data.draw(st.integers(0, shape[d] - 1)) for d in range(len(shape)) if d not in (row, column)}
+    layout = SliceLayout(shape, row, column, fixed)
+    for (r, c), cell in np.ndenumerate(layout.cells):
+        coords = [fixed.get(d, 0) for d in range(len(shape))]
+        coords[row] = r
+        if column is not None:
+            coords[column] = c
+        assert cell == np.ravel_multi_index(tuple(coords), shape)
+        assert layout.position(int(cell)) == (r, c)
+
+
+ENGLISH = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
+NUMBERS = st.one_of(st.floats(-1e14, 1e14), st.sampled_from([0.0, -0.0, 0.004, -0.5, 999.95, 1000.0, -999_999.5,
+                                                              np.inf, -np.inf, np.nan]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(float, st.integers(1, 6), elements=NUMBERS), st.integers(0, 4), st.sampled_from(list(Display)))
+def test_text_lengths_counts_the_characters_of_the_grid_texts(values, decimals, display):
+    """The column fit picks each column's widest text by this count: it must be the texts' length."""
+    model = CellTableModel()
+    model.display = display
+    model.numbers = TableFormat(decimals, ENGLISH)
+    lengths = model.text_lengths(values)
+    texts = [model.text_of(float(v)) for v in values]
+    assert lengths.tolist() == [len(text) for text in texts], texts
 
 
 def test_cells_show_values_status_colours_and_a_tooltip_with_the_protection_interval():
@@ -91,3 +129,41 @@ def test_a_1000_by_1000_table_opens_in_under_3_seconds_asking_only_for_visible_c
     assert not timed or seconds < 3.0, f"opening took {seconds:.2f} s"
     assert editor.model.rowCount() == 1001
     assert 0 < len(asked) < 20 * 1000  # a screenful of cells times a few roles, not 1 M cells
+
+
+def _protected(shape=(40, 30)):
+    project = generated_project(GeneratorSpec(shape=shape, seed=3))
+    adjusted = project.values + np.where(project.structure.inner_mask(), 0.25, 0.0)
+    project.result = CTAResult("lp", Status.OPTIMAL, values=adjusted)
+    return project
+
+
+def test_columns_are_fitted_from_one_text_a_column_not_from_every_cell(qtbot):
+    """The fit formats the longest texts numpy finds, each column's, not the slice's cells."""
+    editor = TableEditor()
+    qtbot.addWidget(editor)
+    formatted = []
+    text_of = editor.model.text_of
+    editor.model.text_of = lambda value: formatted.append(value) or text_of(value)
+    project = _protected((120, 90))
+    editor.set_project(project)
+    assert 0 < len(formatted) < 4 * 91  # a few per column
+    view, model = editor.view, editor.model
+    for display in Display:
+        editor.set_display(display)
+        for column in range(model.columnCount()):  # no text cut: every cell fits its column
+            widest = max(view.sizeHintForIndex(model.index(row, column)).width() for row in range(model.rowCount()))
+            assert widest <= view.columnWidth(column), (display, column)
+
+
+def test_colouring_by_an_audit_repaints_without_a_reset_or_a_refit(qtbot):
+    editor = TableEditor()
+    qtbot.addWidget(editor)
+    editor.set_project(_protected())
+    resets, fits = [], []
+    editor.model.modelReset.connect(lambda: resets.append(1))
+    editor.model.numbers_changed.connect(lambda: fits.append(1))
+    with qtbot.waitSignal(editor.model.dataChanged):
+        editor.model.set_colour_by_audit(False)
+    editor.model.refresh()  # the values changed: one dataChanged, a refit, still no reset
+    assert resets == [] and fits == [1]
