@@ -10,11 +10,11 @@ the cost, a sum over cells, splits over the blocks.  So
     bound = sum over blocks of a lower bound on the block's own MILP,
 
 each block's MILP being model (2) restricted to its cells, relations and binaries, with the whole
-problem's big-M (valid for every protected table).  A block whose MILP has not finished counts
-with HiGHS's dual bound, one never reached with the protection its sensitive cells pay at least:
-the sum stays a bound whatever the time.  It is the imbalance of whole slices, senses shared
-across a slice's rows and columns, which the per-relation imbalance cuts of solvers/cuts.py
-cannot see.
+problem's big-M (valid for every protected table).  Each block gets an equal share of the time
+left; one whose MILP does not finish counts with the higher of HiGHS's dual bound and its own
+per-relation bound (solvers/lower_bound.py), so the sum stays a bound whatever the time.  It is
+the imbalance of whole slices, senses shared across a slice's rows and columns, which the
+per-relation imbalance cuts of solvers/cuts.py cannot see.
 
 Measured on the Cox-recipe 10x10x10 table (seed 0; load average 8 on 2 cores), against the
 per-relation bound of solvers/lower_bound.py (37 163.3) and HiGHS's own bound after 600 s
@@ -39,7 +39,7 @@ from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, solve_model
-from ctadesk.engine.solvers.lower_bound import LowerBound
+from ctadesk.engine.solvers.lower_bound import LowerBound, lower_bound
 from ctadesk.engine.solvers.milp import milp_model
 
 #: classes of pairwise cell-disjoint relations looked for (a relation needing more gets none)
@@ -121,8 +121,9 @@ def slice_bound(problem: CTAProblem, model: LinearModel, free: np.ndarray, budge
 
 def _without_class(problem: CTAProblem, model: LinearModel, free: np.ndarray, kept: np.ndarray,
                    budget: Budget) -> float:
-    """Sum over the blocks of the relations ``kept`` of a lower bound on each block's MILP."""
-    n, m, f = problem.n_cells, problem.n_relations, free.size
+    """Sum over the blocks of the relations ``kept`` of a lower bound on each block's MILP, each
+    block given an equal share of the budget left."""
+    n, f = problem.n_cells, free.size
     count, cell_block, relation_block = blocks(problem.relations, kept)
     position = np.full(n, -1)
     position[problem.sensitive[free]] = np.arange(f)
@@ -139,30 +140,48 @@ def _without_class(problem: CTAProblem, model: LinearModel, free: np.ndarray, ke
     order = np.argsort(cell_block, kind="stable")
     starts = np.searchsorted(cell_block[order], np.arange(count + 1))
     total = 0.0
+    left = np.bincount(relation_block, minlength=count) > 0      # blocks with relations, still to solve
     for block in range(count):
         members = order[starts[block]:starts[block + 1]]
         rows = kept[relation_block == block]
-        if not rows.size or budget.over():
+        if not rows.size:
             total += floor[block]
             continue
-        binaries = position[members]
-        binaries = binaries[binaries >= 0]
-        columns = np.concatenate([members, n + members, 2 * n + binaries])
-        links = np.concatenate([m + q * f + binaries for q in range(4)])
-        keep_rows = np.concatenate([rows, links])
-        sub = sp.csc_array(matrix[keep_rows][:, columns])
-        sub.sort_indices()
-        block_model = LinearModel(cost[columns], model.col_lower[columns], model.col_upper[columns],
-                                  ColumnMatrix.from_csc(sub), model.row_lower[keep_rows], model.row_upper[keep_rows],
-                                  integer_columns=2 * members.size + np.arange(binaries.size))
+        # an equal share of what is left, so that every block gets its root at least
+        share = budget.child(seconds=budget.remaining() / max(int(left.sum()), 1))
+        left[block] = False
         block_problem = _block_problem(problem, members, rows)
-        outcome = solve_model(with_imbalance_cuts(block_problem, block_model), SolveOptions(budget=budget, threads=1),
-                              {"mip_rel_gap": BLOCK_GAP})
-        if outcome.status is Status.INFEASIBLE:
+        found = _block_bound(problem, model, matrix, block_problem, members, rows, position, share)
+        if found is None:
             return -np.inf      # no table at all: claim nothing here, the method says so
-        found = outcome.bound if block_model.is_mip else outcome.objective if outcome.status is Status.OPTIMAL else None
-        total += max(floor[block], found) if found is not None and np.isfinite(found) else floor[block]
+        total += max(floor[block], found)
     return total - BOUND_RTOL * (abs(total) + float(problem.weights @ np.maximum(np.abs(problem.values), 1.0)))
+
+
+def _block_bound(problem: CTAProblem, model: LinearModel, matrix: sp.csc_array, block_problem: CTAProblem,
+                 members: np.ndarray, rows: np.ndarray, position: np.ndarray, budget: Budget) -> float | None:
+    """A lower bound on the block's MILP (the cells ``members`` and relations ``rows`` of ``model``):
+    its optimum or HiGHS's dual bound, or where that is lower, the block's per-relation bound
+    (solvers/lower_bound.py); None where the block admits no table."""
+    n, m, f = problem.n_cells, problem.n_relations, int(np.count_nonzero(position >= 0))
+    binaries = position[members]
+    binaries = binaries[binaries >= 0]
+    columns = np.concatenate([members, n + members, 2 * n + binaries])
+    keep_rows = np.concatenate([rows] + [m + q * f + binaries for q in range(4)])
+    sub = sp.csc_array(matrix[keep_rows][:, columns])
+    sub.sort_indices()
+    block_model = LinearModel(model.cost[columns], model.col_lower[columns], model.col_upper[columns],
+                              ColumnMatrix.from_csc(sub), model.row_lower[keep_rows], model.row_upper[keep_rows],
+                              integer_columns=2 * members.size + np.arange(binaries.size))
+    outcome = solve_model(with_imbalance_cuts(block_problem, block_model), SolveOptions(budget=budget, threads=1),
+                          {"mip_rel_gap": BLOCK_GAP})
+    if outcome.status is Status.INFEASIBLE:
+        return None
+    found = outcome.bound if block_model.is_mip else outcome.objective if outcome.status is Status.OPTIMAL else None
+    found = found if found is not None and np.isfinite(found) else -np.inf
+    if outcome.status is Status.OPTIMAL:
+        return found
+    return max(found, lower_bound(block_problem, budget).value)
 
 
 def _block_problem(problem: CTAProblem, cells: np.ndarray, rows: np.ndarray) -> CTAProblem:

@@ -12,7 +12,15 @@ from ctadesk.engine.budget import Budget
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
-from ctadesk.engine.solvers.slice_bound import BOUND_RTOL, _without_class, relation_classes, slice_bound, with_slices
+from ctadesk.engine.solvers.slice_bound import (
+    BOUND_RTOL,
+    _block_problem,
+    _without_class,
+    blocks,
+    relation_classes,
+    slice_bound,
+    with_slices,
+)
 from ctadesk.engine.table.generate import cox_table
 
 
@@ -66,16 +74,20 @@ def test_a_2d_table_gets_no_slices_bound():
     assert slices_of(problem) == -math.inf
 
 
-def test_blocks_without_time_count_with_their_protection_floor():
+def test_blocks_without_time_count_with_their_per_relation_bound():
     _, problem = cox_table((4, 4, 3), 2)
     model, free, _ = milp_model(problem, SolveOptions())
     kept = np.flatnonzero(relation_classes(problem.relations) != 0)
-    floors = _without_class(problem, model, free, kept, Budget.start(0.0))
+    rushed = _without_class(problem, model, free, kept, Budget.start(0.0))
+    count, cell_block, relation_block = blocks(problem.relations, kept)
+    per_block = sum(lower_bound(_block_problem(problem, np.flatnonzero(cell_block == b),
+                                               kept[relation_block == b])).value for b in range(count))
     protection = float(problem.weights[problem.sensitive] @ np.minimum(problem.upper_protection,
                                                                        problem.lower_protection))
+    assert protection < per_block
     margin = BOUND_RTOL * (protection + float(problem.weights @ np.maximum(np.abs(problem.values), 1.0)))
-    assert floors == pytest.approx(protection - margin, rel=1e-12)
-    assert floors < _without_class(problem, model, free, kept, Budget()) <= \
+    assert protection - margin < rushed <= per_block
+    assert rushed < _without_class(problem, model, free, kept, Budget()) <= \
         solve_milp(problem, SolveOptions(gap=1e-9), certify=False).objective * (1 + 1e-7)
 
 
