@@ -168,7 +168,9 @@ def read_microdata_file(path: str | Path, spanning: Sequence[str], response: str
     hierarchies = {name: read_hierarchy(file, name) for name, file in (hierarchy_files or {}).items() if file}
     spec = MicrodataSpec(spanning=tuple(spanning), response=response, weight=weight or None,
                          holding=holding or None, hierarchies=hierarchies)
-    return project_from_microdata(read_microdata(path, spec))
+    project = project_from_microdata(read_microdata(path, spec))
+    project.response = response or "Freq"
+    return project
 
 
 # ------------------------------------------------------------------ exporters
@@ -307,14 +309,32 @@ def export_sol(path: str | Path, project: Project) -> Path:
     return Path(path)
 
 
-def export_tab(path: str | Path, project: Project) -> Path:
-    """A release .tab (codes and adjusted values) with its .rda, for a table read from a .tab, and
-    its provenance sidecar (ctadesk.app.provenance: a .tab holds no header)."""
-    from ctadesk.app.provenance import write_release_provenance
-    from ctadesk.io.tauargus import TauArgusTable, write_tab
+def tab_exportable(project: Project) -> bool:
+    """Whether the project's table can be written as a .tab: read from a .tab (written in its
+    layout) or tabulated from microdata as one table (its response variable known)."""
+    from ctadesk.io.tauargus import TauArgusTable
 
-    if not isinstance(project.source, TauArgusTable):
-        raise CTAError("Only a table read from a tau-argus .tab file can be written as .tab.")
-    written = write_tab(path, project.source, _released(project))
+    return isinstance(project.source, TauArgusTable) or (project.response is not None and project.source is None)
+
+
+def export_tab(path: str | Path, project: Project) -> Path:
+    """A release .tab (codes and adjusted values) with its .rda and its provenance sidecar
+    (ctadesk.app.provenance: a .tab holds no header): in the layout of the .tab the table was read
+    from, or, for a table tabulated from microdata, in tau-argus's order with the response
+    variable's name, at the decimals the result was published at."""
+    from ctadesk.app.provenance import write_release_provenance
+    from ctadesk.engine.publish.precision import published_decimals
+    from ctadesk.io.tauargus import TauArgusTable, write_tab, write_table_tab
+
+    if not tab_exportable(project):
+        raise CTAError("Only a table read from a tau-argus .tab file or tabulated from microdata (one table) "
+                       "can be written as .tab.")
+    released = _released(project)
+    if isinstance(project.source, TauArgusTable):
+        written = write_tab(path, project.source, released)
+    else:
+        decimals = published_decimals_of(project)
+        written = write_table_tab(path, project.structure, released, str(project.response),
+                                  published_decimals(released) if decimals is None else decimals)
     write_release_provenance(written, project.options, project.versions or None, files=(written.with_suffix(".rda"),))
     return written

@@ -54,7 +54,9 @@ class Project:
     reported beside the result (ctadesk.app.outcome.Outcome.as_dict(): the precision reached, the
     cells changed, the quality terms' values).  source is the file
     the table came from as its reader returned it (for exporting in the same layout); it
-    is not saved.
+    is not saved.  response names the response variable of a table tabulated from microdata
+    ("Freq" for a frequency table; None for a table read as a table): a release .tab names its
+    values after it, as tau-argus does.
     """
 
     structure: TableStructure
@@ -79,6 +81,7 @@ class Project:
     versions: dict[str, str] = dataclasses.field(default_factory=dict)
     outcome: dict[str, Any] = dataclasses.field(default_factory=dict)
     source: Any = None
+    response: str | None = None
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -212,6 +215,7 @@ def save_project(path: str | Path, project: Project) -> None:
             "verification": _verification_json(result.verification)},
         "log": project.log, "result_stale": bool(project.result_stale),
         "versions": {str(k): str(v) for k, v in project.versions.items()}, "outcome": _jsonable(project.outcome),
+        "response": project.response,
     }
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
@@ -270,7 +274,8 @@ def load_project(path: str | Path) -> Project:
         project = Project(structure=structure, relations=relations, flagged_by=flagged_by,
                           rules=_restored(meta.get("rules", {})), options=_restored(meta.get("options", {})),
                           log=meta.get("log", ""), result_stale=bool(meta.get("result_stale", False)),
-                          versions={str(k): str(v) for k, v in meta.get("versions", {}).items()}, **cells)
+                          versions={str(k): str(v) for k, v in meta.get("versions", {}).items()},
+                          response=meta.get("response"), **cells)
         if "statistics_values" in arrays:
             project.statistics = CellStatistics(**{name: arrays[f"statistics_{name}"] for name in _STATISTICS
                                                    if f"statistics_{name}" in arrays})

@@ -65,7 +65,7 @@ def test_capabilities_follow_the_readers_and_questions_are_typed():
     assert Question.VARIABLES in format_of("m.dta").questions
 
 
-def test_exports_are_typed_and_the_tab_export_needs_a_table_read_from_a_tab():
+def test_exports_are_typed_and_the_tab_export_needs_a_table_read_from_a_tab_or_tabulated():
     kinds = exports()
     assert list(kinds) == ["release", "internal", "csv", "jj", "sol", "tab"]
     assert kinds["jj"].requires is Requires.NOTHING and kinds["release"].requires is Requires.PROTECTED
@@ -74,6 +74,31 @@ def test_exports_are_typed_and_the_tab_export_needs_a_table_read_from_a_tab():
     session = Session(project)
     session.protect(session.request())
     assert kinds["csv"].available(project) and not kinds["tab"].available(project)
+    with pytest.raises(CTAError, match="tabulated from microdata"):
+        session.export("tab", "t.tab")
+
+
+def test_a_table_tabulated_from_microdata_is_released_as_a_tab_even_after_saving(tmp_path):
+    from ctadesk.app import files
+    from ctadesk.engine.rules.safety import SafetyRules
+    from ctadesk.io.tauargus import read_tab
+
+    session = Session(files.read_microdata_file("sample_data/business_microdata.csv", ["region", "size_class"],
+                                                "turnover"))
+    tab = exports()["tab"]
+    session.apply_rules(SafetyRules(min_frequency=3, frequency_safety_range=10))
+    assert not tab.available(session.project)
+    session.protect(session.request(seed=3))
+    assert session.project.result.protected and tab.available(session.project)
+    session.save(tmp_path / "m.ctaproj")
+    reopened = Session.open(tmp_path / "m.ctaproj")
+    assert reopened.project.response == "turnover" and tab.available(reopened.project)
+    reopened.export("tab", tmp_path / "release.tab")
+    released = read_tab(tmp_path / "release.tab")
+    assert "turnover" in (tmp_path / "release.rda").read_text()
+    adjusted = reopened.project.result.values
+    by_codes = dict(zip(map(released.structure.cell_label, range(released.values.size)), released.values))
+    assert by_codes == pytest.approx({reopened.project.structure.cell_label(i): adjusted[i] for i in range(adjusted.size)})
 
 
 def test_an_unknown_export_and_an_unwritable_target_are_refused_naming_what_there_is():

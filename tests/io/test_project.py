@@ -110,6 +110,15 @@ def test_a_project_without_statistics_reopens_without_them(tmp_path):
     assert again.statistics is None and not again.result_stale
 
 
+def test_the_response_a_table_was_tabulated_from_is_saved_and_a_table_read_as_one_has_none(tmp_path):
+    project = _project()
+    save_project(tmp_path / "p.ctaproj", project)
+    assert load_project(tmp_path / "p.ctaproj").response is None
+    project.response = "turnover"
+    save_project(tmp_path / "p.ctaproj", project)
+    assert load_project(tmp_path / "p.ctaproj").response == "turnover"
+
+
 def test_a_project_with_nan_values_is_refused_and_1e20_bounds_are_no_bounds(tmp_path):
     project = _project()
     project.upper = np.full(project.n_cells, 1e20)

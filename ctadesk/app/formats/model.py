@@ -92,8 +92,8 @@ class Export:
     menu      its menu text
     write     "module:function", called as write(path, project)
     requires  what the project must hold
-    source    "module:Class" the project's source must be (an export in the layout of the file
-              the table came from), or None
+    accepts   "module:function" telling whether a project's table can be written this way (an
+              export in the layout of the file the table came from), or None for any table
     suffix, filter   the file name ending and the file dialog's filter, set by the format that
               lists the export (FileFormat)
     """
@@ -102,7 +102,7 @@ class Export:
     menu: str
     write: str
     requires: Requires = Requires.RESULT
-    source: str | None = None
+    accepts: str | None = None
     suffix: str = ""
     filter: str = ""
 
@@ -116,7 +116,7 @@ class Export:
             return False
         if self.requires is Requires.PROTECTED and (result is None or result.values is None or not result.protected):
             return False
-        return self.source is None or isinstance(project.source, resolve(self.source))
+        return self.accepts is None or bool(resolve(self.accepts)(project))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -49,7 +49,7 @@ FORMATS: tuple[FileFormat, ...] = (
     FileFormat("tab", "tau-argus tables", (".tab",), table=f"{_READERS}.tab:table", release=f"{_READERS}.tab:release",
                questions=(Question.TOTALS, Question.METADATA),
                exports=(Export("tab", "Release table as tau-argus .tab…", f"{_FILES}:export_tab", Requires.PROTECTED,
-                               source="ctadesk.io.tauargus:TauArgusTable"),)),
+                               accepts=f"{_FILES}:tab_exportable"),)),
     FileFormat("hrc", "tau-argus hierarchies", (".hrc",), hierarchy="ctadesk.io.hierarchy:read_hrc"),
     FileFormat("asc", "tau-argus microdata", (".asc",), microdata=f"{_READERS}.asc:microdata",
                columns=f"{_READERS}.asc:columns", questions=(Question.METADATA, Question.VARIABLES)),
