@@ -1,6 +1,10 @@
 """Import dialogs: the detected layout of Excel sheets (corrected by the user before the table
 is built) and the choice of variables for microdata.
 
+The sheet preview is editable: a cell the reader refuses (an Eurostat ':' for a confidential
+value, a stray text) can be given its number there, as the reader's message asks, without
+editing the workbook; the edit changes what is imported, never the file.
+
 Both keep what the user chose when building fails: the error is shown inside
 the dialog, which stays open.
 """
@@ -11,7 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
                                QFormLayout, QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
@@ -21,6 +25,7 @@ from ctadesk.gui.errors import plain_message
 from ctadesk.io.excel import DetectedLayout, ExcelTable, SheetGrid, build_table, detect_layout, open_workbook, read_grid
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.workbook import coordinate
+from ctadesk.io.numbers import parse_number
 
 #: rows and columns of a sheet shown in the preview
 PREVIEW_ROWS, PREVIEW_COLUMNS = 300, 60
@@ -90,6 +95,20 @@ def detected(grid: SheetGrid) -> tuple[SheetGrid, DetectedLayout | None, str]:
         return grid, None, plain_message(error)
 
 
+def edited_grid(grid: SheetGrid, row: int, column: int, text: str, decimal_comma: bool | None) -> SheetGrid:
+    """The grid with the cell at (row, column), 0-based, holding what the user typed: a number
+    when the text reads as one (with the sheet's decimal mark), else the text (the reader then
+    names the cell if it needs a number), None when emptied; an unreadable formula there is
+    replaced too."""
+    text = text.strip()
+    number = parse_number(text, decimal_comma)
+    value: object = None if not text else text if number is None else int(number) if number.is_integer() else number
+    values = tuple(tuple(value if (r, c) == (row, column) else cell for c, cell in enumerate(cells)) if r == row
+                   else cells for r, cells in enumerate(grid.values))
+    unreadable = {where: why for where, why in grid.unreadable.items() if where != (row, column)}
+    return dataclasses.replace(grid, values=values, unreadable=unreadable)
+
+
 def read_sheet(workbook, sheet: str, path: Path) -> tuple[SheetGrid, DetectedLayout | None, str]:
     """A sheet of an open workbook read and its layout detected: what ExcelImportDialog shows first
     (slow on a large sheet, so the window reads it in its job runner and hands it over)."""
@@ -103,7 +122,8 @@ def first_sheet(workbook) -> str | None:
 
 class ExcelImportDialog(QDialog):
     """Sheets to import (several make linked tables), each sheet's detected layout shown
-    over its cells and correctable by selecting rows or columns and naming their role."""
+    over its cells and correctable by selecting rows or columns and naming their role; a
+    cell's value is corrected by typing over it in the preview (double-click, F2 or typing)."""
 
     def __init__(self, path: str | Path, parent: QWidget | None = None, workbook=None,
                  read: dict[str, tuple[SheetGrid, DetectedLayout | None, str]] | None = None) -> None:
@@ -131,7 +151,11 @@ class ExcelImportDialog(QDialog):
             self.sheets.addItem(item)
         self.sheets.currentTextChanged.connect(self._show_sheet)
         self.preview = QTableWidget(objectName="import_preview")
-        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        triggers = QAbstractItemView.EditTrigger
+        self.preview.setEditTriggers(triggers.DoubleClicked | triggers.EditKeyPressed | triggers.AnyKeyPressed)
+        self.preview.setToolTip("Select rows or columns and name their role below; double-click a cell "
+                                "to correct its value (the workbook is not changed)")
+        self.preview.itemChanged.connect(self._edited)
         self.preview.horizontalHeader().setDefaultSectionSize(80)
         self.preview.verticalHeader().setDefaultSectionSize(20)
         self.description = QLabel("", objectName="import_description", wordWrap=True)
@@ -219,7 +243,13 @@ class ExcelImportDialog(QDialog):
         if not sheet:
             return
         self._detect(sheet)
-        grid = self.grids[sheet]
+        with QSignalBlocker(self.preview):  # filling is no edit
+            self._fill(self.grids[sheet])
+        self._paint()
+        self.preview.resizeColumnToContents(0)
+        self.preview.setColumnWidth(0, min(self.preview.columnWidth(0), 220))
+
+    def _fill(self, grid: SheetGrid) -> None:
         rows, columns = min(grid.n_rows, PREVIEW_ROWS), min(grid.n_columns, PREVIEW_COLUMNS)
         self.preview.clear()
         self.preview.setRowCount(rows)
@@ -234,9 +264,6 @@ class ExcelImportDialog(QDialog):
         for r0, c0, r1, c1 in grid.merged:
             if r0 < rows and c0 < columns and (r1 > r0 or c1 > c0):
                 self.preview.setSpan(r0, c0, min(r1, rows - 1) - r0 + 1, min(c1, columns - 1) - c0 + 1)
-        self._paint()
-        self.preview.resizeColumnToContents(0)
-        self.preview.setColumnWidth(0, min(self.preview.columnWidth(0), 220))
 
     def _paint(self) -> None:
         sheet = self.current_sheet()
@@ -246,17 +273,27 @@ class ExcelImportDialog(QDialog):
         self.decimal_mark.setCurrentIndex(-1 if comma is None else [c for _, c in DECIMAL_MARKS].index(comma))
         bold = QFont()
         bold.setBold(True)
-        for r in range(self.preview.rowCount()):
-            for c in range(self.preview.columnCount()):
-                item = self.preview.item(r, c)
-                if item is None:
-                    item = QTableWidgetItem("")
-                    self.preview.setItem(r, c, item)
-                role = cell_role(layout, r, c) if layout is not None else "ignore"
-                item.setBackground(QBrush(ROLE_COLOURS[role]))
-                item.setFont(bold if role in ("header", "total") else QFont())
+        with QSignalBlocker(self.preview):  # colouring is no edit
+            for r in range(self.preview.rowCount()):
+                for c in range(self.preview.columnCount()):
+                    item = self.preview.item(r, c)
+                    if item is None:
+                        item = QTableWidgetItem("")
+                        self.preview.setItem(r, c, item)
+                    role = cell_role(layout, r, c) if layout is not None else "ignore"
+                    item.setBackground(QBrush(ROLE_COLOURS[role]))
+                    item.setFont(bold if role in ("header", "total") else QFont())
 
     # ----------------------------------------------------------- corrections
+    def _edited(self, item: QTableWidgetItem) -> None:
+        """A value typed in the preview replaces the cell's in what is imported; the layout as
+        detected or corrected stays."""
+        sheet = self.current_sheet()
+        layout = self.layouts.get(sheet)
+        comma = layout.decimal_comma if layout is not None else None
+        self.grids[sheet] = edited_grid(self.grids[sheet], item.row(), item.column(), item.text(), comma)
+        self.error.setText("")
+
     def selected_rows(self) -> set[int]:
         return {index.row() for index in self.preview.selectedIndexes()}
 

@@ -98,7 +98,8 @@ def test_a_table_tabulated_from_microdata_is_released_as_a_tab_even_after_saving
     assert "turnover" in (tmp_path / "release.rda").read_text()
     adjusted = reopened.project.result.values
     by_codes = dict(zip(map(released.structure.cell_label, range(released.values.size)), released.values))
-    assert by_codes == pytest.approx({reopened.project.structure.cell_label(i): adjusted[i] for i in range(adjusted.size)})
+    labels = map(reopened.project.structure.cell_label, range(adjusted.size))
+    assert by_codes == pytest.approx(dict(zip(labels, adjusted)))
 
 
 def test_an_unknown_export_and_an_unwritable_target_are_refused_naming_what_there_is():
