@@ -119,3 +119,23 @@ def test_sheets_larger_than_the_cap_are_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(workbook_module, "MAX_CELLS", 20)
     with pytest.raises(FileFormatError, match="more than the 20 cells"):
         import_table(books.flat_book(tmp_path / "t.xlsx"))
+
+
+def test_two_tables_on_one_sheet_are_refused_naming_the_sheet_and_the_rows_of_each(tmp_path):
+    from ctadesk.io.excel import detect_layout, open_workbook, read_grid
+
+    book = openpyxl.Workbook()
+    book.active.title = "Both"
+    for row in [("Turnover by region",), ("Region", "Small", "Large", "Total"), ("North", 3, 7, 10),
+                ("South", 4, 5, 9), ("Total", 7, 12, 19), (), ("Employment by region",),
+                ("Region", "Small", "Large", "Total"), ("North", 30, 70, 100), ("Total", 30, 70, 100)]:
+        book.active.append(row)
+    book.save(tmp_path / "two.xlsx")
+    grid = read_grid(open_workbook(tmp_path / "two.xlsx"), "Both", tmp_path / "two.xlsx")
+    with pytest.raises(FileFormatError, match=r"sheet 'Both' holds two tables, rows 1-5 and rows 7-10 "
+                                              r"\(its header on row 8\)"):
+        detect_layout(grid)
+    book.active.delete_rows(6, 5)
+    book.save(tmp_path / "one.xlsx")
+    layout = detect_layout(read_grid(open_workbook(tmp_path / "one.xlsx"), "Both", tmp_path / "one.xlsx"))
+    assert layout.data_rows == [2, 3, 4]

@@ -196,6 +196,7 @@ def detect_layout(grid: SheetGrid, *, decimal_comma: bool | None = None, include
     data_rows = [r for r in body_rows if with_data[r]]
     if not data_rows:
         raise grid.error("no row of numbers found below the header")
+    _one_table(grid, cells, first_data_column, title_rows + header_rows, data_rows, body_rows)
     last, data_set = data_rows[-1], set(data_rows)
     in_labels = cells.filled[:, label_columns].any(axis=1)
     heading_rows = [r for r in body_rows if r not in data_set and r < last and in_labels[r]]
@@ -213,6 +214,29 @@ def detect_layout(grid: SheetGrid, *, decimal_comma: bool | None = None, include
     return DetectedLayout(grid.sheet, title_rows, header_rows, label_columns, data_rows, heading_rows,
                           data_columns, total_rows, total_columns, decimal_comma, row_name, "Columns",
                           code_columns, flag_columns, hidden_rows, hidden_columns)
+
+
+def _one_table(grid: SheetGrid, cells: _Cells, first_data_column: int, top: list[int], data_rows: list[int],
+               body_rows: list[int]) -> None:
+    """Refuse a sheet holding a second table below the first: a row below data rows whose cells
+    right of the labels are two or more texts and no number is a second header (a heading names a
+    group in the label columns only).  The message names the sheet and each table's rows."""
+    texts = (cells.filled & ~cells.datum)[:, first_data_column:].sum(axis=1)
+    numbers = cells.datum[:, first_data_column:].any(axis=1)
+    header = next((r for r in body_rows if r > data_rows[0] and texts[r] >= 2 and not numbers[r]), None)
+    if header is None:
+        return
+    first = [r for r in data_rows if r < header]
+    second = [r for r in data_rows if r > header]
+    if not second:
+        return
+    start = header
+    while start - 1 > first[-1] and cells.filled[start - 1].any():  # its title lines just above
+        start -= 1
+    raise grid.error(f"sheet '{grid.sheet}' holds two tables, rows {min(top) + 1}-{first[-1] + 1} and rows "
+                     f"{start + 1}-{second[-1] + 1} (its header on row {header + 1}); ctadesk reads one table "
+                     "per sheet: put each table on a sheet of its own (sheets can be linked)",
+                     header, first_data_column)
 
 
 def text_cells(grid: SheetGrid, rows: list[int], columns: list[int]) -> list[tuple[str, str]]:
