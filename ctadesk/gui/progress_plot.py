@@ -1,4 +1,4 @@
-"""Live MILP progress: incumbent and bound against time (pyqtgraph)."""
+"""Live MILP progress: incumbent and bound against time (pyqtgraph), drawn while its tab shows."""
 
 from __future__ import annotations
 
@@ -8,33 +8,41 @@ import numpy as np
 import pyqtgraph as pg
 
 from ctadesk.engine.result import Progress
+from ctadesk.gui.lazy_plot import LazyPlot
 from ctadesk.gui.numbers import figure
 
 
-class ProgressPlot(pg.PlotWidget):
+class ProgressPlot(LazyPlot):
+    """The run's reports are kept as they come; the curves are built when the tab is first shown
+    and drawn from the reports while it shows (gui/lazy_plot.py)."""
+
     def __init__(self, parent=None) -> None:
-        super().__init__(parent, background="w")
+        super().__init__(self._build_curves, self._redraw, parent)
         self.setObjectName("progress_plot")
-        self.setLabel("bottom", "seconds")
-        self.setLabel("left", "objective (weighted change)")
-        self.addLegend(offset=(-10, 10))
-        self.showGrid(x=True, y=True, alpha=0.3)
-        self.incumbent = self.plot([], [], pen=pg.mkPen("#c0392b", width=2), name="incumbent", stepMode=None)
-        self.bound = self.plot([], [], pen=pg.mkPen("#2471a3", width=2), name="bound")
+        self.incumbent: pg.PlotDataItem | None = None
+        self.bound: pg.PlotDataItem | None = None
         self.reset()
+
+    def _build_curves(self, plot: pg.PlotItem) -> None:
+        plot.setLabel("bottom", "seconds")
+        plot.setLabel("left", "objective (weighted change)")
+        plot.addLegend(offset=(-10, 10))
+        plot.showGrid(x=True, y=True, alpha=0.3)
+        self.incumbent = plot.plot([], [], pen=pg.mkPen("#c0392b", width=2), name="incumbent", stepMode=None)
+        self.bound = plot.plot([], [], pen=pg.mkPen("#2471a3", width=2), name="bound")
 
     def reset(self) -> None:
         self._seconds: list[float] = []
         self._objective: list[float] = []
         self._bound: list[float] = []
-        self._redraw()
+        self.changed()
 
     def add(self, reports: list[Progress]) -> None:
         for report in reports:
             self._seconds.append(report.seconds)
             self._objective.append(report.objective)
             self._bound.append(report.bound)
-        self._redraw()
+        self.changed()
 
     @property
     def points(self) -> int:

@@ -9,9 +9,18 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctadesk.app.files import project_quality
 from ctadesk.app.weight_advice import WeightAdvice
@@ -19,14 +28,18 @@ from ctadesk.engine.methods.figures import figures
 from ctadesk.engine.quality.measures import QualityReport
 from ctadesk.engine.result import CTAResult
 from ctadesk.gui.audit_panel import AuditPanel
+from ctadesk.gui.lazy_plot import LazyPlot
 from ctadesk.gui.model_panel import method_label
 from ctadesk.gui.numbers import figure
 from ctadesk.gui.quality_table import QualityTable, QualityTermsView, summary_text
 from ctadesk.gui.table_model import SliceLayout, relative_change
 from ctadesk.io.project import Project
 
-#: most points drawn in the scatter (a random sample of the changed inner cells beyond that)
-SCATTER_POINTS = 20_000
+#: most points drawn in the scatter (a random sample of the changed inner cells beyond that;
+#: pyqtgraph takes ~15 ms for 5 000 points, ~110 ms for 20 000)
+SCATTER_POINTS = 5_000
+#: most pixels a side of the heatmap's image (a larger slice is shown by blocks of cells)
+HEATMAP_PIXELS = 400
 #: most labels on a heatmap axis's coarsest tick level (finer levels are labelled where they fit)
 COARSE_LABELS = 6
 #: most codes on a heatmap axis that get a tick mark each
@@ -60,6 +73,22 @@ def axis_ticks(codes: Sequence[str]) -> list[list[tuple[float, str]]]:
         levels.append([(k + 0.5, str(codes[k])) for k in range(step - 1, n, step)
                        if coarser is None or (k + 1) % coarser])
     return levels
+
+
+def largest_in_blocks(values: np.ndarray, most: int) -> np.ndarray:
+    """``values`` (2-D) at most ``most`` a side: each block of cells shown by its value largest in
+    magnitude (a single large change stays visible, as a mean would not show it); a smaller
+    array is returned as it is."""
+    n_rows, n_columns = values.shape
+    rows, columns = -(-n_rows // most), -(-n_columns // most)  # cells a block, ceiling
+    if rows == 1 and columns == 1:
+        return values
+    padded = np.zeros((-(-n_rows // rows) * rows, -(-n_columns // columns) * columns))
+    padded[:n_rows, :n_columns] = values
+    blocks = padded.reshape(padded.shape[0] // rows, rows, padded.shape[1] // columns, columns)
+    blocks = blocks.transpose(0, 2, 1, 3).reshape(blocks.shape[0], blocks.shape[2], rows * columns)
+    largest = np.abs(blocks).argmax(axis=2)
+    return np.take_along_axis(blocks, largest[..., None], axis=2)[..., 0]
 
 
 def summary_figures(report: QualityReport, result: CTAResult) -> dict[str, float]:
@@ -105,31 +134,14 @@ class ResultsPanel(QTabWidget):
         summary_column = QVBoxLayout(summary_page)
         summary_column.addWidget(self.advice)
         summary_column.addWidget(self.summary, 1)
-        self.heatmap = pg.PlotWidget(background="w")
+        self.heatmap = LazyPlot(self._build_heatmap, self._draw_heatmap)
         self.heatmap.setObjectName("heatmap")
-        self.heatmap.invertY(True)
-        self.heatmap.setAspectLocked(False)
-        for side in ("left", "bottom"):  # label a finer level of codes whenever its labels do not overlap
-            self.heatmap.getPlotItem().getAxis(side).setStyle(textFillLimits=[(0, 0.9)])
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.heatmap.addItem(self.image)
-        self.colorbar = pg.ColorBarItem(values=(-20, 20), colorMap=pg.colormap.get("CET-D1"), label="relative change %")
-        self.colorbar.setImageItem(self.image, insert_in=self.heatmap.getPlotItem())
-        self.scatter = pg.PlotWidget(background="w")
+        self.scatter = LazyPlot(self._build_scatter, self._draw_scatter)
         self.scatter.setObjectName("scatter")
-        self.scatter.setLabel("bottom", "original (inner cells)")
-        self.scatter.setLabel("left", "adjusted")
-        self.scatter_points = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(36, 113, 163, 160))
-        self.diagonal = pg.PlotCurveItem(pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
-        self.scatter.addItem(self.diagonal)
-        self.scatter.addItem(self.scatter_points)
-        self.histogram = pg.PlotWidget(background="w")
+        self.histogram = LazyPlot(self._build_histogram, self._draw_histogram)
         self.histogram.setObjectName("histogram")
-        self.histogram.setLabel("bottom", "change (adjusted - original) of changed cells")
-        self.histogram.setLabel("left", "cells")
-        self.histogram_curve = pg.PlotCurveItem(x=[0.0, 1.0], y=[0.0], stepMode="center", fillLevel=0, brush=pg.mkBrush(192, 57, 43, 120),
-                                                pen=pg.mkPen("#c0392b"))
-        self.histogram.addItem(self.histogram_curve)
+        #: what the plots show (project, result, the editor's slice), drawn when a plot's tab shows
+        self._shown: tuple[Project, CTAResult, SliceLayout] | None = None
         self.quality = QualityTable()
         self.quality.cell_selected.connect(self.cell_selected)
         self.findings = QListWidget(objectName="findings")
@@ -150,13 +162,61 @@ class ResultsPanel(QTabWidget):
 
     def clear(self) -> None:
         self.summary.setText("No result yet: mark sensitive cells and press Protect.")
-        self.image.clear()
-        self.scatter_points.setData([], [])
-        self.diagonal.setData([], [])
-        self.histogram_curve.setData([0, 1], [0])
+        self._show_plots(None)
         self.findings.clear()
         self.quality.show_report(None)
         self.show_terms(None)
+
+    # ---------------------------------------------------------------- plots
+    # Each plot is built the first time its tab shows and drawn from self._shown while it shows
+    # (gui/lazy_plot.py): showing a result costs no plotting until a plot is looked at.
+    def _show_plots(self, shown: tuple[Project, CTAResult, SliceLayout] | None) -> None:
+        self._shown = shown if shown is not None and shown[1].values is not None else None
+        for plot in (self.heatmap, self.scatter, self.histogram):
+            plot.changed()
+
+    @property
+    def image(self) -> pg.ImageItem:
+        """The heatmap's image (built and drawn)."""
+        self.heatmap.plot()
+        return self._image
+
+    @property
+    def scatter_points(self) -> pg.ScatterPlotItem:
+        """The scatter's points (built and drawn)."""
+        self.scatter.plot()
+        return self._scatter_points
+
+    @property
+    def histogram_curve(self) -> pg.PlotCurveItem:
+        """The histogram's bars (built and drawn)."""
+        self.histogram.plot()
+        return self._histogram_curve
+
+    def _build_heatmap(self, plot: pg.PlotItem) -> None:
+        plot.invertY(True)
+        plot.setAspectLocked(False)
+        for side in ("left", "bottom"):  # label a finer level of codes whenever its labels do not overlap
+            plot.getAxis(side).setStyle(textFillLimits=[(0, 0.9)])
+        self._image = pg.ImageItem(axisOrder="row-major")
+        plot.addItem(self._image)
+        self.colorbar = pg.ColorBarItem(values=(-20, 20), colorMap=pg.colormap.get("CET-D1"), label="relative change %")
+        self.colorbar.setImageItem(self._image, insert_in=plot)
+
+    def _build_scatter(self, plot: pg.PlotItem) -> None:
+        plot.setLabel("bottom", "original (inner cells)")
+        plot.setLabel("left", "adjusted")
+        self._scatter_points = pg.ScatterPlotItem(size=5, pen=None, brush=pg.mkBrush(36, 113, 163, 160))
+        self.diagonal = pg.PlotCurveItem(pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
+        plot.addItem(self.diagonal)
+        plot.addItem(self._scatter_points)
+
+    def _build_histogram(self, plot: pg.PlotItem) -> None:
+        plot.setLabel("bottom", "change (adjusted - original) of changed cells")
+        plot.setLabel("left", "cells")
+        self._histogram_curve = pg.PlotCurveItem(x=[0.0, 1.0], y=[0.0], stepMode="center", fillLevel=0,
+                                                 brush=pg.mkBrush(192, 57, 43, 120), pen=pg.mkPen("#c0392b"))
+        plot.addItem(self._histogram_curve)
 
     def show_advice(self, advice: WeightAdvice | None) -> None:
         """Say why 1/value weights would do better, with the button to use them (None: hide it)."""
@@ -194,43 +254,63 @@ class ResultsPanel(QTabWidget):
             lines.append("No adjusted table came back; the original table is unchanged.")
         self.summary.setText("<br>".join(lines))
         self._fill_findings(project, result)
-        if result.values is None:
-            self.image.clear()
+        self._show_plots((project, result, layout))
+
+    def _draw_histogram(self) -> None:
+        """The changes of the changed cells, in at most 60 bins."""
+        if self._shown is None:
+            self._histogram_curve.setData([0, 1], [0.0])
             return
-        self.update_heatmap(project, result, layout)
+        project, result, _ = self._shown
         original, adjusted = project.values, result.values
         changed = np.flatnonzero(adjusted != original)
-        self.show_scatter(project, adjusted)
         if changed.size:
             counts, edges = np.histogram(adjusted[changed] - original[changed], bins=min(60, max(5, changed.size // 4)))
-            self.histogram_curve.setData(edges, counts.astype(float))
+            self._histogram_curve.setData(edges, counts.astype(float))
         else:
-            self.histogram_curve.setData([0, 1], [0.0])
+            self._histogram_curve.setData([0, 1], [0.0])
 
-    def show_scatter(self, project: Project, adjusted: np.ndarray) -> None:
+    def _draw_scatter(self) -> None:
         """Adjusted against original of the changed inner cells (totals, orders of magnitude larger,
-        would squeeze every inner cell into a corner), beside the diagonal over the inner cells' range."""
-        original = project.values
+        would squeeze every inner cell into a corner), beside the diagonal over the inner cells' range;
+        a random sample of SCATTER_POINTS of them on a large table."""
+        if self._shown is None:
+            self._scatter_points.setData([], [])
+            self.diagonal.setData([], [])
+            return
+        project, result, _ = self._shown
+        original, adjusted = project.values, result.values
         inner = project.structure.inner_mask()
         shown = np.flatnonzero(inner & (adjusted != original))
         if shown.size > SCATTER_POINTS:
             shown = np.sort(np.random.default_rng(0).choice(shown, SCATTER_POINTS, replace=False))
-        self.scatter_points.setData(original[shown], adjusted[shown])
+        self._scatter_points.setData(original[shown], adjusted[shown])
         inner_values = original[inner] if inner.any() else original
         low, high = float(inner_values.min()), float(inner_values.max())
         self.diagonal.setData([low, high], [low, high])
 
     def update_heatmap(self, project: Project, result: CTAResult, layout: SliceLayout) -> None:
-        """Relative change of the slice's cells, its axes labelled with the row and column codes."""
-        if result.values is None or result.values.shape != project.values.shape:
+        """Show the relative change of another slice (the table editor's)."""
+        if self._shown is not None and result.values is not None and result.values.shape == project.values.shape:
+            self._shown = (project, result, layout)
+            self.heatmap.changed()
+
+    def _draw_heatmap(self) -> None:
+        """Relative change of the slice's cells, its axes labelled with the row and column codes; a
+        slice over HEATMAP_PIXELS a side shows each block of cells by its largest change."""
+        if self._shown is None or self._shown[1].values.shape != self._shown[0].values.shape:
+            self._image.clear()
             return
+        project, result, layout = self._shown
         relative = relative_change(project.values[layout.cells], result.values[layout.cells])
         relative = np.clip(np.nan_to_num(relative, posinf=100.0, neginf=-100.0), -100, 100)
-        self.image.setImage(relative, autoLevels=False)
+        n_rows, n_columns = relative.shape
+        self._image.setImage(largest_in_blocks(relative, HEATMAP_PIXELS), autoLevels=False)
+        self._image.setRect(QRectF(0, 0, n_columns, n_rows))
         limit = max(1.0, float(np.abs(relative).max()))
         self.colorbar.setLevels((-limit, limit))
         dimensions = project.structure.dimensions
-        plot = self.heatmap.getPlotItem()
+        plot = self.heatmap.plot()
         for side, dim in (("left", layout.row_dim), ("bottom", layout.column_dim)):
             codes = dimensions[dim].codes if dim is not None else ["value"]
             plot.getAxis(side).setTicks(axis_ticks(codes))
