@@ -10,7 +10,8 @@ the method solves (ctadesk.engine.model):
   asked (any sense where the senses are free).  A MILP's bound counts, a fixed-sense model's
   objective does not (where the problem itself fixes every sense, the LP's safe dual bound does);
   solvers/lower_bound.py's certified bound is added for every method (and for an exact method
-  given long enough, solvers/slice_bound.py's).  A bound above a
+  given long enough, solvers/slice_bound.py's); a method that is not exact on a table of more than
+  FULL_BOUND_CELLS cells gets its protection part alone (solvers/protection_bound.py).  A bound above a
   verified table's cost is wrong on its face and is dropped.
 - "optimal": the reported gap is within the requested one.  A fixed-sense model optimal for
   senses a heuristic chose is FEASIBLE, with the model's optimality said in the message.
@@ -35,6 +36,7 @@ from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status, rel
 from ctadesk.engine.solvers.finish import cells_changed, describe, weighted_l1
 from ctadesk.engine.solvers.lower_bound import LowerBound, lower_bound
 from ctadesk.engine.solvers.milp import relations_admit_a_table
+from ctadesk.engine.solvers.protection_bound import protection_bound
 from ctadesk.engine.solvers.slice_bound import with_slices
 from ctadesk.engine.table.units import in_units, table_unit, weight_unit
 from ctadesk.engine.publish.verify import verify
@@ -47,6 +49,9 @@ BOUND_SLACK = 1e-6
 #: share of the time that the certified lower bound may take, before the method runs (so a method
 #: that searches until its deadline still gets the bound's LP, not only its greedy part)
 BOUND_SHARE = 0.2
+#: above this many cells a method that is not exact reports the protection part of the bound alone
+#: (solvers/protection_bound.py): the whole bound's propagation takes about 0.5 s a million cells
+FULL_BOUND_CELLS = 100_000
 
 
 def in_table_units(model: Model, method: Method, lengths: Collection[str] = ()) -> Method:
@@ -62,7 +67,8 @@ def in_table_units(model: Model, method: Method, lengths: Collection[str] = ()) 
         if note and options.on_log is not None:
             options.on_log(note)
         # first, within its share: kept for the problem, so the method's own claims find it too
-        certified = lower_bound(scaled, options.budget.child(fraction=BOUND_SHARE))
+        certified = (lower_bound(scaled, options.budget.child(fraction=BOUND_SHARE))
+                     if model.exact or scaled.n_cells <= FULL_BOUND_CELLS else protection_bound(scaled))
         if model.exact:     # an exact method's long run: the slices' bound too, where time allows
             certified = with_slices(scaled, certified, options.budget)
         result = honest(scaled, model, method(scaled, scaled_options), options, certified)
