@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from ctadesk.engine.audit import APriori, AttackerKnowledge, AuditResult, Capacity, CapacityKind
 from ctadesk.engine.audit.result import FAILURES
 from ctadesk.gui.audit_risk import RISK_COLOURS, RISK_NAMES, RiskLevel, risk_levels, text_colour
+from ctadesk.gui.naming import named
 from ctadesk.gui.numbers import TableFormat, figure, table_decimals
 from ctadesk.io.project import Project
 
@@ -136,27 +137,27 @@ class AuditPanel(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("audit_panel")
-        self.a_priori = QComboBox(objectName="audit_a_priori")
+        self.a_priori = named(QComboBox(), "audit_a_priori")
         self.a_priori.addItems(list(A_PRIORI.values()))
         self.a_priori.currentIndexChanged.connect(self._a_priori_changed)
-        self.a_priori_range = QDoubleSpinBox(objectName="audit_a_priori_range", minimum=0.0, maximum=1000.0,
-                                             decimals=1, suffix=" %", value=100.0)
+        self.a_priori_range = named(QDoubleSpinBox(minimum=0.0, maximum=1000.0,
+                                                   decimals=1, suffix=" %", value=100.0), "audit_a_priori_range")
         self.a_priori_range.setMaximumWidth(90)
         self.a_priori_range.setToolTip("How closely anyone knows a cell's value before the release, as the safety "
                                        "rule assumes (the (p,q) rule's q; 100 % for the p% rule)")
-        self.capacity_kind = QComboBox(objectName="audit_capacity_kind")
+        self.capacity_kind = named(QComboBox(), "audit_capacity_kind")
         self.capacity_kind.addItems(list(CAPACITIES.values()))
-        self.capacity = QDoubleSpinBox(objectName="audit_capacity", minimum=0.0, maximum=1e15, decimals=4, value=20.0)
+        self.capacity = named(QDoubleSpinBox(minimum=0.0, maximum=1e15, decimals=4, value=20.0), "audit_capacity")
         self.capacity.setMaximumWidth(110)
         self.capacity.setToolTip("The most a non-sensitive cell may have moved, as the attacker is assumed to know it "
                                  "(absolute: in the table's units; relative: % of the cell's value, below 100)")
         self.capacity_kind.currentIndexChanged.connect(self._capacity_kind_changed)
         self.capacity_kind.setToolTip("Whether the attacker knows how far a non-sensitive cell may have moved")
-        self.percentage_known = QCheckBox("rule's percentage known", objectName="audit_percentage_known",
-                                          checked=True)
+        self.percentage_known = named(QCheckBox("rule's percentage known",
+                                                checked=True), "audit_percentage_known")
         self.percentage_known.setToolTip("The attacker knows each sensitive cell's protection level as a share of its "
                                          "value (the safety rule's percentage is public)")
-        self.run_button = QToolButton(objectName="audit_run")
+        self.run_button = named(QToolButton(), "audit_run")
         self.run_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         knows = QGridLayout()
         knows.setContentsMargins(0, 0, 0, 0)
@@ -170,10 +171,10 @@ class AuditPanel(QWidget):
         knows.addWidget(self.percentage_known, 1, 2)
         knows.addWidget(self.run_button, 1, 5)
         knows.setColumnStretch(6, 1)
-        self.summary = QLabel(NO_AUDIT, objectName="audit_summary", wordWrap=True)
+        self.summary = named(QLabel(NO_AUDIT, wordWrap=True), "audit_summary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.cells = AuditCellsModel(self)
-        self.table = QTableView(objectName="audit_cells")
+        self.table = named(QTableView(), "audit_cells")
         self.table.setModel(self.cells)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

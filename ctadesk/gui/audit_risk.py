@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QCheckBox, QFrame, QHBoxLayout, QLabel, QWidget
 
 from ctadesk.engine.audit import AuditResult
+from ctadesk.gui.naming import named
 
 
 class RiskLevel(enum.IntEnum):
@@ -50,7 +51,7 @@ def cell_risk_levels(audit: AuditResult, n_cells: int) -> np.ndarray:
 
 
 def _swatch(level: RiskLevel) -> QFrame:
-    swatch = QFrame(objectName=f"swatch_{level.name.lower()}")
+    swatch = named(QFrame(), f"swatch_{level.name.lower()}")
     swatch.setFixedSize(14, 14)
     swatch.setStyleSheet(f"background: {RISK_COLOURS[level].name()}; border: 1px solid #555")
     return swatch
@@ -73,11 +74,11 @@ class AuditLegend(QWidget):
         self.counts: dict[RiskLevel, QLabel] = {}
         for level in (RiskLevel.EXACT, RiskLevel.AT_RISK, RiskLevel.SAFE):
             row.addWidget(_swatch(level))
-            label = QLabel(objectName=f"legend_{level.name.lower()}")
+            label = named(QLabel(), f"legend_{level.name.lower()}")
             self.counts[level] = label
             row.addWidget(label)
             row.addSpacing(10)
-        self.colour_cells = QCheckBox("Colour cells by audit", objectName="colour_by_audit", checked=True)
+        self.colour_cells = named(QCheckBox("Colour cells by audit", checked=True), "colour_by_audit")
         self.colour_cells.toggled.connect(self.toggled)
         row.addWidget(self.colour_cells)
         row.addStretch(1)

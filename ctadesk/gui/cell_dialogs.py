@@ -5,8 +5,20 @@ x <= a - lpl or x >= a + upl)."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
-                               QHBoxLayout, QLabel, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ctadesk.gui.naming import named
 
 PERCENT = "percent"
 ABSOLUTE = "absolute"
@@ -24,13 +36,13 @@ class LimitsDialog(QDialog):
         self.kind = kind
         bounds = kind == "bounds"
         self.setWindowTitle("Bounds" if bounds else "Protection levels")
-        self.mode = QComboBox(objectName="limits_mode")
+        self.mode = named(QComboBox(), "limits_mode")
         self.mode.addItem("% of the cell's value" if not bounds else "value -/+ % of the value", PERCENT)
         self.mode.addItem("absolute amount" if not bounds else "absolute values", ABSOLUTE)
-        self.lower = QDoubleSpinBox(objectName="limits_lower", minimum=-1e15, maximum=1e15, decimals=4, value=lower)
-        self.upper = QDoubleSpinBox(objectName="limits_upper", minimum=-1e15, maximum=1e15, decimals=4, value=upper)
-        self.no_lower = QCheckBox("none", objectName="limits_no_lower")
-        self.no_upper = QCheckBox("none", objectName="limits_no_upper")
+        self.lower = named(QDoubleSpinBox(minimum=-1e15, maximum=1e15, decimals=4, value=lower), "limits_lower")
+        self.upper = named(QDoubleSpinBox(minimum=-1e15, maximum=1e15, decimals=4, value=upper), "limits_upper")
+        self.no_lower = named(QCheckBox("none"), "limits_no_lower")
+        self.no_upper = named(QCheckBox("none"), "limits_no_upper")
         self.no_lower.toggled.connect(lambda on: self.lower.setEnabled(not on))
         self.no_upper.toggled.connect(lambda on: self.upper.setEnabled(not on))
         form = QFormLayout()

@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from ctadesk.gui.naming import named
 from ctadesk.gui.table_editor import TableEditor
 
 NO_CELL = "Click a cell to see what is known about it."
@@ -19,7 +20,7 @@ class CellInfoPane(QWidget):
         super().__init__(parent)
         self.setObjectName("cell_info")
         self._editor = editor
-        self.placeholder = QLabel(NO_CELL, wordWrap=True, objectName="cell_info_placeholder")
+        self.placeholder = named(QLabel(NO_CELL, wordWrap=True), "cell_info_placeholder")
         self._body = QWidget()
         self._form = QFormLayout(self._body)
         self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -48,7 +49,7 @@ class CellInfoPane(QWidget):
             return
         self.placeholder.hide()
         for name, text in model.cell_facts(model.cell_at(index.row(), index.column())):
-            value = QLabel(text, wordWrap=True, objectName=f"cell_info_{name.replace(' ', '_')}")
+            value = named(QLabel(text, wordWrap=True), f"cell_info_{name.replace(' ', '_')}")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self._form.addRow(f"{name.capitalize()}:", value)
             self.values[name] = value

@@ -5,10 +5,26 @@ from __future__ import annotations
 
 import dataclasses
 
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QHBoxLayout,
-                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctadesk.engine.table.generate import COX_PRESET, GeneratorSpec
+from ctadesk.gui.naming import named
+
+
+def _percent(name: str) -> QDoubleSpinBox:
+    """A share in percent, 0 to 100."""
+    return named(QDoubleSpinBox(minimum=0.0, maximum=100.0, decimals=1, suffix=" %"), name)
 
 
 class GeneratorDialog(QDialog):
@@ -17,21 +33,20 @@ class GeneratorDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, spec: GeneratorSpec = COX_PRESET) -> None:
         super().__init__(parent)
         self.setWindowTitle("Generate a table")
-        self.dimensions = QSpinBox(minimum=2, maximum=3, objectName="gen_dimensions")
-        self.sizes = [QSpinBox(minimum=1, maximum=2000, objectName=f"gen_size_{k}") for k in range(3)]
-        self.min_value = QSpinBox(minimum=0, maximum=10**9, objectName="gen_min_value")
-        self.max_value = QSpinBox(minimum=1, maximum=10**9, objectName="gen_max_value")
-        percent = dict(minimum=0.0, maximum=100.0, decimals=1, suffix=" %")
-        self.zero_share = QDoubleSpinBox(objectName="gen_zero_share", **percent)
-        self.sensitive_share = QDoubleSpinBox(objectName="gen_sensitive_share", **percent)
-        self.sensitive_count = QSpinBox(minimum=0, maximum=10**8, objectName="gen_sensitive_count")
-        self.sensitive_by = QComboBox(objectName="gen_sensitive_by")
+        self.dimensions = named(QSpinBox(minimum=2, maximum=3), "gen_dimensions")
+        self.sizes = [named(QSpinBox(minimum=1, maximum=2000), f"gen_size_{k}") for k in range(3)]
+        self.min_value = named(QSpinBox(minimum=0, maximum=10**9), "gen_min_value")
+        self.max_value = named(QSpinBox(minimum=1, maximum=10**9), "gen_max_value")
+        self.zero_share = _percent("gen_zero_share")
+        self.sensitive_share = _percent("gen_sensitive_share")
+        self.sensitive_count = named(QSpinBox(minimum=0, maximum=10**8), "gen_sensitive_count")
+        self.sensitive_by = named(QComboBox(), "gen_sensitive_by")
         self.sensitive_by.addItems(["share of inner cells", "number of cells"])
         self.sensitive_by.currentIndexChanged.connect(self._sensitive_by_changed)
-        self.protection_min = QDoubleSpinBox(objectName="gen_protection_min", **percent)
-        self.protection_max = QDoubleSpinBox(objectName="gen_protection_max", **percent)
-        self.capacity = QDoubleSpinBox(objectName="gen_capacity", **percent)
-        self.seed = QSpinBox(minimum=0, maximum=2**31 - 1, objectName="gen_seed")
+        self.protection_min = _percent("gen_protection_min")
+        self.protection_max = _percent("gen_protection_max")
+        self.capacity = _percent("gen_capacity")
+        self.seed = named(QSpinBox(minimum=0, maximum=2**31 - 1), "gen_seed")
         sizes = QHBoxLayout()
         for box in self.sizes:
             sizes.addWidget(box)
@@ -52,7 +67,7 @@ class GeneratorDialog(QDialog):
         form.addRow("Protection level (min, max) of value", protection)
         form.addRow("Cells may move by at most", self.capacity)
         form.addRow("Random seed", self.seed)
-        cox = QPushButton("Cox preset", objectName="gen_cox")
+        cox = named(QPushButton("Cox preset"), "gen_cox")
         cox.clicked.connect(lambda: self.set_spec(dataclasses.replace(COX_PRESET, shape=self.spec().shape,
                                                                        seed=self.seed.value())))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)

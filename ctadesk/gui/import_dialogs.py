@@ -17,13 +17,30 @@ from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
-                               QFormLayout, QGridLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctadesk.gui.errors import plain_message
-from ctadesk.io.excel import DetectedLayout, ExcelTable, SheetGrid, build_table, detect_layout, open_workbook, read_grid
+from ctadesk.gui.naming import named
 from ctadesk.io.errors import FileFormatError
+from ctadesk.io.excel import DetectedLayout, ExcelTable, SheetGrid, build_table, detect_layout, open_workbook, read_grid
 from ctadesk.io.excel.workbook import coordinate
 from ctadesk.io.numbers import parse_number
 
@@ -143,14 +160,14 @@ class ExcelImportDialog(QDialog):
                 self.problems[sheet] = problem
         self.tables: list[ExcelTable] = []
 
-        self.sheets = QListWidget(objectName="import_sheets")
+        self.sheets = named(QListWidget(), "import_sheets")
         for index, sheet in enumerate(ws.title for ws in self.workbook.worksheets if ws.sheet_state == "visible"):
             item = QListWidgetItem(sheet)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if index == 0 else Qt.CheckState.Unchecked)
             self.sheets.addItem(item)
         self.sheets.currentTextChanged.connect(self._show_sheet)
-        self.preview = QTableWidget(objectName="import_preview")
+        self.preview = named(QTableWidget(), "import_preview")
         triggers = QAbstractItemView.EditTrigger
         self.preview.setEditTriggers(triggers.DoubleClicked | triggers.EditKeyPressed | triggers.AnyKeyPressed)
         self.preview.setToolTip("Select rows or columns and name their role below; double-click a cell "
@@ -158,29 +175,29 @@ class ExcelImportDialog(QDialog):
         self.preview.itemChanged.connect(self._edited)
         self.preview.horizontalHeader().setDefaultSectionSize(80)
         self.preview.verticalHeader().setDefaultSectionSize(20)
-        self.description = QLabel("", objectName="import_description", wordWrap=True)
+        self.description = named(QLabel("", wordWrap=True), "import_description")
         self.description.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.error = QLabel("", objectName="import_error", wordWrap=True)
+        self.error = named(QLabel("", wordWrap=True), "import_error")
         self.error.setStyleSheet("color: #b03a2e")
 
         roles = QGridLayout()
         roles.addWidget(QLabel("Selected rows are:"), 0, 0)
         for k, role in enumerate(ROW_ROLES):
-            button = QPushButton(role, objectName=f"rows_{role}")
+            button = named(QPushButton(role), f"rows_{role}")
             button.setStyleSheet(f"background: {ROLE_COLOURS[role].name()}")
             button.clicked.connect(lambda _=False, r=role: self.mark_rows(self.selected_rows(), r))
             roles.addWidget(button, 0, k + 1)
         roles.addWidget(QLabel("Selected columns are:"), 1, 0)
         for k, role in enumerate(COLUMN_ROLES):
-            button = QPushButton(role, objectName=f"columns_{role}")
+            button = named(QPushButton(role), f"columns_{role}")
             button.setStyleSheet(f"background: {ROLE_COLOURS[role].name()}")
             button.clicked.connect(lambda _=False, r=role: self.mark_columns(self.selected_columns(), r))
             roles.addWidget(button, 1, k + 1)
-        redetect = QPushButton("Detect again", objectName="redetect")
+        redetect = named(QPushButton("Detect again"), "redetect")
         redetect.clicked.connect(lambda: self._detect(self.current_sheet(), force=True))
         roles.addWidget(redetect, 0, len(ROW_ROLES) + 1)
-        self.decimal_mark = QComboBox(objectName="import_decimal_mark")
+        self.decimal_mark = named(QComboBox(), "import_decimal_mark")
         for text, comma in DECIMAL_MARKS:
             self.decimal_mark.addItem(text, comma)
         self.decimal_mark.activated.connect(lambda index: self.set_decimal_comma(self.decimal_mark.itemData(index)))
@@ -357,7 +374,7 @@ class MicrodataDialog(QDialog):
         self.project = None
         self.setWindowTitle(f"Tabulate {self.path.name}")
         self.setObjectName("microdata_dialog")
-        self.variables = QTableWidget(len(columns), 2, objectName="micro_variables")
+        self.variables = named(QTableWidget(len(columns), 2), "micro_variables")
         self.variables.setHorizontalHeaderLabels(["Spanning variable", "Hierarchy file (.hrc or level CSV)"])
         self.variables.horizontalHeader().setStretchLastSection(True)
         self.variables.setColumnWidth(0, 200)
@@ -369,14 +386,14 @@ class MicrodataDialog(QDialog):
             self.variables.setItem(row, 1, QTableWidgetItem(""))
         self.variables.itemChanged.connect(self._ticked)
         #: the ticked variables in table order: the order ticked, then as moved up and down
-        self.order = QListWidget(objectName="micro_order")
+        self.order = named(QListWidget(), "micro_order")
         self.order.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.order.setMaximumHeight(90)
-        move_up = QPushButton("Up", objectName="micro_up")
+        move_up = named(QPushButton("Up"), "micro_up")
         move_up.clicked.connect(lambda: self.move(-1))
-        move_down = QPushButton("Down", objectName="micro_down")
+        move_down = named(QPushButton("Down"), "micro_down")
         move_down.clicked.connect(lambda: self.move(1))
-        browse = QPushButton("Hierarchy file for the selected variable…", objectName="micro_browse")
+        browse = named(QPushButton("Hierarchy file for the selected variable…"), "micro_browse")
         browse.clicked.connect(self._browse)
         self.table_list = QListWidget()
         self.table_list.setObjectName("micro_tables")
@@ -387,9 +404,9 @@ class MicrodataDialog(QDialog):
         remove_table = QPushButton("Remove table")
         remove_table.setObjectName("micro_remove_table")
         remove_table.clicked.connect(lambda: self.table_list.takeItem(self.table_list.currentRow()))
-        self.response = QComboBox(objectName="micro_response")
-        self.weight = QComboBox(objectName="micro_weight")
-        self.holding = QComboBox(objectName="micro_holding")
+        self.response = named(QComboBox(), "micro_response")
+        self.weight = named(QComboBox(), "micro_weight")
+        self.holding = named(QComboBox(), "micro_holding")
         self.response.addItems(columns)
         self.response.setPlaceholderText("(choose the variable to sum)")
         self.response.setCurrentIndex(-1)
@@ -397,7 +414,7 @@ class MicrodataDialog(QDialog):
             combo.addItem("(none)", "")
             for name in columns:
                 combo.addItem(name, name)
-        self.error = QLabel("", objectName="micro_error", wordWrap=True)
+        self.error = named(QLabel("", wordWrap=True), "micro_error")
         self.error.setStyleSheet("color: #b03a2e")
         form = QFormLayout()
         form.addRow("Response (numeric)", self.response)

@@ -53,8 +53,8 @@ from ctadesk.app.formats import (
 )
 from ctadesk.app.job import engine_solve
 from ctadesk.app.request import AUTO
-from ctadesk.app.sense_conflicts import conflicting_cells, describe
 from ctadesk.app.rules import rules_dict
+from ctadesk.app.sense_conflicts import conflicting_cells, describe
 from ctadesk.app.session import Change, Edit, Session
 from ctadesk.app.weight_advice import after_run, before_run
 from ctadesk.engine.audit import AuditResult
@@ -86,6 +86,7 @@ from ctadesk.gui.jobs import (
 )
 from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel, method_label
+from ctadesk.gui.naming import named
 from ctadesk.gui.progress_plot import ProgressPlot
 from ctadesk.gui.releases_window import ReleasesWindow
 from ctadesk.gui.results_panel import ResultsPanel
@@ -160,7 +161,7 @@ class MainWindow(QMainWindow):
         self.editor.slices.changed.connect(lambda _: self._refresh_heatmap())
         self.editor.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.editor.view.customContextMenuRequested.connect(self._cell_menu)
-        self.stale_banner = QLabel(STALE_NOTICE, objectName="stale_banner", wordWrap=True)
+        self.stale_banner = named(QLabel(STALE_NOTICE, wordWrap=True), "stale_banner")
         self.stale_banner.setStyleSheet("background: #fcf3cf; color: #7d6608; padding: 4px; border: 1px solid #f1c40f")
         keep_place = self.stale_banner.sizePolicy()
         keep_place.setRetainSizeWhenHidden(True)  # shown or hidden, the grid below does not move
@@ -192,12 +193,12 @@ class MainWindow(QMainWindow):
         column = QVBoxLayout(panel)
 
         table_box = QGroupBox("1  Table")
-        self.table_info = QLabel(objectName="table_info", wordWrap=True)
-        self.generate_button = QPushButton("Generate…", objectName="generate")
+        self.table_info = named(QLabel(wordWrap=True), "table_info")
+        self.generate_button = named(QPushButton("Generate…"), "generate")
         self.generate_button.clicked.connect(self.generate_dialog)
-        self.open_button = QPushButton("Open or import…", objectName="open")
+        self.open_button = named(QPushButton("Open or import…"), "open")
         self.open_button.clicked.connect(self.open_dialog)
-        self.totals_button = QPushButton("Recompute totals", objectName="recompute_totals")
+        self.totals_button = named(QPushButton("Recompute totals"), "recompute_totals")
         self.totals_button.setToolTip("Set every total and subtotal to the sum of its inner cells")
         self.totals_button.clicked.connect(self.recompute_totals)
         buttons = QHBoxLayout()
@@ -213,22 +214,22 @@ class MainWindow(QMainWindow):
         self.rules_panel = RulesPanel()
         self.rules_panel.apply_requested.connect(self.apply_rules)
         self.rules_layout.addWidget(self.rules_panel)
-        self.default_protection = QDoubleSpinBox(objectName="default_protection", minimum=0.0, maximum=1000.0,
-                                                 decimals=1, suffix=" %",
-                                                 value=float(self.settings.value("cells/protection", 20.0)))
+        self.default_protection = named(QDoubleSpinBox(minimum=0.0, maximum=1000.0, decimals=1, suffix=" %",
+                                                       value=float(self.settings.value("cells/protection", 20.0))),
+                                        "default_protection")
         self.default_protection.valueChanged.connect(lambda v: self.settings.setValue("cells/protection", v))
         form = QFormLayout()
         form.addRow("Protection level", self.default_protection)
         self.rules_layout.addLayout(form)
-        self.mark_button = QPushButton("Mark selected sensitive", objectName="mark_sensitive")
+        self.mark_button = named(QPushButton("Mark selected sensitive"), "mark_sensitive")
         self.mark_button.clicked.connect(lambda: self.mark_sensitive(self.editor.selected_cells()))
-        self.unmark_button = QPushButton("Mark selected safe", objectName="mark_safe")
+        self.unmark_button = named(QPushButton("Mark selected safe"), "mark_safe")
         self.unmark_button.clicked.connect(lambda: self.mark_safe(self.editor.selected_cells()))
         marks = QHBoxLayout()
         marks.addWidget(self.mark_button)
         marks.addWidget(self.unmark_button)
         self.rules_layout.addLayout(marks)
-        self.sensitive_info = QLabel(objectName="sensitive_info", wordWrap=True)
+        self.sensitive_info = named(QLabel(wordWrap=True), "sensitive_info")
         self.rules_layout.addWidget(self.sensitive_info)
 
         protect_box = QGroupBox("3  Protect")
@@ -236,18 +237,18 @@ class MainWindow(QMainWindow):
         QVBoxLayout(protect_box).addWidget(self.model_panel)
 
         audit_box = QGroupBox("4  Audit")
-        self.audit_step = QLabel("What an attacker can deduce from the protected table, before it is released "
-                                 "(F6).", objectName="audit_step", wordWrap=True)
-        self.audit_button = QToolButton(objectName="audit_step_button")
+        self.audit_step = named(QLabel("What an attacker can deduce from the protected table, before it is released "
+                                       "(F6).", wordWrap=True), "audit_step")
+        self.audit_button = named(QToolButton(), "audit_step_button")
         self.audit_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         audit_column = QVBoxLayout(audit_box)
         audit_column.addWidget(self.audit_step)
         audit_column.addWidget(self.audit_button)
 
         save_box = QGroupBox("5  Save and export")
-        self.save_button = QPushButton("Save project…", objectName="save")
+        self.save_button = named(QPushButton("Save project…"), "save")
         self.save_button.clicked.connect(self.save)
-        self.export_button = QPushButton("Export…", objectName="export")
+        self.export_button = named(QPushButton("Export…"), "export")
         saves = QHBoxLayout(save_box)
         saves.addWidget(self.save_button)
         saves.addWidget(self.export_button)
@@ -264,7 +265,7 @@ class MainWindow(QMainWindow):
         stack.setSpacing(0)
         stack.addWidget(scroll, 1)
         stack.addWidget(self._build_run_bar())
-        dock = QDockWidget("Workflow", self, objectName="workflow_dock")
+        dock = named(QDockWidget("Workflow", self), "workflow_dock")
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         dock.setWidget(workflow)
         dock.setMinimumWidth(max(310, panel.sizeHint().width(), self.rules_panel.body.sizeHint().width() + 40) + 24)
@@ -273,20 +274,20 @@ class MainWindow(QMainWindow):
     def _build_run_bar(self) -> QFrame:
         """Protect, Cancel, the elapsed time and the solve's state, below the scrolling workflow so
         the primary action stays in view at any window size."""
-        bar = QFrame(objectName="run_bar", frameShape=QFrame.Shape.StyledPanel)
-        self.protect_button = QPushButton("Protect", objectName="protect")
+        bar = named(QFrame(frameShape=QFrame.Shape.StyledPanel), "run_bar")
+        self.protect_button = named(QPushButton("Protect"), "protect")
         font = self.protect_button.font()
         font.setBold(True)
         self.protect_button.setFont(font)
         self.protect_button.setMinimumHeight(30)
         self.protect_button.setToolTip("Protect the table with the chosen model (F5)")
         self.protect_button.clicked.connect(self.protect)
-        self.cancel_button = QPushButton("Cancel", objectName="cancel")
+        self.cancel_button = named(QPushButton("Cancel"), "cancel")
         self.cancel_button.setMinimumHeight(30)
         self.cancel_button.clicked.connect(self.cancel)
-        self.busy = QProgressBar(objectName="busy", textVisible=False, maximumHeight=10)
-        self.elapsed = QLabel("", objectName="elapsed")
-        self.solve_state = QLabel("", objectName="solve_state", wordWrap=True)
+        self.busy = named(QProgressBar(textVisible=False, maximumHeight=10), "busy")
+        self.elapsed = named(QLabel(""), "elapsed")
+        self.solve_state = named(QLabel("", wordWrap=True), "solve_state")
         run = QHBoxLayout()
         run.addWidget(self.protect_button, 2)
         run.addWidget(self.cancel_button, 1)
@@ -307,11 +308,11 @@ class MainWindow(QMainWindow):
         self.model_panel.weights.currentIndexChanged.connect(
             lambda: self.model_panel.weights.currentData() == "inverse" and self.results.show_advice(None))
         self.audit_panel = self.results.audit
-        self.bottom_tabs = QTabWidget(objectName="bottom_tabs")
+        self.bottom_tabs = named(QTabWidget(), "bottom_tabs")
         self.bottom_tabs.addTab(self.results, "Results")
         self.bottom_tabs.addTab(self.log_pane, "Solver log")
         self.bottom_tabs.addTab(self.progress_plot, "Incumbent and bound")
-        dock = self.bottom_dock = QDockWidget("View and audit", self, objectName="bottom_dock")
+        dock = self.bottom_dock = named(QDockWidget("View and audit", self), "bottom_dock")
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         dock.setWidget(self.bottom_tabs)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
@@ -320,7 +321,7 @@ class MainWindow(QMainWindow):
     def _build_cell_dock(self) -> None:
         """The current cell's facts, beside the results (movable beside the grid)."""
         self.cell_info = CellInfoPane(self.editor)
-        dock = QDockWidget("Cell", self, objectName="cell_dock")
+        dock = named(QDockWidget("Cell", self), "cell_dock")
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         dock.setWidget(self.cell_info)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
@@ -328,7 +329,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([dock], [320], Qt.Orientation.Horizontal)
 
     def _action(self, text: str, slot, shortcut=None, name: str = "") -> QAction:
-        action = QAction(text, self, objectName=name)
+        action = named(QAction(text, self), name)
         action.triggered.connect(slot)
         if shortcut is not None:
             action.setShortcut(shortcut)
@@ -354,7 +355,7 @@ class MainWindow(QMainWindow):
         file_menu.addMenu(self.recent_menu)
         file_menu.addAction(self._action("&Save project", self.save, S.Save, "act_save"))
         file_menu.addAction(self._action("Save project &as…", self.save_as, S.SaveAs, "act_save_as"))
-        self.export_menu = QMenu("&Export", self, objectName="export_menu")
+        self.export_menu = named(QMenu("&Export", self), "export_menu")
         self.export_actions = {}
         for kind, export in exports().items():
             self.export_actions[kind] = self._action(export.menu, lambda _=False, k=kind: self.export_dialog(k),
@@ -400,7 +401,7 @@ class MainWindow(QMainWindow):
         self.audit_button.setDefaultAction(self.audit_action)
         tools_menu = self.menuBar().addMenu("&Tools")
         tools_menu.addAction(self._action("Optimal &releases…", self.show_releases, None, "act_releases"))
-        self.toolbar = QToolBar("Main", self, objectName="main_toolbar")
+        self.toolbar = named(QToolBar("Main", self), "main_toolbar")
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.toolbar.setMovable(False)
         for action in (self.table_actions[1], self.findChild(QAction, "act_save")):
@@ -410,8 +411,8 @@ class MainWindow(QMainWindow):
             self.toolbar.addAction(action)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
         help_menu = self.menuBar().addMenu("&Help")
-        help_menu.addAction(self._action("&User guide", lambda: show_user_guide(self), QKeySequence.StandardKey.HelpContents,
-                                         "act_user_guide"))
+        help_menu.addAction(self._action("&User guide", lambda: show_user_guide(self),
+                                         QKeySequence.StandardKey.HelpContents, "act_user_guide"))
         help_menu.addAction(self._action("&About ctadesk", self.show_about, None, "act_about"))
         self._update_recent_menu()
 
@@ -932,7 +933,8 @@ class MainWindow(QMainWindow):
         """Set the lower/upper protection levels of the sensitive cells among cells (undoable)."""
         cells = np.asarray(cells, np.int64)
         keep = self.project.sensitive[cells]
-        cells, lower, upper = cells[keep], np.broadcast_to(lower, keep.shape)[keep], np.broadcast_to(upper, keep.shape)[keep]
+        lower, upper = np.broadcast_to(lower, keep.shape)[keep], np.broadcast_to(upper, keep.shape)[keep]
+        cells = cells[keep]
         if cells.size == 0:
             self.statusBar().showMessage("Select sensitive cells first: protection levels apply to them.", 5000)
             return False

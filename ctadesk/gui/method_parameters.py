@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QFormLayout, QGroupBox,
 
 from ctadesk.engine.errors import MethodError
 from ctadesk.engine.methods import METHODS, Parameter, ParameterValue
+from ctadesk.gui.naming import named
 from ctadesk.gui.wheel_guard import guard_wheel
 
 #: spin boxes need finite ends; a parameter without a maximum gets this one
@@ -80,15 +81,15 @@ class MethodParameters(QGroupBox):
 def _field(parameter: Parameter) -> QWidget:
     tip = f"{parameter.label}: {parameter.describe_range()} (default {parameter.default})"
     if parameter.kind is bool:
-        field: QWidget = QCheckBox(objectName=f"parameter_{parameter.name}")
+        field: QWidget = named(QCheckBox(), f"parameter_{parameter.name}")
     elif parameter.kind is int:
-        field = QSpinBox(objectName=f"parameter_{parameter.name}")
+        field = named(QSpinBox(), f"parameter_{parameter.name}")
         low = parameter.minimum if parameter.minimum is not None else -UNBOUNDED
         field.setRange(int(low) + (1 if parameter.above else 0),
                        int(min(parameter.maximum, UNBOUNDED)) if parameter.maximum is not None else int(UNBOUNDED))
     else:
         decimals = FINE_DECIMALS if abs(float(parameter.default)) < 1 else DECIMALS
-        field = QDoubleSpinBox(objectName=f"parameter_{parameter.name}", decimals=decimals)
+        field = named(QDoubleSpinBox(decimals=decimals), f"parameter_{parameter.name}")
         low = parameter.minimum if parameter.minimum is not None else -UNBOUNDED
         step = 10.0 ** -decimals if parameter.above else 0.0
         high = parameter.maximum if parameter.maximum is not None and math.isfinite(parameter.maximum) else UNBOUNDED

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from ctadesk.app.request import AUTO, ProtectionRequest
 from ctadesk.gui.method_parameters import MethodParameters
+from ctadesk.gui.naming import named
 from ctadesk.gui.quality_terms_panel import QualityTermsPanel
 from ctadesk.io.project import Project
 
@@ -67,47 +68,47 @@ PRECISIONS = (("as the data", "auto"), ("full (no rounding)", "full"), ("whole n
 class ModelPanel(QWidget):
     def __init__(self, methods: list[str], parent=None) -> None:
         super().__init__(parent)
-        self.distance = QComboBox(objectName="distance")
+        self.distance = named(QComboBox(), "distance")
         for key, label in DISTANCES.items():
             self.distance.addItem(label, key)
-        self.senses = QComboBox(objectName="senses")
+        self.senses = named(QComboBox(), "senses")
         for key, label in SENSES.items():
             self.senses.addItem(label, key)
         #: why the senses chosen before were changed (a distance no method solves with them)
-        self.senses_note = QLabel("", objectName="senses_note", wordWrap=True)
+        self.senses_note = named(QLabel("", wordWrap=True), "senses_note")
         self.senses_note.setStyleSheet("color: #7d6608")
         self.senses_note.hide()
         self._restoring = False
-        self.delta = QDoubleSpinBox(objectName="delta", minimum=1e-6, maximum=1e9, decimals=6, value=1e-3)
+        self.delta = named(QDoubleSpinBox(minimum=1e-6, maximum=1e9, decimals=6, value=1e-3), "delta")
         self.delta.setToolTip("Pseudo-Huber delta, in the table's units: below it a change costs about its square, "
                               "above it about its size (thesis (5.17))")
-        self.method = QComboBox(objectName="method")
+        self.method = named(QComboBox(), "method")
         self.method.setToolTip("Automatic picks the algorithm for the model and the table and says why in the log; "
                                "an expert may choose one here, and set its parameters below it")
         self.parameters = MethodParameters()
-        self.weights = QComboBox(objectName="weights")
+        self.weights = named(QComboBox(), "weights")
         for key, label in WEIGHTS.items():
             self.weights.addItem(label, key)
-        self.time_limit = QDoubleSpinBox(objectName="time_limit", minimum=0.0, maximum=86_400.0, decimals=0,
-                                         suffix=" s", specialValueText="none", value=60.0)
-        self.gap = QDoubleSpinBox(objectName="gap", minimum=0.0, maximum=100.0, decimals=3, suffix=" %",
-                                  value=0.01)
-        self.preserve_mean = QCheckBox("mean", objectName="preserve_mean")
+        self.time_limit = named(QDoubleSpinBox(minimum=0.0, maximum=86_400.0, decimals=0,
+                                               suffix=" s", specialValueText="none", value=60.0), "time_limit")
+        self.gap = named(QDoubleSpinBox(minimum=0.0, maximum=100.0, decimals=3, suffix=" %",
+                                        value=0.01), "gap")
+        self.preserve_mean = named(QCheckBox("mean"), "preserve_mean")
         self.preserve_mean.setToolTip("Keep the mean of the inner cells (the grand total): sum of changes = 0")
-        self.preserve_variance = QCheckBox("variance", objectName="preserve_variance")
+        self.preserve_variance = named(QCheckBox("variance"), "preserve_variance")
         self.preserve_variance.setToolTip("Keep the variance of the inner cells to second order and the regression "
                                           "slope of adjusted on original at 1: L(y) = sum (a - mean a) y = 0")
-        self.precision = QComboBox(objectName="precision")
+        self.precision = named(QComboBox(), "precision")
         self.precision.setToolTip("Decimals the released table shows: it adds up exactly and stays protected at "
                                   "that precision")
         for label, key in PRECISIONS:
             self.precision.addItem(label, key)
-        self.widen = QCheckBox("Widen protection levels by a secret factor", objectName="widen", checked=True)
+        self.widen = named(QCheckBox("Widen protection levels by a secret factor", checked=True), "widen")
         self.widen.setToolTip("Each sensitive cell's levels grow by a random 0-25 % drawn from a secret seed kept in "
                               "the project and the internal workbook, so a released value does not sit at exactly "
                               "original ± a known percentage")
         self.quality_terms = QualityTermsPanel()
-        self.quality = QGroupBox("Quality", objectName="quality")
+        self.quality = named(QGroupBox("Quality"), "quality")
         self.quality.setToolTip("What protection must keep of the table as a statistician uses it "
                                 "(Cox 2005, Quality-preserving CTA)")
         quality = QVBoxLayout(self.quality)

@@ -11,10 +11,18 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctadesk.engine.quality.measures import QualityReport
+from ctadesk.gui.naming import named
 
 LARGEST = "largest relative change (%)"
 TERM_COLUMNS = ("Quality term", "Target", "Value reached", "Met", "Price (distance)", "Note")
@@ -104,13 +112,13 @@ class QualityTermsView(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("quality_terms_view")
-        self.summary = QLabel(NO_TERMS, objectName="terms_summary", wordWrap=True)
-        self.table = QTableWidget(objectName="terms_table")
+        self.summary = named(QLabel(NO_TERMS, wordWrap=True), "terms_summary")
+        self.table = named(QTableWidget(), "terms_table")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.notes = QLabel(objectName="terms_notes", wordWrap=True)
+        self.notes = named(QLabel(wordWrap=True), "terms_notes")
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         column = QVBoxLayout(self)
         column.setContentsMargins(4, 4, 4, 4)

@@ -22,13 +22,25 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QPushButton, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctadesk.engine.errors import CTAError, ProblemError
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.quality.measures import inner_cells
 from ctadesk.engine.quality.terms import INNER, QualityTerm, size_class, slice_cells
+from ctadesk.gui.naming import named
 from ctadesk.gui.wheel_guard import guard_wheel
 from ctadesk.io.project import Project
 
@@ -166,29 +178,29 @@ class TermRow(QFrame):
         self.setObjectName("quality_term")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.project = project
-        self.measure = QComboBox(objectName="term_measure")
+        self.measure = named(QComboBox(), "term_measure")
         for key, label in MEASURE_LABELS.items():
             self.measure.addItem(label, key)
             self.measure.setItemData(self.measure.count() - 1, MEASURE_TIPS[key], Qt.ItemDataRole.ToolTipRole)
-        self.mode = QComboBox(objectName="term_mode")
+        self.mode = named(QComboBox(), "term_mode")
         for key, label in MODE_LABELS.items():
             self.mode.addItem(label, key)
             self.mode.setItemData(self.mode.count() - 1, MODE_TIPS[key], Qt.ItemDataRole.ToolTipRole)
-        self.sign = QLabel(objectName="term_sign")
-        self.number = QLineEdit(objectName="term_number")
+        self.sign = named(QLabel(), "term_sign")
+        self.number = named(QLineEdit(), "term_number")
         self.number.setMaximumWidth(80)
-        self.remove = QToolButton(objectName="term_remove", text="✕")
+        self.remove = named(QToolButton(text="✕"), "term_remove")
         self.remove.setToolTip("Remove this term")
         self.remove.clicked.connect(self.removed)
-        self.group = QComboBox(objectName="term_group")
+        self.group = named(QComboBox(), "term_group")
         self.group.setToolTip("The cells the term is measured over")
-        self.low = QLineEdit(objectName="term_size_low", placeholderText="from")
-        self.high = QLineEdit(objectName="term_size_high", placeholderText="below")
+        self.low = named(QLineEdit(placeholderText="from"), "term_size_low")
+        self.high = named(QLineEdit(placeholderText="below"), "term_size_high")
         for end in (self.low, self.high):
             end.setMaximumWidth(64)
             end.setToolTip("A size class: the inner cells whose original value v has from ≤ v < below (either may be "
                            "left empty)")
-        self.message = QLabel(objectName="term_message", wordWrap=True)
+        self.message = named(QLabel(wordWrap=True), "term_message")
         self._fill_groups()
         grid = QGridLayout(self)
         grid.setContentsMargins(4, 3, 4, 3)
@@ -350,14 +362,14 @@ class QualityTermsPanel(QWidget):
         self._list = QVBoxLayout()
         self._list.setContentsMargins(0, 0, 0, 0)
         self._list.setSpacing(3)
-        self.add_button = QPushButton("Add term", objectName="add_quality_term")
+        self.add_button = named(QPushButton("Add term"), "add_quality_term")
         self.add_button.setToolTip("Keep the mean, the variance term L(y) or the correlation of a group of cells: "
                                    "exactly, within a bound, or at a price")
         self.add_button.clicked.connect(lambda: self.add_term())
-        self.price = QCheckBox("Report the price of each term", objectName="quality_price")
+        self.price = named(QCheckBox("Report the price of each term"), "quality_price")
         self.price.setToolTip("Solve once more without each term and report how much more change the term costs "
                               "(one extra solve per term)")
-        self.message = QLabel(objectName="quality_terms_message", wordWrap=True)
+        self.message = named(QLabel(wordWrap=True), "quality_terms_message")
         self.message.setStyleSheet("color: #922b21")
         self.message.hide()
         column = QVBoxLayout(self)

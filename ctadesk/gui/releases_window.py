@@ -15,17 +15,43 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDoubleSpinBox, QFileDialog,
-                               QFormLayout, QHBoxLayout, QHeaderView, QLabel, QMenu, QMessageBox, QProgressBar,
-                               QPushButton, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ctadesk.app.count_releases import (SEARCHES, ReleaseChoice, choose_release, read_count_file, release_risk,
-                                         write_subtables)
+from ctadesk.app.count_releases import (
+    SEARCHES,
+    ReleaseChoice,
+    choose_release,
+    read_count_file,
+    release_risk,
+    write_subtables,
+)
 from ctadesk.app.formats import Holds, open_filter, suffix_of
 from ctadesk.engine.releases import DEFAULT_THRESHOLD, CountTable, Release, RiskReport, Subtable, critical_widths
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.jobs import JobRunner
 from ctadesk.gui.lattice_view import LatticeView, WidthLegend, subtable_label
+from ctadesk.gui.naming import named
 
 COUNT_FILTER = open_filter(Holds.MICRODATA)
 WORKBOOK_SUFFIX = suffix_of("excel")
@@ -36,7 +62,8 @@ NARROW = QColor(245, 183, 177)
 
 def frontier_text(table: CountTable, release: Release) -> str:
     """The frontier, largest sub-tables first: '[ABCDF] [ABCEF]'."""
-    return " ".join(sorted((subtable_label(table, s) for s in release.frontier), key=lambda n: (-len(n), n))) or "nothing"
+    labels = sorted((subtable_label(table, s) for s in release.frontier), key=lambda n: (-len(n), n))
+    return " ".join(labels) or "nothing"
 
 
 class ReleasesWindow(QDialog):
@@ -75,26 +102,26 @@ class ReleasesWindow(QDialog):
 
     # ------------------------------------------------------------ building
     def _build(self) -> None:
-        self.open_button = QPushButton("Open count table…", objectName="releases_open")
+        self.open_button = named(QPushButton("Open count table…"), "releases_open")
         self.open_button.clicked.connect(self.open_dialog)
-        self.file_label = QLabel("No table yet: open a CSV with one column per variable and a count column "
-                                 "(sample_data/czech_autoworkers.csv).", objectName="releases_file", wordWrap=True)
-        self.count_column = QComboBox(objectName="releases_count_column")
+        self.file_label = named(QLabel("No table yet: open a CSV with one column per variable and a count column "
+                                       "(sample_data/czech_autoworkers.csv).", wordWrap=True), "releases_file")
+        self.count_column = named(QComboBox(), "releases_count_column")
         self.count_column.setToolTip("The column holding the counts; the others are the variables")
         self.count_column.activated.connect(lambda _: self.reopen())
-        self.threshold = QSpinBox(objectName="releases_threshold", minimum=1, maximum=1_000_000, value=DEFAULT_THRESHOLD)
+        self.threshold = named(QSpinBox(minimum=1, maximum=1_000_000, value=DEFAULT_THRESHOLD), "releases_threshold")
         self.threshold.setToolTip("Cells with 0 < count ≤ threshold are at risk (Karr, Dobra & Sanil (undated) use 2)")
-        self.alpha = QDoubleSpinBox(objectName="releases_alpha", minimum=0.0, maximum=1e9, decimals=2, value=3.0)
+        self.alpha = named(QDoubleSpinBox(minimum=0.0, maximum=1e9, decimals=2, value=3.0), "releases_alpha")
         self.alpha.setToolTip("α: the smallest bound width (upper − lower) an at-risk cell may have")
-        self.search = QComboBox(objectName="releases_search")
+        self.search = named(QComboBox(), "releases_search")
         for key, text in SEARCHES.items():
             self.search.addItem(text, key)
-        self.integer = QCheckBox("integer bounds", objectName="releases_integer")
+        self.integer = named(QCheckBox("integer bounds"), "releases_integer")
         self.integer.setToolTip("Bounds over tables of whole counts (MILP) instead of LP bounds: slower, tighter")
-        self.find_button = QPushButton("Find release", objectName="releases_find")
+        self.find_button = named(QPushButton("Find release"), "releases_find")
         self.find_button.setDefault(True)
         self.find_button.clicked.connect(self.find_release)
-        self.busy = QProgressBar(objectName="releases_busy", textVisible=False, maximumHeight=10, maximumWidth=120)
+        self.busy = named(QProgressBar(textVisible=False, maximumHeight=10, maximumWidth=120), "releases_busy")
         top = QHBoxLayout()
         top.addWidget(self.open_button)
         top.addWidget(QLabel("count column"))
@@ -112,7 +139,7 @@ class ReleasesWindow(QDialog):
         self.lattice.node_clicked.connect(self._node_clicked)
         self.legend = WidthLegend()
         self.legend.hide()
-        self.node_info = QLabel("", objectName="releases_node_info", wordWrap=True)
+        self.node_info = named(QLabel("", wordWrap=True), "releases_node_info")
         left = QWidget()
         left_column = QVBoxLayout(left)
         left_column.setContentsMargins(0, 0, 0, 0)
@@ -120,18 +147,18 @@ class ReleasesWindow(QDialog):
         left_column.addWidget(self.legend)
         left_column.addWidget(self.node_info)
 
-        self.summary = QLabel("", objectName="releases_summary", wordWrap=True)
+        self.summary = named(QLabel("", wordWrap=True), "releases_summary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.alternatives = QComboBox(objectName="releases_alternatives")
+        self.alternatives = named(QComboBox(), "releases_alternatives")
         self.alternatives.setToolTip("Releases of the same utility the search found")
         self.alternatives.currentIndexChanged.connect(self._alternative_chosen)
-        self.bounds = QTableWidget(objectName="releases_bounds")
+        self.bounds = named(QTableWidget(), "releases_bounds")
         self.bounds.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.bounds.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.bounds.verticalHeader().hide()
         self.bounds.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.export_button = QPushButton("Export the released sub-tables", objectName="releases_export")
+        self.export_button = named(QPushButton("Export the released sub-tables"), "releases_export")
         export_menu = QMenu(self.export_button)
         export_menu.addAction("As CSV files in a folder (one per sub-table, ABC.csv)…", self.export_csv_dialog)
         export_menu.addAction("As an Excel workbook (one sheet per sub-table)…", self.export_xlsx_dialog)
@@ -186,7 +213,8 @@ class ReleasesWindow(QDialog):
         letters = ", ".join(f"{letter} = {name}" for letter, name in zip(table.letters(), table.names))
         shape = " × ".join(str(s) for s in table.shape)
         self.file_label.setText(f"<b>{html.escape(path.name)}</b>: {shape} table of {table.total:,} records; "
-                                f"{html.escape(letters)}" + "".join(f"<br><i>{html.escape(note)}</i>" for note in notes))
+                                f"{html.escape(letters)}"
+                                + "".join(f"<br><i>{html.escape(note)}</i>" for note in notes))
         self.choice = self.release = self.risk = None
         self.widths = None
         self._fill_alternatives()
@@ -265,7 +293,8 @@ class ReleasesWindow(QDialog):
             proof = "a procedure, not proven optimal" + (
                 f"; stopped at {subtable_label(table, choice.refused[0])}" if choice.refused else "")
         else:
-            proof = ("proven optimal" if choice.exact else "not proven optimal") + f", {choice.evaluations:,} releases evaluated"
+            proof = (("proven optimal" if choice.exact else "not proven optimal")
+                     + f", {choice.evaluations:,} releases evaluated")
         at_risk = table.at_risk(choice.threshold).size
         dr = "∞ (no cell at risk)" if not math.isfinite(risk.risk) else f"{risk.risk:g}"
         safe = risk.risk >= choice.alpha
@@ -300,7 +329,8 @@ class ReleasesWindow(QDialog):
         alpha = self.choice.alpha
         for row, k in enumerate(order):
             cell = int(cells.cells[k])
-            label = ", ".join(f"{letter}={code}" for letter, code in zip(table.letters(), table.cell_labels(cell).values()))
+            label = ", ".join(f"{letter}={code}"
+                              for letter, code in zip(table.letters(), table.cell_labels(cell).values()))
             numbers = [int(counts[cell]), cells.lower[k], cells.upper[k], cells.width[k]]
             for column, text in enumerate([label, *(f"{n:g}" for n in numbers)]):
                 item = QTableWidgetItem(text)

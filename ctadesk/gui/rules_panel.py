@@ -13,19 +13,31 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel,
-                               QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctadesk.app.rules import rule_counts
 from ctadesk.engine.rules.safety import RuleResult, SafetyRules
 from ctadesk.engine.table.statistics import CellStatistics
+from ctadesk.gui.naming import named
 from ctadesk.gui.table_model import RULE_COLOURS
 
 #: how the levels of a cell several rules flag combine (SafetyRules.level_combination)
 LEVEL_COMBINATION_LABELS = {"tau-argus": "first rule's level (tau-argus)", "largest": "largest level"}
 
 def _percent(value: float = 0.0, maximum: float = 1000.0, name: str = "") -> QDoubleSpinBox:
-    return QDoubleSpinBox(minimum=0.0, maximum=maximum, decimals=1, suffix=" %", value=value, objectName=name)
+    return named(QDoubleSpinBox(minimum=0.0, maximum=maximum, decimals=1, suffix=" %", value=value), name)
 
 
 class _PairRule(QWidget):
@@ -33,7 +45,7 @@ class _PairRule(QWidget):
 
     def __init__(self, text: str, first: QWidget, second: QWidget, name: str) -> None:
         super().__init__()
-        self.on = QCheckBox(text, objectName=f"{name}_on")
+        self.on = named(QCheckBox(text), f"{name}_on")
         self.first, self.second = first, second
         self.first.setObjectName(f"{name}_a")
         self.second.setObjectName(f"{name}_b")
@@ -73,27 +85,27 @@ class RulesPanel(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("rules_panel")
-        self.min_frequency = QSpinBox(minimum=0, maximum=1000, value=3, objectName="min_frequency",
-                                      specialValueText="off")
+        self.min_frequency = named(QSpinBox(minimum=0, maximum=1000, value=3,
+                                            specialValueText="off"), "min_frequency")
         self.frequency_range = _percent(10.0, name="frequency_range")
         self.dominance = [_dominance("dominance1", 1, 80.0), _dominance("dominance2", 2, 90.0)]
         self.dominance[0].on.setChecked(True)
         self.p_percent = _single("p_percent", "p%", 10.0)
         self.pq = _pq("pq")
-        self.zero_unsafe = QCheckBox("Zero cells with contributors", objectName="zero_unsafe")
-        self.zero_range = QDoubleSpinBox(minimum=0.0, maximum=1e12, decimals=1, value=0.0, objectName="zero_range")
+        self.zero_unsafe = named(QCheckBox("Zero cells with contributors"), "zero_unsafe")
+        self.zero_range = named(QDoubleSpinBox(minimum=0.0, maximum=1e12, decimals=1, value=0.0), "zero_range")
         self.manual_range = _percent(10.0, name="manual_range")
-        self.apply_weights = QCheckBox("Use sampling weights", objectName="apply_weights", checked=True)
-        self.level_combination = QComboBox(objectName="level_combination")
+        self.apply_weights = named(QCheckBox("Use sampling weights", checked=True), "apply_weights")
+        self.level_combination = named(QComboBox(), "level_combination")
         for key, label in LEVEL_COMBINATION_LABELS.items():
             self.level_combination.addItem(label, key)
         self.level_combination.setToolTip(
             "A cell several rules flag: tau-argus takes the level of the first rule, in its order (dominance, "
             "p%, (p,q), request, frequency, zero, manual), that asks for one; or take the largest of them all")
 
-        self.holding_box = QGroupBox("Holding level", objectName="holding_box")
-        self.holding_min_frequency = QSpinBox(minimum=0, maximum=1000, value=0, objectName="holding_min_frequency",
-                                              specialValueText="off")
+        self.holding_box = named(QGroupBox("Holding level"), "holding_box")
+        self.holding_min_frequency = named(QSpinBox(minimum=0, maximum=1000, value=0,
+                                                    specialValueText="off"), "holding_min_frequency")
         self.holding_frequency_range = _percent(10.0, name="holding_frequency_range")
         self.holding_dominance = _dominance("holding_dominance", 1, 80.0)
         self.holding_p_percent = _single("holding_p_percent", "p%", 10.0)
@@ -102,10 +114,10 @@ class RulesPanel(QWidget):
         holding.addRow("Dominance", self.holding_dominance)
         holding.addRow("", self.holding_p_percent)
 
-        self.apply_button = QPushButton("Apply rules", objectName="apply_rules")
+        self.apply_button = named(QPushButton("Apply rules"), "apply_rules")
         self.apply_button.clicked.connect(self.apply_requested)
-        self.counts = QLabel("", objectName="rule_counts", wordWrap=True)
-        self.availability = QLabel("", objectName="rules_availability", wordWrap=True)
+        self.counts = named(QLabel("", wordWrap=True), "rule_counts")
+        self.availability = named(QLabel("", wordWrap=True), "rules_availability")
 
         form = QFormLayout()
         form.addRow("Min. frequency", self._pair(self.min_frequency, self.frequency_range))
@@ -117,7 +129,7 @@ class RulesPanel(QWidget):
         form.addRow("Manual safety range", self.manual_range)
         form.addRow("Several rules flag", self.level_combination)
         form.addRow("", self.apply_weights)
-        self.body = QWidget(objectName="rules_body")
+        self.body = named(QWidget(), "rules_body")
         body = QVBoxLayout(self.body)
         body.setContentsMargins(0, 0, 0, 0)
         body.addLayout(form)
@@ -185,7 +197,8 @@ class RulesPanel(QWidget):
             holding_frequency_safety_range=self.holding_frequency_range.value(),
             holding_dominance=((self.holding_dominance.first.value(), self.holding_dominance.second.value()),)
             if holdings and on(self.holding_dominance) else (),
-            holding_p_percent=(self.holding_p_percent.first.value(),) if holdings and on(self.holding_p_percent) else (),
+            holding_p_percent=(self.holding_p_percent.first.value(),)
+            if holdings and on(self.holding_p_percent) else (),
             zero_unsafe=self.zero_unsafe.isChecked(), zero_safety_range=self.zero_range.value(),
             manual_safety_range=self.manual_range.value(),
             apply_weights=self.apply_weights.isChecked(), level_combination=self.level_combination.currentData())

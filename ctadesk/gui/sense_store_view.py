@@ -14,12 +14,24 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
-                               QTableView, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ctadesk.app.online import open_store
 from ctadesk.app.online.cells import ASSIGN, ESCAPE, SEPARATOR
 from ctadesk.app.online.store import SenseRecord, TableRecord, is_postgres
+from ctadesk.gui.naming import named
 
 STORE_FILTER = "Sense stores (*.db *.sqlite *.sqlite3);;All files (*)"
 SENSE_WORDS = {1: "▲ up (published above)", -1: "▼ down (published below)"}
@@ -112,7 +124,7 @@ def _table_view(model: RecordsModel, name: str) -> tuple[QTableView, QSortFilter
     proxy.setSortRole(Qt.ItemDataRole.UserRole)
     proxy.setFilterKeyColumn(-1)
     proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-    view = QTableView(objectName=name)
+    view = named(QTableView(), name)
     view.setModel(proxy)
     view.setSortingEnabled(True)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -136,15 +148,15 @@ class SenseStoreDialog(QDialog):
         #: the store as shown: its file, or its URL without the password (refresh() sets it)
         self.shown_location = ""
         self.setWindowTitle(f"Sense store — {store_name(location)}")
-        self.header = QLabel(objectName="store_header", wordWrap=True)
+        self.header = named(QLabel(wordWrap=True), "store_header")
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tables = RecordsModel(("Table", "Measure", "Spanning variables", "Requested (UTC)", "Published (UTC)",
                                     "Senses first chosen"), self)
         self.senses = RecordsModel(("Measure", "Cell", "Sense", "Chosen by", "First table"), self)
         self.tables_view, self.tables_proxy = _table_view(self.tables, "store_tables")
         self.senses_view, self.senses_proxy = _table_view(self.senses, "store_senses")
-        self.filter = QLineEdit(objectName="store_filter", placeholderText="Filter senses: a code, a variable, up, down…",
-                                clearButtonEnabled=True)
+        self.filter = named(QLineEdit(placeholderText="Filter senses: a code, a variable, up, down…",
+                                      clearButtonEnabled=True), "store_filter")
         self.filter.textChanged.connect(self.senses_proxy.setFilterFixedString)
         self.tables_view.doubleClicked.connect(self._show_senses_of_table)
         senses_page = QWidget()
@@ -152,10 +164,10 @@ class SenseStoreDialog(QDialog):
         senses_column.setContentsMargins(0, 4, 0, 0)
         senses_column.addWidget(self.filter)
         senses_column.addWidget(self.senses_view)
-        self.tabs = QTabWidget(objectName="store_tabs")
+        self.tabs = named(QTabWidget(), "store_tabs")
         self.tabs.addTab(self.tables_view, "Published tables")
         self.tabs.addTab(senses_page, "Senses")
-        self.refresh_button = QPushButton("Refresh", objectName="store_refresh")
+        self.refresh_button = named(QPushButton("Refresh"), "store_refresh")
         self.refresh_button.clicked.connect(self.refresh)
         close = QPushButton("Close")
         close.clicked.connect(self.close)
@@ -195,7 +207,8 @@ class SenseStoreDialog(QDialog):
         published = sum(t.published is not None for t in tables)
         ups = sum(s.sense == 1 for s in senses)
         measures = sorted({s.measure for s in senses} | {t.measure for t in tables})
-        self.header.setText(f"<b>{html.escape(self.shown_location)}</b><br>{len(tables):,} table(s) requested, {published:,} published; "
+        self.header.setText(f"<b>{html.escape(self.shown_location)}</b><br>"
+                            f"{len(tables):,} table(s) requested, {published:,} published; "
                             f"{len(senses):,} sense(s) stored ({ups:,} up, {len(senses) - ups:,} down)"
                             + (f"; measures: {', '.join(measures)}" if measures else ""))
 

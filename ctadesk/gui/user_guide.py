@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ctadesk.gui.naming import named
 from ctadesk.resources import user_guide_dir
 
 #: the contents page, shown first; the other pages follow in the order it links them
@@ -107,10 +108,10 @@ class UserGuideWindow(QWidget):
         self.folder = user_guide_dir() if folder is None else Path(folder)
         self.pages = guide_pages(self.folder)
 
-        self.search = QLineEdit(objectName="guide_search", placeholderText="Search the guide", clearButtonEnabled=True)
+        self.search = named(QLineEdit(placeholderText="Search the guide", clearButtonEnabled=True), "guide_search")
         self.search.textChanged.connect(self._filter)
         self.search.returnPressed.connect(self.find_next)
-        self.contents = QListWidget(objectName="guide_contents")
+        self.contents = named(QListWidget(), "guide_contents")
         for page in self.pages:
             item = QListWidgetItem(page.title)
             item.setData(Qt.ItemDataRole.UserRole, str(page.path))
@@ -118,7 +119,7 @@ class UserGuideWindow(QWidget):
         self.contents.itemActivated.connect(self._open_item)
         self.contents.itemClicked.connect(self._open_item)
 
-        self.browser = QTextBrowser(objectName="guide_browser")
+        self.browser = named(QTextBrowser(), "guide_browser")
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self.follow)
         self.browser.sourceChanged.connect(self._shown)
@@ -129,7 +130,7 @@ class UserGuideWindow(QWidget):
         self.browser.forwardAvailable.connect(self.forward.setEnabled)
         self.back.setEnabled(False)
         self.forward.setEnabled(False)
-        self.message = QLabel("", objectName="guide_message", wordWrap=True)
+        self.message = named(QLabel("", wordWrap=True), "guide_message")
 
         left = QWidget()
         column = QVBoxLayout(left)
@@ -161,7 +162,7 @@ class UserGuideWindow(QWidget):
                                      "in the project's `docs/user-guide/` folder.")
 
     def _button(self, text: str, slot, shortcut, name: str) -> QToolButton:
-        button = QToolButton(objectName=name, text=text)
+        button = named(QToolButton(text=text), name)
         button.clicked.connect(slot)
         if shortcut is not None:
             button.setShortcut(shortcut)
