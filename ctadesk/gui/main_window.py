@@ -123,7 +123,7 @@ PROTECT, AUDIT, LOAD, EXPORT = "protect", "audit", "load", "export"
 def _result_of(read: Any) -> tuple[Project, CTAResult | None]:
     """The project a load job read and its result (None for what comes before a project: the
     columns of a microdata file, a workbook)."""
-    return (read, read.result) if isinstance(read, Project) else (read, None)  # type: ignore[return-value]
+    return (read, read.result) if isinstance(read, Project) else (read, None)
 
 
 class MainWindow(QMainWindow):
@@ -285,7 +285,8 @@ class MainWindow(QMainWindow):
         self.cancel_button = named(QPushButton("Cancel"), "cancel")
         self.cancel_button.setMinimumHeight(30)
         self.cancel_button.clicked.connect(self.cancel)
-        self.busy = named(QProgressBar(textVisible=False, maximumHeight=10), "busy")
+        self.busy = named(QProgressBar(textVisible=False), "busy")
+        self.busy.setMaximumHeight(10)
         self.elapsed = named(QLabel(""), "elapsed")
         self.solve_state = named(QLabel("", wordWrap=True), "solve_state")
         run = QHBoxLayout()
@@ -423,6 +424,18 @@ class MainWindow(QMainWindow):
         return self.session.project if self.session is not None else None
 
     @property
+    def open_session(self) -> Session:
+        """The session shown, for what only runs once a table is open (its actions are disabled before)."""
+        if self.session is None:
+            raise RuntimeError("no table is open")
+        return self.session
+
+    @property
+    def open_project(self) -> Project:
+        """The table shown, for what only runs once a table is open."""
+        return self.open_session.project
+
+    @property
     def path(self) -> Path | None:
         """Where the project shown is saved (the session's)."""
         return self.session.path if self.session is not None else None
@@ -451,12 +464,12 @@ class MainWindow(QMainWindow):
             self.editor.model.refresh()
             self._show_audit()
         elif change is Change.RESULT:
-            self._show_result(self.project.result)
+            self._show_result(self.open_project.result)
             self._show_audit()
         elif change is Change.AUDIT:
             self._show_audit()
         elif change is Change.NOTE:
-            self.solve_state.setText(self.session.note)
+            self.solve_state.setText(self.open_session.note)
         self._update_stale()
         self._update_info()
         self._update_title()
@@ -464,11 +477,11 @@ class MainWindow(QMainWindow):
     def _show_table(self) -> None:
         """A new table: everything shown about the one before goes (its audit, note, banner and
         options); the model options are the project's, else the defaults."""
-        project = self.project
+        project = self.open_project
         self.undo_stack.clear()
         self.editor.set_project(project)  # shows no audit (and repaints the grid once)
         self.audit_panel.clear(NO_AUDIT)
-        self.solve_state.setText(self.session.note)
+        self.solve_state.setText(self.open_session.note)
         self.model_panel.set_table(project)
         self.model_panel.set_options(project.options or self.default_options())
         self.rules_panel.set_statistics(project.statistics)
@@ -488,8 +501,8 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def _update_title(self) -> None:
-        self.setWindowTitle(f"ctadesk — {self.session.name}[*]")
-        self.setWindowModified(self.session.unsaved)
+        self.setWindowTitle(f"ctadesk — {self.open_session.name}[*]")
+        self.setWindowModified(self.open_session.unsaved)
 
     # ------------------------------------------------------------- options
     def default_options(self) -> dict:
@@ -672,10 +685,10 @@ class MainWindow(QMainWindow):
         return self._load(Loading(f"Opening {path.name}", f"Could not open {path.name}", opened, ask), wait)
 
     def microdata_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import microdata", self._last_dir(), MICRODATA_FILTER)
-        if not path or not self.keep_work(f"importing {Path(path).name}"):
+        chosen, _ = QFileDialog.getOpenFileName(self, "Import microdata", self._last_dir(), MICRODATA_FILTER)
+        if not chosen or not self.keep_work(f"importing {Path(chosen).name}"):
             return
-        path = Path(path)
+        path = Path(chosen)
 
         def place(project: Project) -> None:
             self.set_project(project, source=path)
@@ -746,10 +759,10 @@ class MainWindow(QMainWindow):
         except CTAError as error:
             self.report_error("Could not save the project", error)
             return False
-        self.project.options = {**(self.project.options or {}), **options}
-        self.project.log = self.log_pane.toPlainText()
+        self.open_project.options = {**(self.open_project.options or {}), **options}
+        self.open_project.log = self.log_pane.toPlainText()
         try:
-            self.session.save(path)
+            self.open_session.save(path)
         except Exception as error:
             self.report_error("Could not save the project", error)
             return False
@@ -770,14 +783,14 @@ class MainWindow(QMainWindow):
         """Write one export kind (ctadesk.app.formats.exports) in the background, the table locked
         meanwhile; a stale result is written only if the user says so.  ``wait``: return once
         written (True) or failed (False, said); else once writing has started."""
-        if (export_of(kind).requires is not Requires.NOTHING and self.project.result is not None and self._stale()
+        if (export_of(kind).requires is not Requires.NOTHING and self.open_project.result is not None and self._stale()
                 and not self.confirm("Stale result", STALE_NOTICE + "\n\nExport the stale result anyway?")):
             return False
         if self._busy():
             self.statusBar().showMessage("Wait for the job running to end (or cancel it) first.", 5000)
             return False
-        if (export_of(kind).requires is not Requires.NOTHING and self.project.result is not None
-                and self.project.result.protected and self.audit_result is None):
+        if (export_of(kind).requires is not Requires.NOTHING and self.open_project.result is not None
+                and self.open_project.result.protected and self.audit_result is None):
             self.log_pane.append_lines([f"{Path(path).name}: written without an audit of this result; step 4, Audit "
                                         "(F6), shows what an attacker can deduce from it."])
         self._exporting = path = Path(path)
@@ -785,7 +798,7 @@ class MainWindow(QMainWindow):
         self.solve_state.setText(f"Writing {path.name}…")
         self.statusBar().showMessage(f"Writing {path}…")
         self._set_running(True, EXPORT)
-        self.runner.start(EXPORT, export_job(self.session, kind, path))
+        self.runner.start(EXPORT, export_job(self.open_session, kind, path))
         if not wait:
             return True
         self.runner.wait()
@@ -795,7 +808,7 @@ class MainWindow(QMainWindow):
         from ctadesk.io.excel import ExportOutcome  # openpyxl: loaded by the export of a workbook
 
         self._set_running(False)
-        self.solve_state.setText(self.session.note)
+        self.solve_state.setText(self.open_session.note)
         left_out = ""
         if isinstance(written, ExportOutcome):
             self.log_pane.append_lines(written.lines())
@@ -806,7 +819,7 @@ class MainWindow(QMainWindow):
 
     def _export_failed(self, error: BaseException) -> None:
         self._set_running(False)
-        self.solve_state.setText(self.session.note)
+        self.solve_state.setText(self.open_session.note)
         self.report_error(f"Could not write {self._exporting.name}", error)
 
     # ---------------------------------------------------------------- rules
@@ -817,7 +830,7 @@ class MainWindow(QMainWindow):
             return False
         try:
             rules = self.rules_panel.rules()
-            changes, result = self.session.rule_changes(rules)
+            changes, result = self.open_session.rule_changes(rules)
         except Exception as error:
             self.report_error("The safety rules cannot be applied", error)
             return False
@@ -833,16 +846,16 @@ class MainWindow(QMainWindow):
         if self._busy():
             self.statusBar().showMessage("The table cannot change while a solve or an audit runs.", 5000)
             return False
-        self.undo_stack.push(CellEdit(self.session, changes, text))
+        self.undo_stack.push(CellEdit(self.open_session, changes, text))
         return True
 
     def _edit_value(self, cell: int, value: float) -> None:
         """Set a cell's value (undoable); once the cell editor has closed, say which totals it
         left unequal to the sum of their parts, if any (check_additivity)."""
-        previous = float(self.project.values[cell])
-        text = f"Set {self.project.structure.cell_label(cell)} to {value:,.10g}"
+        previous = float(self.open_project.values[cell])
+        text = f"Set {self.open_project.structure.cell_label(cell)} to {value:,.10g}"
         if self._push({"values": ([cell], [value])}, text):
-            edit = self.session.history[-1]
+            edit = self.open_session.history[-1]
             QTimer.singleShot(0, self, lambda: self.check_additivity(edit, cell, previous))
 
     def _paste_values(self, cells: np.ndarray, values: np.ndarray) -> None:
@@ -850,7 +863,7 @@ class MainWindow(QMainWindow):
         breaks (Edit > Recompute totals makes them add up)."""
         if not self._push({"values": (cells, values)}, f"Paste {cells.size:,} value(s)"):
             return
-        project = self.project
+        project = self.open_project
         residual = np.abs(project.relations @ project.values - project.rhs)
         broken = int((residual > 1e-9 * max(1.0, float(np.abs(project.values).max()))).sum())
         self.statusBar().showMessage(f"Pasted {cells.size:,} value(s)" + (
@@ -880,7 +893,7 @@ class MainWindow(QMainWindow):
         session = self.session
         if session is None or session.position != len(session.history) or session.history[-1] is not edit:
             return
-        project = self.project
+        project = self.open_project
         unbalanced = additivity.unbalanced_by_edit(project, cell, previous)
         if not unbalanced:
             return
@@ -902,11 +915,11 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Select cells first.", 5000)
             return
         share = self.default_protection.value() / 100
-        levels = share * np.abs(self.project.values[cells])
-        unset = (self.project.lower_protection[cells] == 0) & (self.project.upper_protection[cells] == 0)
+        levels = share * np.abs(self.open_project.values[cells])
+        unset = (self.open_project.lower_protection[cells] == 0) & (self.open_project.upper_protection[cells] == 0)
         self._push({"sensitive": (cells, True), "fixed": (cells, False), "flagged_by": (cells, "manual"),
-                    "lower_protection": (cells, np.where(unset, levels, self.project.lower_protection[cells])),
-                    "upper_protection": (cells, np.where(unset, levels, self.project.upper_protection[cells]))},
+                    "lower_protection": (cells, np.where(unset, levels, self.open_project.lower_protection[cells])),
+                    "upper_protection": (cells, np.where(unset, levels, self.open_project.upper_protection[cells]))},
                    f"Mark {cells.size} cell(s) sensitive")
 
     def mark_safe(self, cells: np.ndarray) -> None:
@@ -917,14 +930,14 @@ class MainWindow(QMainWindow):
     def set_fixed(self, cells: np.ndarray, fixed: bool) -> None:
         cells = np.asarray(cells, np.int64)
         if cells.size:
-            changes = {"fixed": (cells, fixed)}
+            changes: dict[str, tuple[np.ndarray, bool | str]] = {"fixed": (cells, fixed)}
             if fixed:
                 changes.update(sensitive=(cells, False), flagged_by=(cells, ""))
             self._push(changes, f"{'Fix' if fixed else 'Unfix'} {cells.size} cell(s)")
 
     def set_senses(self, cells: np.ndarray, sense: int) -> None:
         cells = np.asarray(cells, np.int64)
-        cells = cells[self.project.sensitive[cells]]
+        cells = cells[self.open_project.sensitive[cells]]
         if cells.size:
             word = {1: "up", -1: "down", 0: "free"}[sense]
             self._push({"senses": (cells, sense)}, f"Sense {word} for {cells.size} cell(s)")
@@ -932,7 +945,7 @@ class MainWindow(QMainWindow):
     def set_protection_levels(self, cells: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> bool:
         """Set the lower/upper protection levels of the sensitive cells among cells (undoable)."""
         cells = np.asarray(cells, np.int64)
-        keep = self.project.sensitive[cells]
+        keep = self.open_project.sensitive[cells]
         lower, upper = np.broadcast_to(lower, keep.shape)[keep], np.broadcast_to(upper, keep.shape)[keep]
         cells = cells[keep]
         if cells.size == 0:
@@ -946,12 +959,12 @@ class MainWindow(QMainWindow):
         """Set the bounds of cells (undoable); refused, naming the cell, when they exclude its value."""
         cells = np.asarray(cells, np.int64)
         lower, upper = np.broadcast_to(lower, cells.shape), np.broadcast_to(upper, cells.shape)
-        values = self.project.values[cells]
+        values = self.open_project.values[cells]
         outside = np.flatnonzero((lower > values) | (upper < values))
         if outside.size:
             k = int(outside[0])
             self.report_error("Bounds not set", CTAError(
-                f"cell {self.project.structure.cell_label(int(cells[k]))}: bounds [{lower[k]:g}, {upper[k]:g}] "
+                f"cell {self.open_project.structure.cell_label(int(cells[k]))}: bounds [{lower[k]:g}, {upper[k]:g}] "
                 f"exclude its value {values[k]:g}"))
             return False
         if cells.size:
@@ -963,17 +976,17 @@ class MainWindow(QMainWindow):
         dialog = LimitsDialog("protection", level, level, self)
         cells = self.editor.selected_cells()
         if self.run_dialog(dialog):
-            self.set_protection_levels(cells, *dialog.limits(self.project.values[cells]))
+            self.set_protection_levels(cells, *dialog.limits(self.open_project.values[cells]))
 
     def bounds_dialog(self) -> None:
         dialog = LimitsDialog("bounds", 20.0, 20.0, self)
         cells = self.editor.selected_cells()
         if self.run_dialog(dialog):
-            self.set_bounds(cells, *dialog.limits(self.project.values[cells]))
+            self.set_bounds(cells, *dialog.limits(self.open_project.values[cells]))
 
     def recompute_totals(self) -> None:
-        totals = self.project.recompute_totals()
-        cells = np.flatnonzero(totals != self.project.values)
+        totals = self.open_project.recompute_totals()
+        cells = np.flatnonzero(totals != self.open_project.values)
         if cells.size == 0:
             self.statusBar().showMessage("Every total already equals the sum of its cells.", 5000)
             return
@@ -1001,7 +1014,7 @@ class MainWindow(QMainWindow):
             return
         try:
             problem = self.project.to_problem()
-            seed = self.session.widening_seed or new_seed()
+            seed = self.open_session.widening_seed or new_seed()
             request = self.model_panel.request().replace(seed=seed)
         except Exception as error:
             self.report_error("The table cannot be protected as it stands", error)
@@ -1057,16 +1070,16 @@ class MainWindow(QMainWindow):
         said = f"{result.status.value.replace('_', ' ')}: {state}" + (f" — {result.message}" if result.message else "")
         self.statusBar().showMessage(f"{method_label(result.method)} finished: {result.status.value}", 10000)
         failed_senses = protection.request.senses == "fixed" and not result.protected
-        if not self.session.keep(protection):  # the table found before stays in view
-            self.session.say(f"{said}. The result before this run is kept.")
+        if not self.open_session.keep(protection):  # the table found before stays in view
+            self.open_session.say(f"{said}. The result before this run is kept.")
             if failed_senses:
                 self._offer_optimal_senses(protection)
             return
         if failed_senses:
             self._offer_optimal_senses(protection)
             return
-        self.project.log = self.log_pane.toPlainText()
-        self.session.say(said)
+        self.open_project.log = self.log_pane.toPlainText()
+        self.open_session.say(said)
         self.results.show_advice(None if protection.request.weights == "inverse"
                                  else after_run(protection.required, result.values))
         if result.protected and not protection.precision_met:
@@ -1084,7 +1097,7 @@ class MainWindow(QMainWindow):
         cells = conflicting_cells(problem, given)
         named = f"These senses cannot all hold: {describe(problem, given, cells)}." if cells else (
             "The senses given (or chosen by ordering) cannot all hold.")
-        given_here = [c for c in cells if self.project.senses[c] != 0]
+        given_here = [c for c in cells if self.open_project.senses[c] != 0]
         free = " (the senses set by hand on these cells are freed, undoably)" if given_here else ""
         if self.confirm("The senses given conflict",
                         f"{protection.result.message or 'No table satisfies the senses given'}.\n\n{named}\n\n"
@@ -1100,7 +1113,7 @@ class MainWindow(QMainWindow):
     def _advise_weights_before_run(self) -> None:
         """On a table not yet protected whose weights would be one value (unit, or the table's own
         all equal) and whose cells span orders of magnitude, suggest 1/value weights."""
-        project = self.project
+        project = self.open_project
         choice = self.model_panel.weights.currentData()
         if project.result is not None or choice == "inverse":
             self.results.show_advice(None)
@@ -1134,9 +1147,9 @@ class MainWindow(QMainWindow):
 
     def _solve_failed(self, error: BaseException) -> None:
         self._set_running(False)
-        result = self.project.result
+        result = self.open_project.result
         kept = " and the result before this run is kept" if result is not None and result.values is not None else ""
-        self.session.say(f"The solve failed ({plain_message(error).rstrip('.')}); the table is unchanged{kept}.")
+        self.open_session.say(f"The solve failed ({plain_message(error).rstrip('.')}); the table is unchanged{kept}.")
         self.report_error("The solve failed", error)
 
     def _keep_quality(self, result: CTAResult, quality: QualityReport | None) -> None:
@@ -1147,7 +1160,7 @@ class MainWindow(QMainWindow):
     def _show_result(self, result: CTAResult) -> None:
         self.editor.model.refresh()
         kept, quality = self._quality  # computed by the job that brought the result, if one did
-        self.results.show_result(self.project, result, self.editor.model.layout_, self.session.outcome.terms,
+        self.results.show_result(self.open_project, result, self.editor.model.layout_, self.open_session.outcome.terms,
                                  quality if kept is result else None)
         self.editor.set_display(Display.ORIGINAL if result.values is None else Display.ADJUSTED)
         self.bottom_tabs.setCurrentWidget(self.results)
@@ -1218,8 +1231,8 @@ class MainWindow(QMainWindow):
             self.report_error("The audit's assumptions are not valid", error)
             return
         self.clear_audit("Auditing…")
-        self.session.say("Auditing the protected table…")
-        self.runner.start(AUDIT, audit_job(self.session, knowledge), AUDIT_CANCELLED)
+        self.open_session.say("Auditing the protected table…")
+        self.runner.start(AUDIT, audit_job(self.open_session, knowledge), AUDIT_CANCELLED)
         self._set_running(True, AUDIT)
 
     def _audit_progress(self, done: int, total: int) -> None:
@@ -1234,20 +1247,20 @@ class MainWindow(QMainWindow):
         self.bottom_tabs.setCurrentWidget(self.results)
         self.results.setCurrentWidget(self.audit_panel)
         state = "every sensitive cell protected" if audit.safe else f"{audit.n_at_risk:,} cell(s) at risk"
-        self.session.say(f"Audit: {audit.n_audited:,} cells audited, {state}")
+        self.open_session.say(f"Audit: {audit.n_audited:,} cells audited, {state}")
         self.statusBar().showMessage(f"Audit finished in {audit.seconds:.2f} s: {state}", 10000)
 
     def _audit_cancelled(self) -> None:
         self._set_running(False)
         if not self._show_audit():
             self.audit_panel.clear("The audit was cancelled. Press Audit (F6) to run it again.")
-        self.session.say("Audit cancelled.")
+        self.open_session.say("Audit cancelled.")
 
     def _audit_failed(self, error: BaseException) -> None:
         self._set_running(False)
         if not self._show_audit():
             self.audit_panel.clear("The audit failed: " + plain_message(error))
-        self.session.say("The audit failed; the table is unchanged.")
+        self.open_session.say("The audit failed; the table is unchanged.")
         self.report_error("The audit failed", error)
 
     def clear_audit(self, message: str = NO_AUDIT) -> None:
@@ -1261,10 +1274,10 @@ class MainWindow(QMainWindow):
         audit = self.audit_result
         if audit is None and self.editor.model.audit is not None:
             self.clear_audit(AUDIT_CLEARED)
-            self.session.say("The audit was cleared: the table changed.")
+            self.open_session.say("The audit was cleared: the table changed.")
         elif audit is not None and audit is not self.editor.model.audit:
             self.editor.show_audit(audit)
-            self.audit_panel.show_audit(self.project, audit)
+            self.audit_panel.show_audit(self.open_project, audit)
         return audit is not None
 
     # ------------------------------------------------------------------ tools
@@ -1319,7 +1332,7 @@ class MainWindow(QMainWindow):
         box.open()
 
     def _update_info(self) -> None:
-        project = self.project
+        project = self.open_project
         shape = " × ".join(str(s) for s in project.structure.shape)
         self.table_info.setText(f"{shape} table, {project.n_cells:,} cells, {project.relations.shape[0]:,} relations")
         self.sensitive_info.setText(f"{int(project.sensitive.sum()):,} sensitive, {int(project.fixed.sum()):,} fixed. "
