@@ -24,17 +24,36 @@ PLAIN_LIMIT = 1e15
 MAX_FIGURE_DECIMALS = 10
 #: what is shown for a number that is not there (NaN)
 MISSING = "—"
+#: values table_decimals looks at first (evenly spread over the table), and at a time
+DECIMALS_SAMPLE, DECIMALS_CHUNK = 1000, 32_768
 
 
 def table_decimals(*arrays: np.ndarray) -> int:
     """The decimals a table is shown at: the fewest that show every finite value of ``arrays``
     exactly (up to the float's own representation error), at most MAX_DECIMALS, the finest
     precision a table is published at (a count table: 0; a table rounded at publication: its
-    decimals; 123456789.1 keeps its decimal however large the number)."""
-    values = np.concatenate([np.asarray(a, float).reshape(-1) for a in arrays]) if arrays else np.zeros(0)
-    finite = values[np.isfinite(values) & (np.abs(values) < PLAIN_LIMIT)]
-    for decimals in range(MAX_DECIMALS):
-        scaled = finite * 10.0 ** decimals
+    decimals; 123456789.1 keeps its decimal however large the number).
+
+    The count only grows as values are looked at, so it is found on an evenly spread sample of
+    DECIMALS_SAMPLE values first, then checked on the values in chunks of DECIMALS_CHUNK (that
+    stay in the processor's cache): one pass over a million values as a rule, ~5 ms."""
+    decimals = 0
+    for array in arrays:
+        values = np.asarray(array, float).reshape(-1)
+        decimals = _fewest_decimals(values[::max(1, values.size // DECIMALS_SAMPLE)], decimals)
+        for start in range(0, values.size, DECIMALS_CHUNK):
+            if decimals == MAX_DECIMALS:
+                return decimals
+            decimals = _fewest_decimals(values[start:start + DECIMALS_CHUNK], decimals)
+    return decimals
+
+
+def _fewest_decimals(values: np.ndarray, start: int) -> int:
+    """The fewest decimals from ``start`` on that show every finite one of ``values`` below
+    PLAIN_LIMIT exactly (MAX_DECIMALS at most)."""
+    values = values[np.isfinite(values) & (np.abs(values) < PLAIN_LIMIT)]
+    for decimals in range(start, MAX_DECIMALS):
+        scaled = values * 10.0 ** decimals
         if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6 + 8 * np.finfo(float).eps * np.abs(scaled)):
             return decimals
     return MAX_DECIMALS

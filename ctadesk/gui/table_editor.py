@@ -4,7 +4,7 @@ collapsible hierarchies."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QLocale, QSize, Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QLocale, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFontMetrics, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemDelegate,
@@ -28,6 +28,9 @@ from ctadesk.io.project import Project
 #: each column's widest numbers)
 FITTED_ROWS = 3
 MIN_COLUMN_WIDTH, MAX_COLUMN_WIDTH = 48, 320
+#: a slice of more cells is fitted at the next turn of the event loop, once for all the changes
+#: made meanwhile (a table and its result shown: three), and after the grid has painted
+FIT_NOW_CELLS = 100_000
 
 
 class SliceSelector(QWidget):
@@ -140,7 +143,9 @@ class TableEditor(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.model = CellTableModel(self)
-        self.model.numbers_changed.connect(self.fit_columns)
+        self.model.numbers_changed.connect(self._numbers_changed)
+        self._fit_later = QTimer(self, singleShot=True, interval=0)
+        self._fit_later.timeout.connect(self.fit_columns)
         #: columns whose width the user chose (kept until another table is shown)
         self._chosen_widths: set[int] = set()
         self._fitting = False
@@ -349,6 +354,14 @@ class TableEditor(QWidget):
     def _display_changed(self, position: int) -> None:
         self.model.set_display(list(Display)[position])
 
+    def _numbers_changed(self) -> None:
+        """The texts may have changed width: fit the columns now, or a large slice's soon."""
+        if self.model.layout_ is not None and self.model.layout_.cells.size > FIT_NOW_CELLS:
+            self._fit_later.start()
+        else:
+            self._fit_later.stop()
+            self.fit_columns()
+
     def _column_resized(self, column: int, old: int, new: int) -> None:
         if not self._fitting:
             self._chosen_widths.add(column)
@@ -367,9 +380,9 @@ class TableEditor(QWidget):
         n_rows, n_columns = cells.shape
         rows = np.unique(np.r_[0:min(FITTED_ROWS, n_rows), max(0, n_rows - FITTED_ROWS):n_rows])
         candidates = cells[rows]
-        shown = model.shown_values(cells.reshape(-1))
+        shown = model.slice_values()
         if shown is not None:
-            finite = np.where(np.isfinite(shown), shown, 0.0).reshape(cells.shape)
+            finite = np.where(np.isfinite(shown), shown, 0.0)
             extremes = cells[np.stack([np.argmax(finite, axis=0), np.argmin(finite, axis=0)]), np.arange(n_columns)]
             candidates = np.concatenate([candidates, extremes])
             lengths = model.text_lengths(model.shown_values(candidates.reshape(-1)).reshape(candidates.shape))
@@ -378,8 +391,9 @@ class TableEditor(QWidget):
             longest = np.zeros(candidates.shape, bool)
             longest[0] = True
         bold = QFontMetrics(model._bold)
-        margin, icon = self._cell_margins()
-        extra = margin + np.where(model.project.sensitive[cells].any(axis=0), icon, 0)
+        sensitive = model.project.sensitive[cells]
+        margin, icon = self._cell_margins(sensitive)
+        extra = margin + np.where(sensitive.any(axis=0), icon, 0)
         measured = {int(cell): bold.horizontalAdvance(model.display_text(int(cell)))
                     for cell in np.unique(candidates[longest])}
         text = np.zeros(n_columns, np.int64)
@@ -405,12 +419,11 @@ class TableEditor(QWidget):
             self._labels_measured = (layout, widths + 16)
         return self._labels_measured[1]
 
-    def _cell_margins(self) -> tuple[int, int]:
+    def _cell_margins(self, sensitive: np.ndarray) -> tuple[int, int]:
         """What the view adds to a cell's text width (its margins) and what a sense icon adds more,
-        read from the view's size hints of a cell without and a cell with an icon (in their fonts)."""
+        read from the view's size hints of a cell without and a cell with an icon (in their fonts);
+        ``sensitive``: the slice's cells' flags."""
         model = self.model
-        cells = model.layout_.cells
-        sensitive = model.project.sensitive[cells]
 
         def added(row: int, column: int) -> int:
             index = model.index(row, column)
@@ -418,9 +431,11 @@ class TableEditor(QWidget):
             text = QFontMetrics(font).horizontalAdvance(model.display_text(model.cell_at(row, column)))
             return self.view.sizeHintForIndex(index).width() - text
 
-        plain, marked = np.argwhere(~sensitive)[:1], np.argwhere(sensitive)[:1]
-        margin = added(*map(int, plain[0])) if plain.size else 8
-        icon = added(*map(int, marked[0])) - margin if marked.size else self.view.iconSize().width() + 8
+        flags = sensitive.reshape(-1)
+        plain, marked = int(np.argmin(flags)), int(np.argmax(flags))  # the first of each, if there is one
+        columns = sensitive.shape[1]
+        margin = added(*divmod(plain, columns)) if not flags[plain] else 8
+        icon = added(*divmod(marked, columns)) - margin if flags[marked] else self.view.iconSize().width() + 8
         return max(margin, 0) + 2, max(icon, 0) + 2
 
     def _width_rows_header(self) -> None:

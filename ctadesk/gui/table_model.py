@@ -189,13 +189,16 @@ class CellTableModel(QAbstractTableModel):
         self._repaint()
 
     def _set_audit(self, audit: AuditResult | None) -> None:
+        """The audit's per-cell arrays (empty without an audit: no cell audited)."""
         self.audit = audit
-        n_cells = self.project.n_cells if self.project is not None else 0
-        self._risk = cell_risk_levels(audit, n_cells) if audit is not None else np.full(n_cells, -1, np.int8)
+        if audit is None:
+            self._risk, self._audited, self._audit_relative = np.zeros(0, np.int8), np.zeros(0, np.int64), np.zeros(0)
+            return
+        n_cells = self.project.n_cells
+        self._risk = cell_risk_levels(audit, n_cells)
         self._audited = np.full(n_cells, -1, np.int64)
-        self._audit_relative = audit.relative_width if audit is not None else np.zeros(0)
-        if audit is not None:
-            self._audited[audit.cells] = np.arange(audit.cells.size)
+        self._audited[audit.cells] = np.arange(audit.cells.size)
+        self._audit_relative = audit.relative_width
 
     def set_colour_by_audit(self, on: bool) -> None:
         self.colour_by_audit = on
@@ -245,8 +248,8 @@ class CellTableModel(QAbstractTableModel):
             return CellStatus.ADJUSTED
         return CellStatus.SAFE
 
-    def shown_values(self, cells: np.ndarray) -> np.ndarray | None:
-        """What the current display shows for cells (flat indices); None without a result to show."""
+    def shown_values(self, cells: np.ndarray | slice) -> np.ndarray | None:
+        """What the current display shows for cells (flat indices or a slice); None without a result to show."""
         original = self.project.values[cells]
         if self.display is Display.ORIGINAL:
             return original
@@ -258,6 +261,17 @@ class CellTableModel(QAbstractTableModel):
         if self.display is Display.DIFFERENCE:
             return adjusted[cells] - original
         return relative_change(original, adjusted[cells])
+
+    def slice_values(self) -> np.ndarray | None:
+        """What the current display shows for the slice's cells, rows x columns (None without a
+        result to show); a view of the values, not a copy, when the slice is the table in order."""
+        cells = self.layout_.cells
+        if cells.size == self.project.n_cells and cells.size and cells[0, 0] == 0 and cells[-1, -1] == cells.size - 1 \
+                and (cells.shape[1] == 1 or cells[0, 1] == 1):
+            shown = self.shown_values(np.s_[:])
+            return None if shown is None else shown.reshape(cells.shape)
+        shown = self.shown_values(cells.reshape(-1))
+        return None if shown is None else shown.reshape(cells.shape)
 
     def shown_value(self, cell: int) -> float | None:
         """What the current display shows for one cell (None without a result to show): scalar

@@ -167,3 +167,20 @@ def test_colouring_by_an_audit_repaints_without_a_reset_or_a_refit(qtbot):
         editor.model.set_colour_by_audit(False)
     editor.model.refresh()  # the values changed: one dataChanged, a refit, still no reset
     assert resets == [] and fits == [1]
+
+
+def test_a_large_slice_is_fitted_once_for_a_table_its_result_and_display(qtbot):
+    editor = TableEditor()
+    qtbot.addWidget(editor)
+    fits = []
+    slice_values = editor.model.slice_values
+    editor.model.slice_values = lambda: fits.append(1) or slice_values()
+    editor.set_project(_protected((400, 300)))  # 120 701 cells: more than FIT_NOW_CELLS
+    editor.model.refresh()
+    editor.set_display(Display.ADJUSTED)
+    assert fits == []  # nothing measured while the changes came
+    qtbot.waitUntil(lambda: fits == [1])
+    qtbot.wait(20)
+    assert fits == [1]
+    header = editor.view.horizontalHeader()
+    assert header.sectionSize(300) > header.sectionSize(0)  # the totals' column, wider than an inner one
