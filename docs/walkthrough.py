@@ -20,6 +20,7 @@ machine busy with other work stalls longer.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import subprocess
 import sys
@@ -119,6 +120,7 @@ class Walkthrough:
         self.window.choose = lambda title, label, options, current: current if title == "Import CSV" else None
         self.window.resize(1500, 920)
         self.window.show()
+        gc.freeze()  # as run_app does once its window shows
         self.settle(1.0)
 
     @staticmethod

@@ -8,6 +8,7 @@ load in a thread meanwhile, and the first table is read or generated in the wind
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 import platform
@@ -141,6 +142,7 @@ def run_app(path: str | None = None) -> int:
         sys.excepthook = unexpected
         window.show()
         screen.close()
+        gc.freeze()  # the modules' and the window's objects, alive while the app runs, left out of full collections
         window.new_generated(wait=False)
         if path:  # once the generated table is in: it stays if the file cannot be read
 

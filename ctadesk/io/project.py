@@ -99,7 +99,8 @@ class Project:
         lower_protection[problem.sensitive] = problem.lower_protection
         upper_protection[problem.sensitive] = problem.upper_protection
         senses[problem.sensitive] = problem.senses
-        flagged_by = np.where(sensitive, "given", "").astype(object)
+        flagged_by = np.full(n, "", dtype=object)  # one string object shared: no million of them made
+        flagged_by[sensitive] = "given"
         return cls(structure=structure, values=problem.values.copy(), relations=problem.relations.copy(),
                    rhs=problem.rhs.copy(), lower=problem.lower.copy(), upper=problem.upper.copy(),
                    weights=problem.weights.copy(), sensitive=sensitive, lower_protection=lower_protection,
