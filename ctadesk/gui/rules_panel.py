@@ -9,7 +9,7 @@ table carries per-cell statistics (from microdata or a tau-argus .tab).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from PySide6.QtCore import Signal
@@ -40,13 +40,19 @@ def _percent(value: float = 0.0, maximum: float = 1000.0, name: str = "") -> QDo
     return named(QDoubleSpinBox(minimum=0.0, maximum=maximum, decimals=1, suffix=" %", value=value), name)
 
 
-class _PairRule(QWidget):
-    """A checkbox and two numbers: one (n,k) dominance or (p,q) rule."""
+First = TypeVar("First", QSpinBox, QDoubleSpinBox)
+Second = TypeVar("Second", QDoubleSpinBox, QLabel)
 
-    def __init__(self, text: str, first: QWidget, second: QWidget, name: str) -> None:
+
+class _PairRule(QWidget, Generic[First, Second]):
+    """A checkbox and two numbers: one (n,k) dominance or (p,q) rule; a single-number rule's second
+    is an empty label."""
+
+    def __init__(self, text: str, first: First, second: Second, name: str) -> None:
         super().__init__()
         self.on = named(QCheckBox(text), f"{name}_on")
-        self.first, self.second = first, second
+        self.first: First = first
+        self.second: Second = second
         self.first.setObjectName(f"{name}_a")
         self.second.setObjectName(f"{name}_b")
         row = QHBoxLayout(self)
@@ -61,18 +67,18 @@ class _PairRule(QWidget):
         self.second.setEnabled(self.on.isChecked())
 
 
-def _dominance(name: str, n: int = 1, k: float = 80.0) -> _PairRule:
+def _dominance(name: str, n: int = 1, k: float = 80.0) -> _PairRule[QSpinBox, QDoubleSpinBox]:
     return _PairRule("(n,k)", QSpinBox(minimum=1, maximum=20, value=n, prefix="n "),
                      QDoubleSpinBox(minimum=0.1, maximum=100.0, decimals=1, value=k, prefix="k ", suffix=" %"), name)
 
 
-def _single(name: str, text: str, value: float) -> _PairRule:
+def _single(name: str, text: str, value: float) -> _PairRule[QDoubleSpinBox, QLabel]:
     box = QDoubleSpinBox(minimum=0.1, maximum=100.0, decimals=1, value=value, prefix="p ", suffix=" %")
     hidden = QLabel("")
     return _PairRule(text, box, hidden, name)
 
 
-def _pq(name: str) -> _PairRule:
+def _pq(name: str) -> _PairRule[QDoubleSpinBox, QDoubleSpinBox]:
     return _PairRule("(p,q)", QDoubleSpinBox(minimum=0.1, maximum=99.9, decimals=1, value=10.0, prefix="p "),
                      QDoubleSpinBox(minimum=0.2, maximum=100.0, decimals=1, value=50.0, prefix="q "), name)
 
@@ -85,8 +91,8 @@ class RulesPanel(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("rules_panel")
-        self.min_frequency = named(QSpinBox(minimum=0, maximum=1000, value=3,
-                                            specialValueText="off"), "min_frequency")
+        self.min_frequency = named(QSpinBox(minimum=0, maximum=1000, value=3), "min_frequency")
+        self.min_frequency.setSpecialValueText("off")
         self.frequency_range = _percent(10.0, name="frequency_range")
         self.dominance = [_dominance("dominance1", 1, 80.0), _dominance("dominance2", 2, 90.0)]
         self.dominance[0].on.setChecked(True)
@@ -95,7 +101,8 @@ class RulesPanel(QWidget):
         self.zero_unsafe = named(QCheckBox("Zero cells with contributors"), "zero_unsafe")
         self.zero_range = named(QDoubleSpinBox(minimum=0.0, maximum=1e12, decimals=1, value=0.0), "zero_range")
         self.manual_range = _percent(10.0, name="manual_range")
-        self.apply_weights = named(QCheckBox("Use sampling weights", checked=True), "apply_weights")
+        self.apply_weights = named(QCheckBox("Use sampling weights"), "apply_weights")
+        self.apply_weights.setChecked(True)
         self.level_combination = named(QComboBox(), "level_combination")
         for key, label in LEVEL_COMBINATION_LABELS.items():
             self.level_combination.addItem(label, key)
@@ -104,8 +111,8 @@ class RulesPanel(QWidget):
             "p%, (p,q), request, frequency, zero, manual), that asks for one; or take the largest of them all")
 
         self.holding_box = named(QGroupBox("Holding level"), "holding_box")
-        self.holding_min_frequency = named(QSpinBox(minimum=0, maximum=1000, value=0,
-                                                    specialValueText="off"), "holding_min_frequency")
+        self.holding_min_frequency = named(QSpinBox(minimum=0, maximum=1000, value=0), "holding_min_frequency")
+        self.holding_min_frequency.setSpecialValueText("off")
         self.holding_frequency_range = _percent(10.0, name="holding_frequency_range")
         self.holding_dominance = _dominance("holding_dominance", 1, 80.0)
         self.holding_p_percent = _single("holding_p_percent", "p%", 10.0)
@@ -172,15 +179,17 @@ class RulesPanel(QWidget):
         for rule in self.dominance:
             rule.first.setMaximum(max(1, kept))
             rule.setEnabled(kept >= 1)
-        for rule in (self.p_percent, self.pq):
-            rule.setEnabled(kept >= 2)
+        for concentration in (self.p_percent, self.pq):
+            concentration.setEnabled(kept >= 2)
         self.holding_box.setEnabled(statistics.has_holdings)
         self.holding_box.setVisible(statistics.has_holdings)
         if statistics.has_holdings:
             self.holding_dominance.first.setMaximum(max(1, statistics.holding_top.shape[1]))
         self.apply_weights.setEnabled(statistics.has_weights)
-        for rule in (*self.dominance, self.p_percent, self.pq, self.holding_dominance, self.holding_p_percent):
-            rule._sync()
+        pairs: tuple[_PairRule[Any, Any], ...] = (*self.dominance, self.p_percent, self.pq, self.holding_dominance,
+                                                  self.holding_p_percent)
+        for pair in pairs:
+            pair._sync()
 
     def rules(self) -> SafetyRules:
         """The rules as set (only those enabled for this table); ProblemError when a parameter is invalid."""
