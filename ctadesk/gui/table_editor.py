@@ -371,8 +371,8 @@ class TableEditor(QWidget):
         resized keeps its width).  One text a column is formatted and measured: the longest by
         numpy's count of characters (CellTableModel.text_lengths) among the column's largest and
         smallest numbers and those of the first and last FITTED_ROWS rows.  Totals are bold, so
-        texts are measured bold, with the margins and the sense icon the view adds (calibrated on
-        one cell); the labels' widths are measured once a slice."""
+        texts are measured bold, with the margins and the sense icon the view adds (read from two
+        cells' size hints); the labels' widths are measured once a slice."""
         model = self.model
         if model.project is None or not model.columnCount():
             return
@@ -394,11 +394,11 @@ class TableEditor(QWidget):
         sensitive = model.project.sensitive[cells]
         margin, icon = self._cell_margins(sensitive)
         extra = margin + np.where(sensitive.any(axis=0), icon, 0)
-        measured = {int(cell): bold.horizontalAdvance(model.display_text(int(cell)))
-                    for cell in np.unique(candidates[longest])}
+        chosen = candidates[longest].tolist()
+        measured = {cell: bold.horizontalAdvance(model.display_text(cell)) for cell in set(chosen)}
         text = np.zeros(n_columns, np.int64)
-        np.maximum.at(text, np.nonzero(longest)[1], np.fromiter(map(measured.__getitem__, candidates[longest].tolist()),
-                                                                np.int64))
+        widths_of_chosen = np.fromiter((measured[cell] for cell in chosen), np.int64, len(chosen))
+        np.maximum.at(text, np.nonzero(longest)[1], widths_of_chosen)
         widths = np.clip(np.maximum(self._label_widths(), text + extra), MIN_COLUMN_WIDTH, MAX_COLUMN_WIDTH)
         header = self.view.horizontalHeader()
         self._fitting = True
