@@ -12,13 +12,20 @@ A window is smooth when its event loop never waits long: work that holds the GUI
 
 The time an action's own call holds the thread counts: the gap runs from the last tick before
 it to the first tick after it.
+
+To find what holds the thread, pass ``trace`` (an open file): every tick arms faulthandler's
+watchdog again, so when the thread misses ticks for ``trace_after`` seconds the watchdog (a C
+thread, which needs no GIL) writes every thread's Python stack there, again each such period
+while the stall lasts: the GUI thread's own work, or a worker's call that holds the GIL.
 """
 
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import time
 from collections.abc import Iterator
+from typing import TextIO
 
 from PySide6.QtCore import QObject, Qt, QTimer
 
@@ -32,8 +39,11 @@ class StallMeter(QObject):
     """A 10 ms heartbeat on the GUI thread; ``stalls`` maps each measured action to the longest
     time (s) the thread went without a tick while it ran."""
 
-    def __init__(self, parent: QObject | None = None, tick_ms: int = TICK_MS) -> None:
+    def __init__(self, parent: QObject | None = None, tick_ms: int = TICK_MS, trace: TextIO | None = None,
+                 trace_after: float = STALL_LIMIT / 2) -> None:
         super().__init__(parent)
+        self._trace = trace
+        self._trace_after = trace_after
         self.stalls: dict[str, float] = {}
         self._name = ""
         self._last = time.perf_counter()
@@ -47,10 +57,15 @@ class StallMeter(QObject):
         now = time.perf_counter()
         self._longest = max(self._longest, now - self._last)
         self._last = now
+        if self._trace is not None:
+            faulthandler.dump_traceback_later(self._trace_after, repeat=True, file=self._trace)
 
     def begin(self, name: str) -> None:
         """Start measuring the action ``name`` (end() stops)."""
         self._name = name
+        if self._trace is not None:
+            self._trace.write(f"\n--- {name}\n")
+            self._trace.flush()
         self._last = time.perf_counter()
         self._longest = 0.0
         self._timer.start()
@@ -59,6 +74,8 @@ class StallMeter(QObject):
         """Stop measuring; the action's longest stall (s), also kept in ``stalls``."""
         self._tick()
         self._timer.stop()
+        if self._trace is not None:
+            faulthandler.cancel_dump_traceback_later()
         self.stalls[self._name] = max(self.stalls.get(self._name, 0.0), self._longest)
         return self._longest
 

@@ -108,6 +108,22 @@ def test_the_meter_counts_a_held_thread_as_a_stall(qtbot):
     assert meter.over(0.149) == {"held": meter.stalls["held"]}
 
 
+def test_a_traced_stall_names_the_function_that_held_the_thread(qtbot, tmp_path):
+    trace = (tmp_path / "stalls.txt").open("w")
+    meter = StallMeter(trace=trace, trace_after=0.05)
+
+    def holds_the_thread() -> None:
+        time.sleep(0.2)
+
+    with meter.action("held"):
+        qtbot.wait(30)
+        holds_the_thread()
+        qtbot.wait(30)
+    trace.close()
+    text = (tmp_path / "stalls.txt").read_text()
+    assert text.startswith("\n--- held\n") and "in holds_the_thread" in text  # the GUI thread's stack
+
+
 def test_the_user_guide_is_on_screen_before_its_page_is_laid_out(qtbot, window):
     guide = show_user_guide(window, "protect.md")
     assert guide.isVisible() and guide.current_page() is None
