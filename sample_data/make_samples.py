@@ -15,14 +15,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ctadesk.app.formats import read_microdata
+from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.table.generate import GeneratorSpec, cox_table, generate_table
 from ctadesk.engine.table.microdata import tabulate
-from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.table.structure import TableStructure
 from ctadesk.engine.table.statistics import CellStatistics
+from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.hierarchy import read_hrc
 from ctadesk.io.jj import write_jj
-from ctadesk.io.microdata import MicrodataSpec, read_microdata
+from ctadesk.io.microdata import MicrodataSpec
 
 HERE = Path(__file__).resolve().parent
 SEED = 2026

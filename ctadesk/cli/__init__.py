@@ -20,7 +20,7 @@ from ctadesk.engine.errors import CTAError
 #: needs no command module, so ``ctadesk --help`` loads none of the numerical libraries
 COMMANDS: dict[str, str] = {
     "audit": "audit a released table: attacker intervals of the sensitive cells",
-    "batch": "run a tau-argus batch file (.arb) with CTA",
+    "batch": "run a tau-argus batch file (.arb) or a job file (.toml)",
     "convert": "convert a table between file formats",
     "export": "write a release, internal workbook or table from a project",
     "gui": "open the desktop application",
