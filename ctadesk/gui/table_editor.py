@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from ctadesk.engine.audit import AuditResult
 from ctadesk.gui.audit_risk import AuditLegend
+from ctadesk.gui.naming import named
 from ctadesk.gui.table_model import CellTableModel, Display, SliceLayout
 from ctadesk.io.project import Project
 
@@ -186,7 +187,7 @@ class TableEditor(QWidget):
         self._collapsed: dict[Qt.Orientation, set[int]] = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
         for name, keys, slot in (("copy", QKeySequence.StandardKey.Copy, self.copy),
                                  ("paste", QKeySequence.StandardKey.Paste, self.paste)):
-            action = QAction(name.capitalize(), self.view, objectName=f"act_{name}_cells")
+            action = named(QAction(name.capitalize(), self.view), f"act_{name}_cells")
             action.setShortcut(keys)
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(slot)
