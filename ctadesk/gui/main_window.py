@@ -1067,7 +1067,9 @@ class MainWindow(QMainWindow):
         if not self.log_pane.toPlainText() and result.log:
             self.log_pane.set_text(result.log)
         state = "protected table" if result.protected else "no protected table"
-        said = f"{result.status.value.replace('_', ' ')}: {state}" + (f" — {result.message}" if result.message else "")
+        said = f"{result.status.value.replace('_', ' ')}: " + (
+            result.message if result.message.startswith(state) else
+            state + (f" — {result.message}" if result.message else ""))
         self.statusBar().showMessage(f"{method_label(result.method)} finished: {result.status.value}", 10000)
         failed_senses = protection.request.senses == "fixed" and not result.protected
         if not self.open_session.keep(protection):  # the table found before stays in view

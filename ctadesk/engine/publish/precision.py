@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -60,9 +60,9 @@ from ctadesk.engine.errors import SolverError
 from ctadesk.engine.model import Distance
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
+from ctadesk.engine.settings import HUBER_DELTA, MAX_DECIMALS
 from ctadesk.engine.solvers.finish import cells_changed, finish, senses_of, weighted_l1
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, solve_model
-from ctadesk.engine.settings import HUBER_DELTA, MAX_DECIMALS
 
 #: a cell's share of a model's objective for its change z (table units)
 CellCost = Callable[[np.ndarray], np.ndarray]
@@ -425,10 +425,17 @@ def _finished(problem: CTAProblem, result: CTAResult, values: np.ndarray, senses
     published = finish(problem, result.method, status, values, started=started, build_seconds=0.0,
                        solve_seconds=time.perf_counter() - started, senses=senses, info=info,
                        model_objective=model_objective)
+    published = published.replace(timings=_with_publishing(result.timings, published.timings))
     if not published.verified:
         return published
     message = f"protected table {grid_name(info['step'])}, {changed} cells changed; {how}; verified"
     return published.replace(message=message, bound=result.bound, gap=published_gap)
+
+
+def _with_publishing(solved: Mapping[str, float], publishing: Mapping[str, float]) -> dict[str, float]:
+    """The method's timings with the publication's seconds added: 'publish', and in 'total'."""
+    seconds = float(publishing.get("total", 0.0))
+    return {**solved, "publish": seconds, "total": float(solved.get("total", 0.0)) + seconds}
 
 
 def _not_found(result: CTAResult, started: float, info: dict, why: str) -> CTAResult:

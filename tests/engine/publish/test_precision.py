@@ -64,6 +64,20 @@ def test_a_table_with_decimals_is_released_at_one_decimal_and_at_whole_numbers()
         on_grid_and_protected(fractional, published.values, decimals)
 
 
+def test_the_published_result_keeps_the_methods_seconds_and_adds_its_own():
+    _, problem = cox_table((6, 7), seed=2)
+    fractional = problem.replace(values=problem.values * 1.37, lower=0.0, upper=np.inf,
+                                 lower_protection=problem.lower_protection * 1.37,
+                                 upper_protection=problem.upper_protection * 1.37)
+    result = solve(fractional, "lp")
+    published = at_precision(fractional, result, 0)
+    assert published.verified, published.message
+    for part in ("build", "solve", "verify"):
+        assert published.timings[part] == result.timings[part]
+    assert published.timings["publish"] > 0
+    assert published.timings["total"] == pytest.approx(result.timings["total"] + published.timings["publish"])
+
+
 def test_non_integral_coefficients_cannot_add_up_at_a_precision():
     problem = CTAProblem(values=[1.0, 2.0, 1.5], relations=[[0.5, 0.5, -1.0]], sensitive=[0],
                          lower_protection=[0.5], upper_protection=[0.5])
