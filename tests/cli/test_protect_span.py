@@ -11,6 +11,7 @@ import pytest
 
 from ctadesk.app.session import Session
 from ctadesk.cli import main
+from tests.io.test_release import leaks
 
 SAMPLE = Path(__file__).parents[2] / "sample_data" / "business_microdata.csv"
 TABLES = ["--span", "region", "size_class", "--span", "region", "industry", "--response", "turnover"]
@@ -38,6 +39,8 @@ def test_two_spans_publish_one_value_per_shared_cell(tmp_path):
     changed = [row for row in rows if float(row["change"]) != 0]
     assert changed, "nothing was adjusted: the example protects nothing"
     assert openpyxl.load_workbook(release).sheetnames[:2] == ["region x size_class", "region x industry"]
+    unsafe = [float(row["original"]) for row in rows if row["status"] != "safe" and float(row["change"]) != 0]
+    assert unsafe and leaks(release, unsafe) == []   # no part of the workbook holds a moved unsafe original
     tables = json.loads(document.read_text())["tables"]
     assert [table["span"] for table in tables] == [["region", "size_class"], ["region", "industry"]]
 
