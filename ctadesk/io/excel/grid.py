@@ -108,10 +108,33 @@ def export_table_workbook(target: str | Path, structure: TableStructure, origina
                         the number format that shows exactly that many decimals (published_format)
     """
     target = Path(target)
+    cells = table_cells(target, structure, original, adjusted, sensitive, internal, decimals, "a table")
+    with WorkbookWriter(target) as writer:
+        write_table_sheets(writer, target, structure, cells)
+        outcome = ExportOutcome(target, internal)
+        write_side_sheets(writer, report or ExportReport(), outcome)
+    return outcome
+
+
+@dataclasses.dataclass(frozen=True)
+class TableCells:
+    """What the sheets of one table show: its original and adjusted values (the latter at the
+    published precision), the shading of its sensitive cells (internal workbooks only, else None)
+    and the number format of the precision (None: unrounded)."""
+
+    original: np.ndarray
+    adjusted: np.ndarray
+    shaded: np.ndarray | None
+    shown: str | None
+
+
+def table_cells(target: Path, structure: TableStructure, original: np.ndarray, adjusted: np.ndarray,
+                sensitive: np.ndarray, internal: bool, decimals: int | None, what: str) -> TableCells:
+    """The values checked (finite, one per cell of ``what``, e.g. 'a table') and put at ``decimals``."""
     original = finite_values(original, "original values", target)
     adjusted = finite_values(adjusted, "adjusted values", target)
     if not original.shape == adjusted.shape == (structure.n_cells,):
-        raise FileFormatError(f"{adjusted.size} adjusted values for a table of {structure.n_cells} cells",
+        raise FileFormatError(f"{adjusted.size} adjusted values for {what} of {structure.n_cells} cells",
                               file=target)
     shown = None
     if decimals is not None:
@@ -120,22 +143,28 @@ def export_table_workbook(target: str | Path, structure: TableStructure, origina
     if internal:
         shaded = np.zeros(structure.n_cells, bool)
         shaded[np.asarray(sensitive, np.int64)] = True
-    with WorkbookWriter(target) as writer:
-        plans = grid_sheets(structure)
-        if plans is None:
-            _check_long(structure, target)
-            _write_long(writer, "Table", structure, [("Value", adjusted)], shaded, shown)
-        for plan in plans or ():
-            _write_grid(writer, plan, adjusted, shaded, shown)
-        if internal:
-            _check_long(structure, target)
-            status = np.where(shaded, "sensitive", "safe")
-            _write_long(writer, "Cells", structure, [("Status", status), ("Original", original),
-                                                     ("Adjusted", adjusted), ("Difference", adjusted - original)],
-                        None, number_format="General")
-        outcome = ExportOutcome(target, internal)
-        write_side_sheets(writer, report or ExportReport(), outcome)
-    return outcome
+    return TableCells(original, adjusted, shaded, shown)
+
+
+def write_table_sheets(writer: WorkbookWriter, target: Path, structure: TableStructure, cells: TableCells,
+                       title: str | None = None) -> None:
+    """One table's sheets: its grid sheets (titled by the table's ``title`` when given), or one long
+    sheet where no grid fits, and in an internal workbook the sheet of every cell's status,
+    original, adjusted value and difference ('Cells', or '<title> cells')."""
+    plans = grid_sheets(structure)
+    if plans is None:
+        _check_long(structure, target)
+        _write_long(writer, title or "Table", structure, [("Value", cells.adjusted)], cells.shaded, cells.shown)
+    for plan in plans or ():
+        if title is not None:
+            plan = dataclasses.replace(plan, title=title if len(plans) == 1 else f"{title} {plan.title}")
+        _write_grid(writer, plan, cells.adjusted, cells.shaded, cells.shown)
+    if cells.shaded is not None:
+        _check_long(structure, target)
+        status = np.where(cells.shaded, "sensitive", "safe")
+        _write_long(writer, "Cells" if title is None else f"{title} cells", structure,
+                    [("Status", status), ("Original", cells.original), ("Adjusted", cells.adjusted),
+                     ("Difference", cells.adjusted - cells.original)], None, number_format="General")
 
 
 def published_format(decimals: int) -> str:

@@ -17,11 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.engine.table.structure import TableStructure
-from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.export import ExportOutcome, ExportReport, write_side_sheets
-from ctadesk.io.excel.grid import _INVALID_TITLE, _check_long, _write_grid, _write_long, grid_sheets, published_format
+from ctadesk.io.excel.grid import _INVALID_TITLE, table_cells, write_table_sheets
 from ctadesk.io.excel.writer import WorkbookWriter
-from ctadesk.io.numbers import finite_values
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -43,34 +41,9 @@ def export_tables_workbook(target: str | Path, tables: Sequence[GridTable], *, i
     target = Path(target)
     with WorkbookWriter(target) as writer:
         for table in tables:
-            title = _INVALID_TITLE.sub("_", table.title) or "Table"
-            structure = table.structure
-            original = finite_values(table.original, "original values", target)
-            adjusted = finite_values(table.adjusted, "adjusted values", target)
-            if not original.shape == adjusted.shape == (structure.n_cells,):
-                raise FileFormatError(f"{adjusted.size} adjusted values for table {table.title} of "
-                                      f"{structure.n_cells} cells", file=target)
-            shown = None
-            if decimals is not None:
-                adjusted, shown = np.round(adjusted, decimals), published_format(decimals)
-            shaded = None
-            if internal:
-                shaded = np.zeros(structure.n_cells, bool)
-                shaded[np.asarray(table.sensitive, np.int64)] = True
-            plans = grid_sheets(structure)
-            if plans is None:
-                _check_long(structure, target)
-                _write_long(writer, title, structure, [("Value", adjusted)], shaded, shown)
-            else:
-                for plan in plans:
-                    sheet_title = title if len(plans) == 1 else f"{title} {plan.title}"
-                    _write_grid(writer, dataclasses.replace(plan, title=sheet_title), adjusted, shaded, shown)
-            if shaded is not None:
-                _check_long(structure, target)
-                status = np.where(shaded, "sensitive", "safe")
-                _write_long(writer, f"{title} cells", structure,
-                            [("Status", status), ("Original", original), ("Adjusted", adjusted),
-                             ("Difference", adjusted - original)], None, number_format="General")
+            cells = table_cells(target, table.structure, table.original, table.adjusted, table.sensitive, internal,
+                                decimals, f"table {table.title}")
+            write_table_sheets(writer, target, table.structure, cells, _INVALID_TITLE.sub("_", table.title) or "Table")
         outcome = ExportOutcome(target, internal)
         write_side_sheets(writer, report or ExportReport(), outcome)
     return outcome
