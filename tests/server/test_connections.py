@@ -167,8 +167,10 @@ def test_eight_clients_at_once_get_tables_or_a_deliberate_503(pool):
 
         with concurrent.futures.ThreadPoolExecutor(8) as clients:
             answers = [answer for answers in clients.map(client, range(8)) for answer in answers]
-    assert {status for status, _, _ in answers} <= {200, 503}
+    # 409: a table withheld because its protection needed relaxing, which depends on the order
+    # in which the clients' tables were published; both refusals are deliberate JSON answers
+    assert {status for status, _, _ in answers} <= {200, 409, 503}
     assert sum(status == 200 for status, _, _ in answers) > len(answers) // 2
     for answer in answers:
-        if answer[0] == 503:
+        if answer[0] in (409, 503):
             json_error(*answer)
