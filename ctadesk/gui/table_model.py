@@ -51,6 +51,8 @@ RULE_COLOURS = {
 STATUS_NAMES = {CellStatus.SAFE: "safe", CellStatus.SENSITIVE: "sensitive (primary)",
                 CellStatus.FIXED: "fixed (may not change)", CellStatus.ADJUSTED: "adjusted"}
 SENSE_NAMES = {1: "up", -1: "down", 0: "free"}
+#: colour of the triangle showing a sensitive cell's sense
+SENSE_COLOUR = QColor(90, 40, 30)
 #: most contributions the cell information lists
 SHOWN_CONTRIBUTIONS = 5
 #: the roles data() answers, as the ints the view passes
@@ -67,7 +69,7 @@ def editable_text(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def sense_icon(sense: int, colour: QColor = QColor(90, 40, 30)) -> QIcon:
+def sense_icon(sense: int, colour: QColor = SENSE_COLOUR) -> QIcon:
     """A small triangle pointing up (sense +1) or down (-1)."""
     pixmap = QPixmap(10, 10)
     pixmap.fill(Qt.GlobalColor.transparent)
@@ -151,6 +153,20 @@ class CellTableModel(QAbstractTableModel):
         self._risk_brushes = {int(level): QBrush(colour) for level, colour in RISK_COLOURS.items()}
         self._risk_text = {int(level): text_colour(level) for level in RISK_COLOURS}
 
+    @property
+    def shown_project(self) -> Project:
+        """The project shown, for what runs only once one is set (the view has no cell to ask about before)."""
+        if self.project is None:
+            raise RuntimeError("the table model shows no project")
+        return self.project
+
+    @property
+    def shown_layout(self) -> SliceLayout:
+        """The slice shown, set with the project."""
+        if self.layout_ is None:
+            raise RuntimeError("the table model shows no slice")
+        return self.layout_
+
     # ---------------------------------------------------------------- setup
     def set_project(self, project: Project, layout: SliceLayout | None = None) -> None:
         self.beginResetModel()
@@ -165,7 +181,8 @@ class CellTableModel(QAbstractTableModel):
     def _set_numbers(self) -> None:
         """The table's format: the decimals that show its values and its adjusted values exactly."""
         adjusted = self.adjusted_values()
-        shown = (self.project.values,) if adjusted is None else (self.project.values, adjusted)
+        values = self.shown_project.values
+        shown = (values,) if adjusted is None else (values, adjusted)
         self.numbers = TableFormat(table_decimals(*shown), self.numbers.locale)
 
     def set_layout(self, layout: SliceLayout) -> None:
@@ -194,7 +211,7 @@ class CellTableModel(QAbstractTableModel):
         if audit is None:
             self._risk, self._audited, self._audit_relative = np.zeros(0, np.int8), np.zeros(0, np.int64), np.zeros(0)
             return
-        n_cells = self.project.n_cells
+        n_cells = self.shown_project.n_cells
         self._risk = cell_risk_levels(audit, n_cells)
         self._audited = np.full(n_cells, -1, np.int64)
         self._audited[audit.cells] = np.arange(audit.cells.size)
@@ -229,16 +246,18 @@ class CellTableModel(QAbstractTableModel):
         return 0 if self.layout_ is None or parent.isValid() else self.layout_.cells.shape[1]
 
     def cell_at(self, row: int, column: int) -> int:
-        return int(self.layout_.cells[row, column])
+        return int(self.shown_layout.cells[row, column])
 
     def adjusted_values(self) -> np.ndarray | None:
-        result = self.project.result if self.project is not None else None
+        if self.project is None:
+            return None
+        result = self.project.result
         if result is None or result.values is None or result.values.shape != self.project.values.shape:
             return None
         return result.values
 
     def status(self, cell: int) -> CellStatus:
-        project = self.project
+        project = self.shown_project
         if project.fixed[cell]:
             return CellStatus.FIXED
         if project.sensitive[cell]:
@@ -250,7 +269,7 @@ class CellTableModel(QAbstractTableModel):
 
     def shown_values(self, cells: np.ndarray | slice) -> np.ndarray | None:
         """What the current display shows for cells (flat indices or a slice); None without a result to show."""
-        original = self.project.values[cells]
+        original = self.shown_project.values[cells]
         if self.display is Display.ORIGINAL:
             return original
         adjusted = self.adjusted_values()
@@ -265,8 +284,9 @@ class CellTableModel(QAbstractTableModel):
     def slice_values(self) -> np.ndarray | None:
         """What the current display shows for the slice's cells, rows x columns (None without a
         result to show); a view of the values, not a copy, when the slice is the table in order."""
-        cells = self.layout_.cells
-        if cells.size == self.project.n_cells and cells.size and cells[0, 0] == 0 and cells[-1, -1] == cells.size - 1 \
+        cells = self.shown_layout.cells
+        n_cells = self.shown_project.n_cells
+        if cells.size == n_cells and cells.size and cells[0, 0] == 0 and cells[-1, -1] == cells.size - 1 \
                 and (cells.shape[1] == 1 or cells[0, 1] == 1):
             shown = self.shown_values(np.s_[:])
             return None if shown is None else shown.reshape(cells.shape)
@@ -276,7 +296,7 @@ class CellTableModel(QAbstractTableModel):
     def shown_value(self, cell: int) -> float | None:
         """What the current display shows for one cell (None without a result to show): scalar
         arithmetic, as the view asks cell by cell."""
-        a = float(self.project.values[cell])
+        a = float(self.shown_project.values[cell])
         if self.display is Display.ORIGINAL:
             return a
         adjusted = self.adjusted_values()
@@ -322,7 +342,7 @@ class CellTableModel(QAbstractTableModel):
         """(name, text) of everything known about a cell: label, original and adjusted value,
         status, and for a sensitive cell the rules that flagged it, its sense and protection
         interval; frequency and largest contributions when the table has statistics; bounds, weight."""
-        project, number = self.project, self.numbers.text
+        project, number = self.shown_project, self.numbers.text
         a = float(project.values[cell])
         facts = [("cell", project.structure.cell_label(cell)), ("original", number(a))]
         adjusted = self.adjusted_values()
@@ -355,10 +375,10 @@ class CellTableModel(QAbstractTableModel):
     def audit_facts(self, cell: int) -> list[tuple[str, str]]:
         """(name, text) of the audit of a cell: the attacker's interval, its width (relative to
         the original value), and the verdict with its reasons; nothing for a cell not audited."""
-        k = int(self._audited[cell]) if self._audited.size else -1
-        if k < 0:
-            return []
         audit = self.audit
+        k = int(self._audited[cell]) if self._audited.size else -1
+        if audit is None or k < 0:
+            return []
         low, high = float(audit.lower[k]), float(audit.upper[k])
         relative = float(self._audit_relative[k])
         width = f"width {figure(high - low)}" + (f", {figure(100 * relative, 3)} % of the value"
@@ -374,12 +394,13 @@ class CellTableModel(QAbstractTableModel):
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         """One role of one cell, as the view asks for the cells it shows (roles compared as ints:
         the view asks some ten roles for every cell it paints)."""
-        if self.project is None or not index.isValid():
+        project, layout = self.project, self.layout_
+        if project is None or layout is None or not index.isValid():
             return None
         role = int(role)
         if role == _ALIGNMENT:
             return _RIGHT
-        cell = int(self.layout_.cells[index.row(), index.column()])
+        cell = int(layout.cells[index.row(), index.column()])
         if role == _DISPLAY:
             return self.display_text(cell)
         if role == _FONT:
@@ -389,7 +410,7 @@ class CellTableModel(QAbstractTableModel):
                 return self._risk_brushes[int(self._risk[cell])]
             status = self.status(cell)
             if status is CellStatus.SENSITIVE:
-                rule = str(self.project.flagged_by[cell]).split(",")[0]
+                rule = str(project.flagged_by[cell]).split(",")[0]
                 return self._rule_brushes.get(rule, self._brushes[status])
             return self._brushes.get(status)
         if role == _FOREGROUND:
@@ -397,20 +418,21 @@ class CellTableModel(QAbstractTableModel):
                 return self._risk_text[int(self._risk[cell])]
             return None
         if role == _DECORATION:
-            return self.sense_icons.get(int(self.project.senses[cell])) if self.project.sensitive[cell] else None
+            return self.sense_icons.get(int(project.senses[cell])) if project.sensitive[cell] else None
         if role == _EDIT:
-            return editable_text(self.project.values[cell])
+            return editable_text(project.values[cell])
         if role == _TOOLTIP:
             return self.tooltip(cell)
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if self.project is None or role != Qt.ItemDataRole.DisplayRole:
+        project, layout = self.project, self.layout_
+        if project is None or layout is None or role != Qt.ItemDataRole.DisplayRole:
             return None
-        dim = self.layout_.row_dim if orientation == Qt.Orientation.Vertical else self.layout_.column_dim
+        dim = layout.row_dim if orientation == Qt.Orientation.Vertical else layout.column_dim
         if dim is None:
             return "Value"
-        dimension = self.project.structure.dimensions[dim]
+        dimension = project.structure.dimensions[dim]
         return "  " * int(dimension.depth[section]) + dimension.codes[section]
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -426,6 +448,6 @@ class CellTableModel(QAbstractTableModel):
         if number is None or not np.isfinite(number):
             return False
         cell = self.cell_at(index.row(), index.column())
-        if number != self.project.values[cell]:  # an editor closed without a change is no edit
+        if number != self.shown_project.values[cell]:  # an editor closed without a change is no edit
             self.edit_requested.emit(cell, number)
         return True
