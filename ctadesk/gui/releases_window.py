@@ -121,7 +121,9 @@ class ReleasesWindow(QDialog):
         self.find_button = named(QPushButton("Find release"), "releases_find")
         self.find_button.setDefault(True)
         self.find_button.clicked.connect(self.find_release)
-        self.busy = named(QProgressBar(textVisible=False, maximumHeight=10, maximumWidth=120), "releases_busy")
+        self.busy = named(QProgressBar(textVisible=False), "releases_busy")
+        self.busy.setMaximumHeight(10)
+        self.busy.setMaximumWidth(120)
         top = QHBoxLayout()
         top.addWidget(self.open_button)
         top.addWidget(QLabel("count column"))
@@ -255,10 +257,11 @@ class ReleasesWindow(QDialog):
     def _fill_alternatives(self) -> None:
         self.alternatives.blockSignals(True)
         self.alternatives.clear()
-        if self.choice is not None:
-            count = len(self.choice.releases)
-            for k, release in enumerate(self.choice.releases):
-                self.alternatives.addItem(f"{k + 1} of {count}: {frontier_text(self.table, release)}")
+        choice, table = self.choice, self.table
+        if choice is not None and table is not None:
+            count = len(choice.releases)
+            for k, release in enumerate(choice.releases):
+                self.alternatives.addItem(f"{k + 1} of {count}: {frontier_text(table, release)}")
         self.alternatives.setEnabled(self.alternatives.count() > 1)
         self.alternatives.blockSignals(False)
 
@@ -288,6 +291,8 @@ class ReleasesWindow(QDialog):
 
     def _show_summary(self) -> None:
         choice, table, release, risk = self.choice, self.table, self.release, self.risk
+        if choice is None or table is None or release is None or risk is None:
+            return  # set together by a search (and a release chosen after it)
         how = SEARCHES[choice.search].lower()
         if choice.search == "ordered":
             proof = "a procedure, not proven optimal" + (
@@ -320,13 +325,14 @@ class ReleasesWindow(QDialog):
         headers = ["cell", "count", "lower", "upper", "width"]
         self.bounds.setColumnCount(len(headers))
         self.bounds.setHorizontalHeaderLabels(headers)
-        self.bounds.horizontalHeaderItem(0).setToolTip(
-            "; ".join(f"{letter} = {name}" for letter, name in zip(table.letters(), table.names)))
+        header = self.bounds.horizontalHeaderItem(0)
+        if header is not None:  # the labels just set made it
+            header.setToolTip("; ".join(f"{letter} = {name}" for letter, name in zip(table.letters(), table.names)))
         cells = risk.bounds
         order = np.argsort(cells.width, kind="stable")
         self.bounds.setRowCount(order.size)
         counts = table.counts.reshape(-1)
-        alpha = self.choice.alpha
+        alpha = self.choice.alpha if self.choice is not None else self.alpha.value()
         for row, k in enumerate(order):
             cell = int(cells.cells[k])
             label = ", ".join(f"{letter}={code}"
