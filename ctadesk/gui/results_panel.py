@@ -5,7 +5,7 @@ and the disclosure audit (issue 13), their cells selectable."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyqtgraph as pg
@@ -30,6 +30,7 @@ from ctadesk.engine.result import CTAResult
 from ctadesk.gui.audit_panel import AuditPanel
 from ctadesk.gui.lazy_plot import LazyPlot
 from ctadesk.gui.model_panel import method_label
+from ctadesk.gui.naming import named
 from ctadesk.gui.numbers import figure
 from ctadesk.gui.quality_table import QualityTable, QualityTermsView, summary_text
 from ctadesk.gui.table_model import SliceLayout, relative_change
@@ -85,8 +86,8 @@ def largest_in_blocks(values: np.ndarray, most: int) -> np.ndarray:
         return values
     padded = np.zeros((-(-n_rows // rows) * rows, -(-n_columns // columns) * columns))
     padded[:n_rows, :n_columns] = values
-    blocks = padded.reshape(padded.shape[0] // rows, rows, padded.shape[1] // columns, columns)
-    blocks = blocks.transpose(0, 2, 1, 3).reshape(blocks.shape[0], blocks.shape[2], rows * columns)
+    split = padded.reshape(padded.shape[0] // rows, rows, padded.shape[1] // columns, columns)
+    blocks = split.transpose(0, 2, 1, 3).reshape(split.shape[0], split.shape[2], rows * columns)
     largest = np.abs(blocks).argmax(axis=2)
     return np.take_along_axis(blocks, largest[..., None], axis=2)[..., 0]
 
@@ -101,6 +102,14 @@ def summary_figures(report: QualityReport, result: CTAResult) -> dict[str, float
             "inner cells: mean change (%)": inner.mean_change,
             "inner cells: variance change (%)": inner.variance_change,
             "inner cells: regression slope change (%)": inner.slope_change}
+
+
+class Plotted(NamedTuple):
+    """What the plots show: the project, the result's adjusted values and the table editor's slice."""
+
+    project: Project
+    adjusted: np.ndarray
+    layout: SliceLayout
 
 
 class ResultsPanel(QTabWidget):
@@ -118,12 +127,12 @@ class ResultsPanel(QTabWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.summary.setWordWrap(True)
-        self.advice = QFrame(objectName="weight_advice", frameShape=QFrame.Shape.StyledPanel)
+        self.advice = named(QFrame(frameShape=QFrame.Shape.StyledPanel), "weight_advice")
         self.advice.setStyleSheet("#weight_advice { background: #fcf3cf; border: 1px solid #f1c40f }")
-        self.advice_text = QLabel("", objectName="weight_advice_text", wordWrap=True)
+        self.advice_text = named(QLabel("", wordWrap=True), "weight_advice_text")
         self.advice_cells: tuple[int, ...] = ()
         self.advice_text.linkActivated.connect(lambda _: self.cell_selected.emit(list(self.advice_cells)))
-        self.use_inverse = QPushButton("Use 1/value weights", objectName="use_inverse_weights")
+        self.use_inverse = named(QPushButton("Use 1/value weights"), "use_inverse_weights")
         self.use_inverse.clicked.connect(self.inverse_weights_requested)
         advice_row = QHBoxLayout(self.advice)
         advice_row.setContentsMargins(6, 4, 6, 4)
@@ -140,11 +149,11 @@ class ResultsPanel(QTabWidget):
         self.scatter.setObjectName("scatter")
         self.histogram = LazyPlot(self._build_histogram, self._draw_histogram)
         self.histogram.setObjectName("histogram")
-        #: what the plots show (project, result, the editor's slice), drawn when a plot's tab shows
-        self._shown: tuple[Project, CTAResult, SliceLayout] | None = None
+        #: what the plots show, drawn when a plot's tab shows (None: no adjusted values)
+        self._shown: Plotted | None = None
         self.quality = QualityTable()
         self.quality.cell_selected.connect(self.cell_selected)
-        self.findings = QListWidget(objectName="findings")
+        self.findings = named(QListWidget(), "findings")
         self.findings.itemClicked.connect(self._finding_clicked)
         self.findings.itemActivated.connect(self._finding_clicked)
         self.audit = AuditPanel()
@@ -170,8 +179,8 @@ class ResultsPanel(QTabWidget):
     # ---------------------------------------------------------------- plots
     # Each plot is built the first time its tab shows and drawn from self._shown while it shows
     # (gui/lazy_plot.py): showing a result costs no plotting until a plot is looked at.
-    def _show_plots(self, shown: tuple[Project, CTAResult, SliceLayout] | None) -> None:
-        self._shown = shown if shown is not None and shown[1].values is not None else None
+    def _show_plots(self, shown: Plotted | None) -> None:
+        self._shown = shown
         for plot in (self.heatmap, self.scatter, self.histogram):
             plot.changed()
 
@@ -254,15 +263,14 @@ class ResultsPanel(QTabWidget):
             lines.append("No adjusted table came back; the original table is unchanged.")
         self.summary.setText("<br>".join(lines))
         self._fill_findings(project, result)
-        self._show_plots((project, result, layout))
+        self._show_plots(Plotted(project, result.values, layout) if result.values is not None else None)
 
     def _draw_histogram(self) -> None:
         """The changes of the changed cells, in at most 60 bins."""
         if self._shown is None:
             self._histogram_curve.setData([0, 1], [0.0])
             return
-        project, result, _ = self._shown
-        original, adjusted = project.values, result.values
+        original, adjusted = self._shown.project.values, self._shown.adjusted
         changed = np.flatnonzero(adjusted != original)
         if changed.size:
             counts, edges = np.histogram(adjusted[changed] - original[changed], bins=min(60, max(5, changed.size // 4)))
@@ -278,8 +286,8 @@ class ResultsPanel(QTabWidget):
             self._scatter_points.setData([], [])
             self.diagonal.setData([], [])
             return
-        project, result, _ = self._shown
-        original, adjusted = project.values, result.values
+        project, adjusted, _ = self._shown
+        original = project.values
         inner = project.structure.inner_mask()
         shown = np.flatnonzero(inner & (adjusted != original))
         if shown.size > SCATTER_POINTS:
@@ -292,17 +300,17 @@ class ResultsPanel(QTabWidget):
     def update_heatmap(self, project: Project, result: CTAResult, layout: SliceLayout) -> None:
         """Show the relative change of another slice (the table editor's)."""
         if self._shown is not None and result.values is not None and result.values.shape == project.values.shape:
-            self._shown = (project, result, layout)
+            self._shown = Plotted(project, result.values, layout)
             self.heatmap.changed()
 
     def _draw_heatmap(self) -> None:
         """Relative change of the slice's cells, its axes labelled with the row and column codes; a
         slice over HEATMAP_PIXELS a side shows each block of cells by its largest change."""
-        if self._shown is None or self._shown[1].values.shape != self._shown[0].values.shape:
+        if self._shown is None or self._shown.adjusted.shape != self._shown.project.values.shape:
             self._image.clear()
             return
-        project, result, layout = self._shown
-        relative = relative_change(project.values[layout.cells], result.values[layout.cells])
+        project, adjusted, layout = self._shown
+        relative = relative_change(project.values[layout.cells], adjusted[layout.cells])
         relative = np.clip(np.nan_to_num(relative, posinf=100.0, neginf=-100.0), -100, 100)
         n_rows, n_columns = relative.shape
         self._image.setImage(largest_in_blocks(relative, HEATMAP_PIXELS), autoLevels=False)
@@ -330,7 +338,8 @@ class ResultsPanel(QTabWidget):
             if violation.kind != "relation":
                 cells = [violation.index]
             elif violation.index < relations.shape[0]:
-                cells = relations.indices[relations.indptr[violation.index]:relations.indptr[violation.index + 1]].tolist()
+                start, end = relations.indptr[violation.index:violation.index + 2]
+                cells = relations.indices[start:end].tolist()
             else:  # a quality-preserving relation (ctadesk.engine.quality.measures.preserve) spans the whole table
                 cells = []
             item.setData(Qt.ItemDataRole.UserRole, [int(c) for c in cells if c >= 0])
