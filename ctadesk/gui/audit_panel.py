@@ -89,16 +89,23 @@ class AuditCellsModel(QAbstractTableModel):
             return COLUMNS[section]
         return None
 
+    @property
+    def shown(self) -> tuple[Project, AuditResult]:
+        """The project and audit shown, for what is asked of a row (rows exist only while they are set)."""
+        if self.project is None or self.audit is None:
+            raise RuntimeError("the audit table shows no audit")
+        return self.project, self.audit
+
     def level(self, row: int) -> RiskLevel:
         return RiskLevel(int(self._levels[self._order[row]]))
 
     def cell(self, row: int) -> int:
-        return int(self.audit.cells[self._order[row]])
+        return int(self.shown[1].cells[self._order[row]])
 
     def text(self, row: int, column: int) -> str:
-        audit, k = self.audit, int(self._order[row])
+        (project, audit), k = self.shown, int(self._order[row])
         if column == 0:
-            return self.project.structure.cell_label(int(audit.cells[k]))
+            return project.structure.cell_label(int(audit.cells[k]))
         if column == 1:
             return RISK_NAMES[self.level(row)]
         if column == 9:
@@ -153,8 +160,8 @@ class AuditPanel(QWidget):
                                  "(absolute: in the table's units; relative: % of the cell's value, below 100)")
         self.capacity_kind.currentIndexChanged.connect(self._capacity_kind_changed)
         self.capacity_kind.setToolTip("Whether the attacker knows how far a non-sensitive cell may have moved")
-        self.percentage_known = named(QCheckBox("rule's percentage known",
-                                                checked=True), "audit_percentage_known")
+        self.percentage_known = named(QCheckBox("rule's percentage known"), "audit_percentage_known")
+        self.percentage_known.setChecked(True)
         self.percentage_known.setToolTip("The attacker knows each sensitive cell's protection level as a share of its "
                                          "value (the safety rule's percentage is public)")
         self.run_button = named(QToolButton(), "audit_run")
@@ -185,7 +192,8 @@ class AuditPanel(QWidget):
         self.table.clicked.connect(lambda index: self.cell_selected.emit([self.cells.cell(index.row())]))
         self.table.activated.connect(lambda index: self.cell_selected.emit([self.cells.cell(index.row())]))
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        scroll = QScrollArea(widgetResizable=True, frameShape=QScrollArea.Shape.NoFrame)
+        scroll = QScrollArea(widgetResizable=True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(self.summary)
         splitter = QSplitter(Qt.Orientation.Horizontal)
