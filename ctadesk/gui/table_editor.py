@@ -100,9 +100,12 @@ class SliceSelector(QWidget):
     def _rebuild_others(self) -> None:
         while self._others.count():
             item = self._others.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         self._combos = {}
+        if self._project is None:
+            return
         axes = {self.rows.currentIndex(), self.columns.currentIndex() if len(self._shape) > 1 else -1}
         for d, dimension in enumerate(self._project.structure.dimensions):
             if d in axes:
@@ -164,8 +167,9 @@ class TableEditor(QWidget):
         self.view.horizontalHeader().setDefaultSectionSize(84)
         self.view.horizontalHeader().sectionResized.connect(self._column_resized)
         self.view.verticalHeader().setDefaultSectionSize(22)
-        self.view.verticalHeader().sectionDoubleClicked.connect(lambda s: self.toggle_collapsed(Qt.Orientation.Vertical, s))
-        self.view.horizontalHeader().sectionDoubleClicked.connect(lambda s: self.toggle_collapsed(Qt.Orientation.Horizontal, s))
+        vertical, horizontal = Qt.Orientation.Vertical, Qt.Orientation.Horizontal
+        self.view.verticalHeader().sectionDoubleClicked.connect(lambda s: self.toggle_collapsed(vertical, s))
+        self.view.horizontalHeader().sectionDoubleClicked.connect(lambda s: self.toggle_collapsed(horizontal, s))
         self.slices = SliceSelector()
         self.slices.changed.connect(self._set_layout)
         self.display = QComboBox()
@@ -184,7 +188,7 @@ class TableEditor(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.audit_legend)
         layout.addWidget(self.view)
-        self._collapsed: dict[Qt.Orientation, set[int]] = {Qt.Orientation.Vertical: set(), Qt.Orientation.Horizontal: set()}
+        self._collapsed: dict[Qt.Orientation, set[int]] = {vertical: set(), horizontal: set()}
         for name, keys, slot in (("copy", QKeySequence.StandardKey.Copy, self.copy),
                                  ("paste", QKeySequence.StandardKey.Paste, self.paste)):
             action = named(QAction(name.capitalize(), self.view), f"act_{name}_cells")
@@ -291,19 +295,19 @@ class TableEditor(QWidget):
             return np.zeros(0, np.int64)
         rows = np.fromiter((i.row() for i in indexes), np.int64, len(indexes))
         columns = np.fromiter((i.column() for i in indexes), np.int64, len(indexes))
-        return np.unique(self.model.layout_.cells[rows, columns])
+        return np.unique(self.model.shown_layout.cells[rows, columns])
 
     def select_cells(self, cells) -> None:
         """Select cells (flat indices), switching the slice to the first one's."""
         cells = np.atleast_1d(np.asarray(cells, dtype=np.int64))
         if cells.size == 0:
             return
-        if self.model.layout_.position(int(cells[0])) is None:
+        if self.model.shown_layout.position(int(cells[0])) is None:
             self.slices.show_cell(int(cells[0]))
         selection = QItemSelection()
         first = None
         for cell in cells:
-            position = self.model.layout_.position(int(cell))
+            position = self.model.shown_layout.position(int(cell))
             if position is None:
                 continue
             index = self.model.index(*position)
@@ -317,11 +321,11 @@ class TableEditor(QWidget):
 
     def toggle_collapsed(self, orientation: Qt.Orientation, section: int) -> None:
         """Hide or show the codes below a subtotal (double-click on its header)."""
-        layout = self.model.layout_
+        layout = self.model.shown_layout
         dim = layout.row_dim if orientation == Qt.Orientation.Vertical else layout.column_dim
         if dim is None:
             return
-        dimension = self.model.project.structure.dimensions[dim]
+        dimension = self.model.shown_project.structure.dimensions[dim]
         collapsed = self._collapsed[orientation]
         collapsed ^= {section}
         hidden = np.zeros(dimension.size, bool)
@@ -377,16 +381,16 @@ class TableEditor(QWidget):
         model = self.model
         if model.project is None or not model.columnCount():
             return
-        cells = model.layout_.cells
+        cells = model.shown_layout.cells
         n_rows, n_columns = cells.shape
         rows = np.unique(np.r_[0:min(FITTED_ROWS, n_rows), max(0, n_rows - FITTED_ROWS):n_rows])
         candidates = cells[rows]
         shown = model.slice_values()
         if shown is not None:
             finite = np.where(np.isfinite(shown), shown, 0.0)
-            extremes = cells[np.stack([np.argmax(finite, axis=0), np.argmin(finite, axis=0)]), np.arange(n_columns)]
-            candidates = np.concatenate([candidates, extremes])
-            lengths = model.text_lengths(model.shown_values(candidates.reshape(-1)).reshape(candidates.shape))
+            extreme = np.stack([np.argmax(finite, axis=0), np.argmin(finite, axis=0)]), np.arange(n_columns)
+            candidates = np.concatenate([candidates, cells[extreme]])
+            lengths = model.text_lengths(np.concatenate([shown[rows], shown[extreme]]))
             longest = lengths == lengths.max(axis=0)  # ties: signs and digits differ a little in width
         else:
             longest = np.zeros(candidates.shape, bool)
@@ -412,7 +416,7 @@ class TableEditor(QWidget):
 
     def _label_widths(self) -> np.ndarray:
         """The widths the column labels of the slice shown need (measured once a slice)."""
-        layout = self.model.layout_
+        layout = self.model.shown_layout
         if self._labels_measured[0] is not layout:
             metrics = self.view.horizontalHeader().fontMetrics()
             widths = np.fromiter((metrics.horizontalAdvance(str(self.model.headerData(c, Qt.Orientation.Horizontal)))
@@ -443,6 +447,6 @@ class TableEditor(QWidget):
         project = self.model.project
         if project is None:
             return
-        dimension = project.structure.dimensions[self.model.layout_.row_dim]
+        dimension = project.structure.dimensions[self.model.shown_layout.row_dim]
         longest = max(len(c) + 2 * int(d) for c, d in zip(dimension.codes[:2000], dimension.depth[:2000]))
         self.view.verticalHeader().setFixedWidth(min(320, 12 + 8 * longest))
