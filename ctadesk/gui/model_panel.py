@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -61,8 +62,9 @@ def method_label(method: str) -> str:
 
 
 #: the published precisions offered: (label, request value)
-PRECISIONS = (("as the data", "auto"), ("full (no rounding)", "full"), ("whole numbers", 0), ("1 decimal", 1),
-              ("2 decimals", 2), ("3 decimals", 3))
+PRECISIONS: tuple[tuple[str, str | int], ...] = (
+    ("as the data", "auto"), ("full (no rounding)", "full"), ("whole numbers", 0), ("1 decimal", 1),
+    ("2 decimals", 2), ("3 decimals", 3))
 
 
 class ModelPanel(QWidget):
@@ -72,6 +74,9 @@ class ModelPanel(QWidget):
         for key, label in DISTANCES.items():
             self.distance.addItem(label, key)
         self.senses = named(QComboBox(), "senses")
+        #: the senses' items (a combo box's own model, kept typed): some are disabled (_offer_senses)
+        self.senses_items = QStandardItemModel(self.senses)
+        self.senses.setModel(self.senses_items)
         for key, label in SENSES.items():
             self.senses.addItem(label, key)
         #: why the senses chosen before were changed (a distance no method solves with them)
@@ -90,7 +95,8 @@ class ModelPanel(QWidget):
         for key, label in WEIGHTS.items():
             self.weights.addItem(label, key)
         self.time_limit = named(QDoubleSpinBox(minimum=0.0, maximum=86_400.0, decimals=0,
-                                               suffix=" s", specialValueText="none", value=60.0), "time_limit")
+                                               suffix=" s", value=60.0), "time_limit")
+        self.time_limit.setSpecialValueText("none")
         self.gap = named(QDoubleSpinBox(minimum=0.0, maximum=100.0, decimals=3, suffix=" %",
                                         value=0.01), "gap")
         self.preserve_mean = named(QCheckBox("mean"), "preserve_mean")
@@ -101,9 +107,10 @@ class ModelPanel(QWidget):
         self.precision = named(QComboBox(), "precision")
         self.precision.setToolTip("Decimals the released table shows: it adds up exactly and stays protected at "
                                   "that precision")
-        for label, key in PRECISIONS:
-            self.precision.addItem(label, key)
-        self.widen = named(QCheckBox("Widen protection levels by a secret factor", checked=True), "widen")
+        for label, precision in PRECISIONS:
+            self.precision.addItem(label, precision)
+        self.widen = named(QCheckBox("Widen protection levels by a secret factor"), "widen")
+        self.widen.setChecked(True)
         self.widen.setToolTip("Each sensitive cell's levels grow by a random 0-25 % drawn from a secret seed kept in "
                               "the project and the internal workbook, so a released value does not sit at exactly "
                               "original ± a known percentage")
@@ -161,7 +168,7 @@ class ModelPanel(QWidget):
         if self._restoring:
             return
         distance = self.distance.currentData()
-        items = self.senses.model()
+        items = self.senses_items
         for row in range(self.senses.count()):
             senses = self.senses.itemData(row)
             offered = (distance, senses) in self.models
