@@ -25,6 +25,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QLabel
 
 from ctadesk import __version__
+from ctadesk.gui.naming import named
 from ctadesk.resources import icon_files, samples_dir, translations_dir
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ SELF_TEST_TIME_LIMIT = 60.0
 
 def application() -> QApplication:
     """The QApplication, named, with the ctadesk icon and the user's language (when translated)."""
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("ctadesk")
     app.setOrganizationName("ctadesk")
     app.setApplicationVersion(__version__)
@@ -81,7 +83,7 @@ def start_screen(app: QApplication) -> QLabel:
     painter.drawText(110, 104, f"version {__version__}: controlled tabular adjustment")
     painter.drawText(110, 136, "Loading…")
     painter.end()
-    screen = QLabel(objectName="start_screen")
+    screen = named(QLabel(), "start_screen")
     screen.setWindowFlags(Qt.WindowType.SplashScreen | Qt.WindowType.FramelessWindowHint)
     screen.setPixmap(pixmap)
     screen.setWindowTitle("ctadesk")
@@ -196,15 +198,15 @@ def self_test(out: TextIO = sys.stdout) -> int:
             sample = samples_dir() / SELF_TEST_SAMPLE
             if not window.open_path(sample):
                 raise SelfTestFailure(f"could not open {sample}: {window.last_error}")
-            report(f"opened {sample.name} ({window.project.n_cells} cells, "
-                   f"{int(window.project.sensitive.sum())} sensitive)")
+            project, session = window.open_project, window.open_session
+            report(f"opened {sample.name} ({project.n_cells} cells, {int(project.sensitive.sum())} sensitive)")
             request = ProtectionRequest(time_limit=SELF_TEST_TIME_LIMIT)
-            result = window.session.protect(request).result
+            result = session.protect(request).result
             if not result.protected:
                 raise SelfTestFailure(f"{request.method} did not protect the sample: {result.message}")
             report(f"protected with {request.method}: {result.status.value}, objective {result.objective:.6g}")
             release = Path(folder) / "release.xlsx"
-            window.session.export("release", release)
+            session.export("release", release)
             report(f"release workbook written ({release.stat().st_size:,} bytes)")
             window.close()
         except Exception as error:  # the self-test's edge: one line saying what failed
