@@ -1,0 +1,62 @@
+"""The sensitive cells' room on a grid, computed for those cells alone (precision._sensitive_room),
+against the whole table's grid box on each side it was taken from before (precision._grid_box)."""
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
+from ctadesk.engine.publish.precision import _grid_box, _sensitive_room
+
+STEPS = (1.0, 0.1, 0.01, 0.5, 5.0, 100.0)
+
+
+@st.composite
+def problems(draw) -> tuple[CTAProblem, float]:
+    """Tables of values on a grid of tenths with bounds and levels anywhere near them: many cells
+    whose safe value has no grid value inside their bounds at a coarse step, some fixed ones (and
+    some sensitive ones fixed, with no level)."""
+    n = draw(st.integers(1, 30))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    values = np.round(rng.uniform(0, 200, n), 1)
+    lower = np.where(rng.random(n) < 0.2, -np.inf, values - rng.uniform(0, 12, n))
+    upper = np.where(rng.random(n) < 0.2, np.inf, values + rng.uniform(0, 12, n))
+    if draw(st.booleans()):     # bounds on a grid too, where a hair of slack decides
+        lower, upper = np.floor(lower * 10) / 10, np.ceil(upper * 10) / 10
+    sensitive = np.flatnonzero(rng.random(n) < 0.5)
+    fixed = np.zeros(n, bool)
+    fixed[rng.permutation(np.setdiff1d(np.arange(n), sensitive))[:draw(st.integers(0, 3))]] = True
+    a = values[sensitive]
+    # each level reaches past its bound at random, never both (the problem would refuse the cell)
+    lpl = np.minimum(rng.uniform(0.1, 15, sensitive.size), np.where(np.isfinite(lower[sensitive]),
+                                                                    a - lower[sensitive], 15))
+    upl = rng.uniform(0.1, 15, sensitive.size)
+    # a sensitive cell may be fixed where it has no level (its box is its value alone)
+    held = rng.random(sensitive.size) < 0.15
+    fixed[sensitive[held]] = True
+    lpl[held] = upl[held] = 0.0
+    problem = CTAProblem(values, sp.csr_array((0, n)), lower=lower, upper=upper, sensitive=sensitive,
+                         lower_protection=lpl, upper_protection=upl, fixed=fixed)
+    return problem, draw(st.sampled_from(STEPS))
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=problems())
+def test_the_room_of_the_sensitive_cells_is_the_whole_boxes(case):
+    problem, step = case
+    cells = problem.sensitive
+    expected = []
+    for side in (SENSE_UP, SENSE_DOWN):
+        k_low, k_high = _grid_box(problem, np.full(cells.size, side, np.int8), step)
+        expected.append(k_low[cells] <= k_high[cells])
+    up_room, down_room = _sensitive_room(problem, step)
+    assert np.array_equal(up_room, expected[0]) and np.array_equal(down_room, expected[1])
+
+
+def test_a_cell_with_no_grid_value_beyond_its_safe_value_has_no_room_on_that_side():
+    # 10 within [9.5, 10.45], up by 0.4 or down by 0.2: 10.4 or 9.8 on a grid of tenths, no whole number
+    problem = CTAProblem([10.0, 10.0], sp.csr_array([[1.0, -1.0]]), lower=[9.5, 0.0], upper=[10.45, 20.0],
+                         sensitive=[0], lower_protection=[0.2], upper_protection=[0.4])
+    assert [room.tolist() for room in _sensitive_room(problem, 0.1)] == [[True], [True]]
+    assert [room.tolist() for room in _sensitive_room(problem, 1.0)] == [[False], [False]]
