@@ -39,15 +39,16 @@ class LimitsDialog(QDialog):
         self.mode = named(QComboBox(), "limits_mode")
         self.mode.addItem("% of the cell's value" if not bounds else "value -/+ % of the value", PERCENT)
         self.mode.addItem("absolute amount" if not bounds else "absolute values", ABSOLUTE)
-        self.lower = named(QDoubleSpinBox(minimum=-1e15, maximum=1e15, decimals=4, value=lower), "limits_lower")
-        self.upper = named(QDoubleSpinBox(minimum=-1e15, maximum=1e15, decimals=4, value=upper), "limits_upper")
+        self.lower_limit = named(QDoubleSpinBox(minimum=-1e15, maximum=1e15, decimals=4, value=lower), "limits_lower")
+        self.upper_limit = named(QDoubleSpinBox(minimum=-1e15, maximum=1e15, decimals=4, value=upper), "limits_upper")
         self.no_lower = named(QCheckBox("none"), "limits_no_lower")
         self.no_upper = named(QCheckBox("none"), "limits_no_upper")
-        self.no_lower.toggled.connect(lambda on: self.lower.setEnabled(not on))
-        self.no_upper.toggled.connect(lambda on: self.upper.setEnabled(not on))
+        self.no_lower.toggled.connect(lambda on: self.lower_limit.setEnabled(not on))
+        self.no_upper.toggled.connect(lambda on: self.upper_limit.setEnabled(not on))
         form = QFormLayout()
         form.addRow("Given as", self.mode)
-        for label, box, none in (("Lower", self.lower, self.no_lower), ("Upper", self.upper, self.no_upper)):
+        for label, box, none in (("Lower", self.lower_limit, self.no_lower),
+                                 ("Upper", self.upper_limit, self.no_upper)):
             row = QHBoxLayout()
             row.addWidget(box)
             if bounds:
@@ -67,7 +68,7 @@ class LimitsDialog(QDialog):
 
     def _mode_changed(self) -> None:
         percent = self.mode.currentData() == PERCENT
-        for box in (self.lower, self.upper):
+        for box in (self.lower_limit, self.upper_limit):
             box.setSuffix(" %" if percent else "")
             box.setMinimum(0.0 if percent or self.kind == "protection" else -1e15)
 
@@ -75,7 +76,7 @@ class LimitsDialog(QDialog):
         """(lower, upper) per cell of values: protection levels (>= 0) or bounds (-inf/inf for none)."""
         values = np.asarray(values, float)
         magnitude = np.abs(values)
-        lower, upper = self.lower.value(), self.upper.value()
+        lower, upper = self.lower_limit.value(), self.upper_limit.value()
         if self.mode.currentData() == PERCENT:
             low, high = lower / 100 * magnitude, upper / 100 * magnitude
             if self.kind == "bounds":

@@ -138,14 +138,14 @@ class UserGuideWindow(QWidget):
         column.addWidget(self.search)
         column.addWidget(self.contents, 1)
         right = QWidget()
-        page = QVBoxLayout(right)
-        page.setContentsMargins(0, 0, 0, 0)
+        shown = QVBoxLayout(right)
+        shown.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
         for button in (self.back, self.forward, self.home):
             bar.addWidget(button)
         bar.addWidget(self.message, 1)
-        page.addLayout(bar)
-        page.addWidget(self.browser, 1)
+        shown.addLayout(bar)
+        shown.addWidget(self.browser, 1)
         splitter = QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(right)
@@ -162,7 +162,8 @@ class UserGuideWindow(QWidget):
                                      "in the project's `docs/user-guide/` folder.")
 
     def _button(self, text: str, slot, shortcut, name: str) -> QToolButton:
-        button = named(QToolButton(text=text), name)
+        button = named(QToolButton(), name)
+        button.setText(text)
         button.clicked.connect(slot)
         if shortcut is not None:
             button.setShortcut(shortcut)

@@ -33,7 +33,7 @@ def test_bounds_are_set_by_hand_as_percent_or_numbers_and_undone(window):
     cells = np.array([0, 7])
     before = project.lower[cells].copy(), project.upper[cells].copy()
     window.editor.select_cells(cells)
-    _answer(window, lambda d: (d.lower.setValue(5.0), d.upper.setValue(10.0)))
+    _answer(window, lambda d: (d.lower_limit.setValue(5.0), d.upper_limit.setValue(10.0)))
     window.bounds_dialog()
     assert np.allclose(project.lower[cells], 0.95 * project.values[cells])
     assert np.allclose(project.upper[cells], 1.10 * project.values[cells])
@@ -42,7 +42,8 @@ def test_bounds_are_set_by_hand_as_percent_or_numbers_and_undone(window):
     window.undo_stack.redo()
     assert np.allclose(project.upper[cells], 1.10 * project.values[cells])
     value = project.values[0]
-    _answer(window, lambda d: (d.mode.setCurrentIndex(1), d.lower.setValue(value - 1), d.no_upper.setChecked(True)))
+    _answer(window, lambda d: (d.mode.setCurrentIndex(1), d.lower_limit.setValue(value - 1),
+                               d.no_upper.setChecked(True)))
     window.editor.select_cells([0])
     window.bounds_dialog()
     assert project.lower[0] == value - 1 and project.upper[0] == np.inf
@@ -63,7 +64,7 @@ def test_lower_and_upper_protection_levels_are_set_apart_on_sensitive_cells_only
     safe = int(np.flatnonzero(~project.sensitive & project.structure.inner_mask())[0])
     old_safe = project.upper_protection[safe]
     window.editor.select_cells([sensitive, safe])
-    _answer(window, lambda d: (d.mode.setCurrentIndex(1), d.lower.setValue(3.0), d.upper.setValue(11.0)))
+    _answer(window, lambda d: (d.mode.setCurrentIndex(1), d.lower_limit.setValue(3.0), d.upper_limit.setValue(11.0)))
     window.protection_dialog()
     assert project.lower_protection[sensitive] == 3.0 and project.upper_protection[sensitive] == 11.0
     assert project.upper_protection[safe] == old_safe
