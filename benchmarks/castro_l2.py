@@ -40,6 +40,7 @@ from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.solvers import newton_l2
+from ctadesk.engine.solvers.finish import weighted_sum
 from ctadesk.engine.solvers.network import sense_bounds
 from ctadesk.io.jj import read_jj
 
@@ -111,7 +112,7 @@ def plain_clarabel(problem: CTAProblem, time_limit: float = math.inf) -> tuple[f
     settings.time_limit = time_limit
     solution = clarabel.DefaultSolver(P, np.zeros(n), rows, rhs, cones, settings).solve()
     z = np.asarray(solution.x)
-    return time.perf_counter() - began, float(problem.weights @ z**2), str(solution.status)
+    return time.perf_counter() - began, weighted_sum(problem.weights, z * z), str(solution.status)
 
 
 def best_known() -> dict[str, float]:

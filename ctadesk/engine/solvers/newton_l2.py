@@ -33,7 +33,7 @@ from ctadesk.engine.errors import SolverError
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers.conic import solve_l2
-from ctadesk.engine.solvers.finish import finish
+from ctadesk.engine.solvers.finish import finish, weighted_sum
 from ctadesk.engine.solvers.lp import fixed_senses
 from ctadesk.engine.solvers.network import (SPARSE_DEGREE, defining_relations, log_line, relation_degree,
                                             report_optimum, sense_bounds)
@@ -105,10 +105,10 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
                           solve_seconds=solve_seconds, senses=senses, message=note, log=note, info=info)
         return _fallback_qp(problem, options, senses, note)
     values = np.clip(problem.values + z, problem.lower, problem.upper)
-    report_optimum(options, started, float(problem.weights @ np.abs(z)))
+    report_optimum(options, started, weighted_sum(problem.weights, np.abs(z)))
     result = finish(problem, METHOD_L2, Status.OPTIMAL, values, started=started, build_seconds=build_seconds,
                     solve_seconds=solve_seconds, senses=senses,
-                    model_objective=float(problem.weights @ (z * z)), log=note, info=info)
+                    model_objective=weighted_sum(problem.weights, z * z), log=note, info=info)
     return result if result.verified or options.cancelled() else _fallback_qp(problem, options, senses, note)
 
 
