@@ -125,12 +125,18 @@ class Walkthrough:
 
     @staticmethod
     def _accept(dialog) -> bool:
-        """Accept a dialog as it opens (a microdata dialog: the response is its first numeric column)."""
+        """Accept a dialog as it opens (a microdata dialog: region by industry of turnover; a
+        workbook of microdata: tabulated, as its import dialog suggests)."""
+        from PySide6.QtWidgets import QDialog, QPushButton
+
         if dialog.objectName() == "microdata_dialog":
             dialog.set_spanning(["region", "industry"])
             dialog.response.setCurrentText("turnover")
+        if dialog.objectName() == "excel_import_dialog" and dialog.looks_like_microdata():
+            dialog.findChild(QPushButton, "import_tabulate").click()
+            return False
         dialog.accept()
-        return bool(dialog.result())
+        return dialog.result() == QDialog.DialogCode.Accepted
 
     def settle(self, seconds: float = SETTLE_S) -> None:
         """Run the event loop for ``seconds`` (what the window does meanwhile is measured)."""

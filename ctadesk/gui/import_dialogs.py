@@ -5,8 +5,10 @@ The sheet preview is editable: a cell the reader refuses (an Eurostat ':' for a 
 value, a stray text) can be given its number there, as the reader's message asks, without
 editing the workbook; the edit changes what is imported, never the file.
 
-Both keep what the user chose when building fails: the error is shown inside
-the dialog, which stays open.
+Both keep what the user chose when building fails: the error is shown inside the dialog, which
+stays open (or opens again, when the building ran in the window's job runner).  Neither reads or
+builds on the window's thread what can take long: the preview is a model over the sheet's grid
+(gui/sheet_preview.py), and the tables are built by what ``reader()`` returns, in a job.
 """
 
 from __future__ import annotations
@@ -15,8 +17,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QSplitter,
+    QTableView,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -39,21 +41,17 @@ from PySide6.QtWidgets import (
 
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.naming import named
+from ctadesk.gui.sheet_preview import COLUMN_ROLES, ROLE_COLOURS, ROW_ROLES, SheetPreviewModel
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel import DetectedLayout, ExcelTable, SheetGrid, build_table, detect_layout, open_workbook, read_grid
-from ctadesk.io.excel.workbook import coordinate
 from ctadesk.io.numbers import parse_number
 
-#: rows and columns of a sheet shown in the preview
-PREVIEW_ROWS, PREVIEW_COLUMNS = 300, 60
-ROW_ROLES = ("title", "header", "data", "total", "heading", "ignore")
-COLUMN_ROLES = ("label", "code", "data", "total", "ignore")
 #: the decimal marks a user can choose for numbers written as text
 DECIMAL_MARKS = (("decimal point (1,234.5)", False), ("decimal comma (1.234,5)", True))
-ROLE_COLOURS = {"title": QColor(225, 225, 225), "header": QColor(190, 210, 240), "label": QColor(215, 235, 250),
-                "code": QColor(215, 235, 250),
-                "data": QColor(255, 255, 255), "total": QColor(250, 225, 150), "heading": QColor(210, 240, 200),
-                "ignore": QColor(245, 245, 245)}
+#: what an Excel import dialog ends with when the user chose to tabulate the workbook as microdata
+AS_MICRODATA = 2
+#: a sheet of more data rows than this, laid out as records (looks_like_microdata), is offered for tabulation
+MICRODATA_ROWS = 500
 
 
 def set_row_role(layout: DetectedLayout, rows: set[int], role: str) -> DetectedLayout:
@@ -91,19 +89,6 @@ def set_column_role(layout: DetectedLayout, columns: set[int], role: str) -> Det
     return changed
 
 
-def cell_role(layout: DetectedLayout, row: int, column: int) -> str:
-    """What a sheet cell is under layout, for colouring the preview."""
-    if row in layout.title_rows:
-        return "title"
-    if row in layout.header_rows:
-        return "header"
-    if column in layout.label_columns and (row in layout.data_rows or row in layout.heading_rows):
-        return "heading" if row in layout.heading_rows else "label"
-    if row in layout.data_rows and column in layout.data_columns:
-        return "total" if row in layout.total_rows or column in layout.total_columns else "data"
-    return "ignore"
-
-
 def detected(grid: SheetGrid) -> tuple[SheetGrid, DetectedLayout | None, str]:
     """A sheet's grid, its detected layout, and why none was found ('' when one was)."""
     try:
@@ -137,10 +122,24 @@ def first_sheet(workbook) -> str | None:
     return next((ws.title for ws in workbook.worksheets if ws.sheet_state == "visible"), None)
 
 
+def looks_like_microdata(layout: DetectedLayout | None) -> bool:
+    """Whether a sheet's detected layout is that of records rather than a table: the first row
+    names the columns, no title, group heading or total, and more rows than MICRODATA_ROWS (a
+    workbook of microdata, to tabulate rather than to import as it is)."""
+    return (layout is not None and layout.header_rows == [0] and not layout.title_rows and not layout.heading_rows
+            and not layout.total_rows and not layout.total_columns and len(layout.data_rows) > MICRODATA_ROWS)
+
+
 class ExcelImportDialog(QDialog):
     """Sheets to import (several make linked tables), each sheet's detected layout shown
     over its cells and correctable by selecting rows or columns and naming their role; a
-    cell's value is corrected by typing over it in the preview (double-click, F2 or typing)."""
+    cell's value is corrected by typing over it in the preview (double-click, F2 or typing).
+
+    OK checks what can be checked at once (a sheet ticked, a layout found) and keeps the sheets
+    chosen; ``reader()`` then builds their tables, in the window's job runner (building a large
+    sheet takes a second).  A build that fails shows the dialog again with the message and every
+    correction kept.  "Tabulate as microdata" ends the dialog with AS_MICRODATA: the window then
+    asks how to tabulate the workbook's records."""
 
     def __init__(self, path: str | Path, parent: QWidget | None = None, workbook=None,
                  read: dict[str, tuple[SheetGrid, DetectedLayout | None, str]] | None = None) -> None:
@@ -154,11 +153,12 @@ class ExcelImportDialog(QDialog):
         self.grids: dict[str, SheetGrid] = {}
         self.layouts: dict[str, DetectedLayout | None] = {}
         self.problems: dict[str, str] = {}
-        for sheet, (grid, layout, problem) in (read or {}).items():
-            self.grids[sheet], self.layouts[sheet] = grid, layout
+        for sheet, (grid, found, problem) in (read or {}).items():
+            self.grids[sheet], self.layouts[sheet] = grid, found
             if problem:
                 self.problems[sheet] = problem
-        self.tables: list[ExcelTable] = []
+        #: the ticked sheets when OK was pressed, with their grids and layouts (None: not read yet)
+        self.chosen: dict[str, tuple[SheetGrid | None, DetectedLayout | None]] = {}
 
         self.sheets = named(QListWidget(), "import_sheets")
         for index, sheet in enumerate(ws.title for ws in self.workbook.worksheets if ws.sheet_state == "visible"):
@@ -167,12 +167,14 @@ class ExcelImportDialog(QDialog):
             item.setCheckState(Qt.CheckState.Checked if index == 0 else Qt.CheckState.Unchecked)
             self.sheets.addItem(item)
         self.sheets.currentTextChanged.connect(self._show_sheet)
-        self.preview = named(QTableWidget(), "import_preview")
+        self.model = SheetPreviewModel()
+        self.model.edited.connect(self._edited)
+        self.preview = named(QTableView(), "import_preview")
+        self.preview.setModel(self.model)
         triggers = QAbstractItemView.EditTrigger
         self.preview.setEditTriggers(triggers.DoubleClicked | triggers.EditKeyPressed | triggers.AnyKeyPressed)
         self.preview.setToolTip("Select rows or columns and name their role below; double-click a cell "
                                 "to correct its value (the workbook is not changed)")
-        self.preview.itemChanged.connect(self._edited)
         self.preview.horizontalHeader().setDefaultSectionSize(80)
         self.preview.verticalHeader().setDefaultSectionSize(20)
         self.description = named(QLabel("", wordWrap=True), "import_description")
@@ -180,6 +182,11 @@ class ExcelImportDialog(QDialog):
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error = named(QLabel("", wordWrap=True), "import_error")
         self.error.setStyleSheet("color: #b03a2e")
+        self.microdata_hint = named(QLabel("This sheet looks like microdata (a line per respondent): "
+                                           "Tabulate as microdata to choose the variables of a table.",
+                                           wordWrap=True), "import_microdata_hint")
+        self.microdata_hint.setStyleSheet("background: #fcf3cf; color: #7d6608; padding: 4px")
+        self.microdata_hint.hide()
 
         roles = QGridLayout()
         roles.addWidget(QLabel("Selected rows are:"), 0, 0)
@@ -216,9 +223,14 @@ class ExcelImportDialog(QDialog):
         splitter.addWidget(self.preview)
         splitter.setSizes([240, 760])
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        tabulate = named(QPushButton("Tabulate as microdata…"), "import_tabulate")
+        tabulate.setToolTip("The workbook holds records (a line per respondent): choose the variables of a table")
+        tabulate.clicked.connect(lambda: self.done(AS_MICRODATA))
+        buttons.addButton(tabulate, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.microdata_hint)
         layout.addWidget(splitter, 1)
         layout.addLayout(roles)
         layout.addWidget(self.error)
@@ -245,6 +257,10 @@ class ExcelImportDialog(QDialog):
         self._detect(sheet)
         return self.layouts[sheet]
 
+    def looks_like_microdata(self) -> bool:
+        """Whether the sheet shown looks like microdata (looks_like_microdata)."""
+        return looks_like_microdata(self.layouts.get(self.current_sheet()))
+
     def _detect(self, sheet: str, force: bool = False) -> None:
         if sheet not in self.grids:
             self.grids[sheet] = read_grid(self.workbook, sheet, self.path)
@@ -260,55 +276,35 @@ class ExcelImportDialog(QDialog):
         if not sheet:
             return
         self._detect(sheet)
-        with QSignalBlocker(self.preview):  # filling is no edit
-            self._fill(self.grids[sheet])
+        self.preview.clearSpans()
+        self.model.set_grid(self.grids[sheet], self.layouts.get(sheet))
+        rows, columns = self.model.rowCount(), self.model.columnCount()
+        for r0, c0, r1, c1 in self.grids[sheet].merged:
+            if r0 < rows and c0 < columns and (r1 > r0 or c1 > c0):
+                self.preview.setSpan(r0, c0, min(r1, rows - 1) - r0 + 1, min(c1, columns - 1) - c0 + 1)
         self._paint()
         self.preview.resizeColumnToContents(0)
         self.preview.setColumnWidth(0, min(self.preview.columnWidth(0), 220))
 
-    def _fill(self, grid: SheetGrid) -> None:
-        rows, columns = min(grid.n_rows, PREVIEW_ROWS), min(grid.n_columns, PREVIEW_COLUMNS)
-        self.preview.clear()
-        self.preview.setRowCount(rows)
-        self.preview.setColumnCount(columns)
-        self.preview.setHorizontalHeaderLabels([coordinate(0, c)[:-1] for c in range(columns)])
-        for r in range(rows):
-            for c in range(columns):
-                value = grid.values[r][c]
-                if value is not None:
-                    text = " " * 2 * grid.indents[r][c] + str(value).strip() if isinstance(value, str) else str(value)
-                    self.preview.setItem(r, c, QTableWidgetItem(text))
-        for r0, c0, r1, c1 in grid.merged:
-            if r0 < rows and c0 < columns and (r1 > r0 or c1 > c0):
-                self.preview.setSpan(r0, c0, min(r1, rows - 1) - r0 + 1, min(c1, columns - 1) - c0 + 1)
-
     def _paint(self) -> None:
+        """Colour the preview and describe the layout of the sheet shown."""
         sheet = self.current_sheet()
         layout = self.layouts.get(sheet)
         self.description.setText(layout.describe() if layout is not None else self.problems.get(sheet, ""))
         comma = layout.decimal_comma if layout is not None else None
         self.decimal_mark.setCurrentIndex(-1 if comma is None else [c for _, c in DECIMAL_MARKS].index(comma))
-        bold = QFont()
-        bold.setBold(True)
-        with QSignalBlocker(self.preview):  # colouring is no edit
-            for r in range(self.preview.rowCount()):
-                for c in range(self.preview.columnCount()):
-                    item = self.preview.item(r, c)
-                    if item is None:
-                        item = QTableWidgetItem("")
-                        self.preview.setItem(r, c, item)
-                    role = cell_role(layout, r, c) if layout is not None else "ignore"
-                    item.setBackground(QBrush(ROLE_COLOURS[role]))
-                    item.setFont(bold if role in ("header", "total") else QFont())
+        self.model.set_layout(layout)
+        self.microdata_hint.setVisible(looks_like_microdata(layout))
 
     # ----------------------------------------------------------- corrections
-    def _edited(self, item: QTableWidgetItem) -> None:
+    def _edited(self, row: int, column: int, text: str) -> None:
         """A value typed in the preview replaces the cell's in what is imported; the layout as
         detected or corrected stays."""
         sheet = self.current_sheet()
         layout = self.layouts.get(sheet)
         comma = layout.decimal_comma if layout is not None else None
-        self.grids[sheet] = edited_grid(self.grids[sheet], item.row(), item.column(), item.text(), comma)
+        self.grids[sheet] = edited_grid(self.grids[sheet], row, column, text, comma)
+        self.model.set_grid(self.grids[sheet], layout)
         self.error.setText("")
 
     def selected_rows(self) -> set[int]:
@@ -337,24 +333,40 @@ class ExcelImportDialog(QDialog):
             self._paint()
 
     def accept(self) -> None:
-        """Build a table from every ticked sheet; on a problem say which and stay open."""
+        """Keep the ticked sheets, as read and corrected, for reader(); a sheet shown without a
+        layout is refused here, naming it, and the dialog stays open."""
         sheets = self.checked_sheets()
         if not sheets:
             self.error.setText("Tick at least one sheet.")
             return
-        tables = []
         for sheet in sheets:
-            layout = self.layout_of(sheet)
-            if layout is None:
-                self.error.setText(self.problems[sheet] + " Correct the layout of this sheet or untick it.")
+            if sheet in self.layouts and self.layouts[sheet] is None:
+                self.error.setText(f"Sheet '{sheet}': {self.problems[sheet]} Correct the layout of this sheet or "
+                                   "untick it.")
                 return
-            try:
-                tables.append(build_table(self.grids[sheet], layout, self.path))
-            except Exception as error:
-                self.error.setText(plain_message(error))
-                return
-        self.tables = tables
+        self.chosen = {sheet: (self.grids.get(sheet), self.layouts.get(sheet)) for sheet in sheets}
+        self.error.setText("")
         super().accept()
+
+    def reader(self) -> Callable[[], list[ExcelTable]]:
+        """What builds the tables of the sheets chosen (run in a job: it reads and detects the
+        ticked sheets never shown, then builds every table; a sheet whose layout is not found is
+        refused naming it)."""
+        workbook, path, chosen = self.workbook, self.path, dict(self.chosen)
+
+        def build() -> list[ExcelTable]:
+            tables = []
+            for sheet, (grid, layout) in chosen.items():
+                grid = read_grid(workbook, sheet, path) if grid is None else grid
+                if layout is None:
+                    _, layout, problem = detected(grid)
+                    if layout is None:
+                        raise FileFormatError(f"{problem} Correct the layout of this sheet or untick it.",
+                                              file=path, sheet=sheet)
+                tables.append(build_table(grid, layout, path))
+            return tables
+
+        return build
 
 
 class MicrodataDialog(QDialog):

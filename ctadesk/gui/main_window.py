@@ -13,6 +13,7 @@ import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
+    QDialog,
     QDockWidget,
     QDoubleSpinBox,
     QFileDialog,
@@ -70,7 +71,7 @@ from ctadesk.gui.cell_info import CellInfoPane
 from ctadesk.gui.commands import CellEdit
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.generator import GeneratorDialog
-from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog, first_sheet, read_sheet
+from ctadesk.gui.import_dialogs import AS_MICRODATA, ExcelImportDialog, MicrodataDialog, first_sheet, read_sheet
 from ctadesk.gui.jobs import (
     AUDIT_CANCELLED,
     JobRunner,
@@ -667,7 +668,9 @@ class MainWindow(QMainWindow):
     def _import_workbook(self, path: Path, place: Callable[[Project], None], wait: bool) -> bool:
         """Open a workbook, let the user correct each sheet's layout (the import dialog), build
         its tables and ``place`` the project: opening and building in the background, the dialog
-        between them.  ``wait`` as in open_path."""
+        between them.  A build that fails shows the dialog again saying why, every correction
+        kept; a workbook of microdata goes on to the microdata dialog when the user says so.
+        ``wait`` as in open_path."""
 
         def opened() -> tuple[Any, dict]:
             from ctadesk.io.excel import open_workbook
@@ -676,11 +679,22 @@ class MainWindow(QMainWindow):
             sheet = first_sheet(workbook)
             return workbook, {} if sheet is None else {sheet: read_sheet(workbook, sheet, path)}
 
+        def built(dialog: ExcelImportDialog) -> Reader:
+            build = dialog.reader()
+            return lambda: files.project_from_excel(build())
+
         def ask(read: tuple[Any, dict]) -> None:
             dialog = ExcelImportDialog(path, self, *read)
+
+            def again(error: BaseException) -> Reader | None:
+                dialog.error.setText(plain_message(error))
+                return built(dialog) if self.run_dialog(dialog) else None
+
             if self.run_dialog(dialog):
-                self._load(Loading(f"Reading the tables of {path.name}", f"Could not open {path.name}",
-                                   lambda: files.project_from_excel(dialog.tables), place), wait=False)
+                self._load(Loading(f"Reading the tables of {path.name}", f"Could not open {path.name}", built(dialog),
+                                   place, again), wait=False)
+            elif dialog.result() == AS_MICRODATA:
+                self._import_microdata(path, place, wait=False)
 
         return self._load(Loading(f"Opening {path.name}", f"Could not open {path.name}", opened, ask), wait)
 
@@ -698,8 +712,9 @@ class MainWindow(QMainWindow):
 
     # hooks a test replaces to answer for the user
     def run_dialog(self, dialog) -> bool:
-        """Show a modal dialog; True when the user accepted it."""
-        return bool(dialog.exec())
+        """Show a modal dialog; True when the user accepted it (not when it ended otherwise: rejected,
+        or with a code of its own, which ``dialog.result()`` keeps)."""
+        return dialog.exec() == QDialog.DialogCode.Accepted
 
     def confirm(self, title: str, question: str) -> bool:
         answer = QMessageBox.question(self, title, question)

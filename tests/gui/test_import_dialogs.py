@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtWidgets import QAbstractItemView
 
 from ctadesk.gui.import_dialogs import ExcelImportDialog, edited_grid
+from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel import open_workbook, read_grid
 
 ROWS = [("Region", "Small", "Large", "Total"), ("North", 3, ":", 10), ("South", 4, 5, 9), ("Total", 7, 12, 19)]
@@ -27,13 +28,16 @@ def test_a_confidential_mark_refused_is_given_its_number_in_the_preview(qtbot, t
     dialog = ExcelImportDialog(path)
     qtbot.addWidget(dialog)
     dialog.accept()
-    assert "C2" in dialog.error.text() and "enter the number" in dialog.error.text() and not dialog.tables
-    cell = dialog.preview.item(1, 2)
-    assert cell.text() == ":" and dialog.preview.editTriggers() & QAbstractItemView.EditTrigger.DoubleClicked
-    cell.setText("7")
-    assert dialog.error.text() == ""
+    with pytest.raises(FileFormatError, match="C2.*enter the number"):
+        dialog.reader()()
+    cell = dialog.model.index(1, 2)
+    assert cell.data() == ":" and dialog.preview.editTriggers() & QAbstractItemView.EditTrigger.DoubleClicked
+    dialog.error.setText("the message of the failed build")
+    assert dialog.model.setData(cell, "7")
+    assert dialog.error.text() == "" and dialog.model.index(1, 2).data() == "7"
     dialog.accept()
-    assert dialog.tables and dialog.tables[0].values.tolist() == [3, 7, 10, 4, 5, 9, 7, 12, 19]
+    tables = dialog.reader()()
+    assert tables[0].values.tolist() == [3, 7, 10, 4, 5, 9, 7, 12, 19]
     assert openpyxl.load_workbook(path).active["C2"].value == ":"
 
 

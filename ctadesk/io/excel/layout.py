@@ -100,9 +100,14 @@ class DetectedLayout:
     hidden_columns: list[int] = dataclasses.field(default_factory=list)
 
     def describe(self) -> str:
-        """A few lines saying what was found, in sheet coordinates, for the user to check."""
+        """A few lines saying what was found, in sheet coordinates, for the user to check; rows
+        in a run of three or more as "6-16" (a sheet of 20,000 records has one run)."""
         def rows(items):
-            return ", ".join(str(r + 1) for r in sorted(items)) or "none"
+            ordered = sorted(items)
+            starts = [k for k, r in enumerate(ordered) if k == 0 or ordered[k - 1] != r - 1]
+            runs = [ordered[a:b] for a, b in zip(starts, [*starts[1:], len(ordered)])]
+            return ", ".join(f"{run[0] + 1}-{run[-1] + 1}" if len(run) > 2 else ", ".join(str(r + 1) for r in run)
+                             for run in runs) or "none"
 
         def cols(items):
             return ", ".join(coordinate(0, c)[:-1] for c in sorted(items)) or "none"
