@@ -78,7 +78,8 @@ class AuditLegend(QWidget):
             self.counts[level] = label
             row.addWidget(label)
             row.addSpacing(10)
-        self.colour_cells = named(QCheckBox("Colour cells by audit", checked=True), "colour_by_audit")
+        self.colour_cells = named(QCheckBox("Colour cells by audit"), "colour_by_audit")
+        self.colour_cells.setChecked(True)
         self.colour_cells.toggled.connect(self.toggled)
         row.addWidget(self.colour_cells)
         row.addStretch(1)

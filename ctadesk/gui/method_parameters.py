@@ -14,6 +14,8 @@ from ctadesk.engine.methods import METHODS, Parameter, ParameterValue
 from ctadesk.gui.naming import named
 from ctadesk.gui.wheel_guard import guard_wheel
 
+#: the widget a parameter is set with: a check box for yes/no, a spin box for a whole or real number
+Field = QCheckBox | QSpinBox | QDoubleSpinBox
 #: spin boxes need finite ends; a parameter without a maximum gets this one
 UNBOUNDED = 1e9
 #: decimals a float parameter's spin box shows: many for one whose default is below 1 (the
@@ -31,7 +33,7 @@ class MethodParameters(QGroupBox):
         self.setObjectName("parameters")
         self._form = QFormLayout(self)
         self._form.setContentsMargins(6, 2, 6, 4)
-        self._fields: dict[str, tuple[Parameter, QWidget]] = {}
+        self._fields: dict[str, tuple[Parameter, Field]] = {}
         self.method: str | None = None
 
     def set_method(self, method: str | None, values: dict[str, ParameterValue] | None = None) -> None:
@@ -78,10 +80,10 @@ class MethodParameters(QGroupBox):
         return not self._fields
 
 
-def _field(parameter: Parameter) -> QWidget:
+def _field(parameter: Parameter) -> Field:
     tip = f"{parameter.label}: {parameter.describe_range()} (default {parameter.default})"
     if parameter.kind is bool:
-        field: QWidget = named(QCheckBox(), f"parameter_{parameter.name}")
+        field: Field = named(QCheckBox(), f"parameter_{parameter.name}")
     elif parameter.kind is int:
         field = named(QSpinBox(), f"parameter_{parameter.name}")
         low = parameter.minimum if parameter.minimum is not None else -UNBOUNDED
@@ -98,7 +100,7 @@ def _field(parameter: Parameter) -> QWidget:
     return field
 
 
-def _show(field: QWidget, value: ParameterValue) -> None:
+def _show(field: Field, value: ParameterValue) -> None:
     if isinstance(field, QCheckBox):
         field.setChecked(bool(value))
     elif isinstance(field, QSpinBox):
@@ -107,7 +109,7 @@ def _show(field: QWidget, value: ParameterValue) -> None:
         field.setValue(float(value))
 
 
-def _read(parameter: Parameter, field: QWidget) -> ParameterValue:
+def _read(parameter: Parameter, field: Field) -> ParameterValue:
     if isinstance(field, QCheckBox):
         return field.isChecked()
     if isinstance(field, QSpinBox):

@@ -49,9 +49,11 @@ class ProgressPlot(LazyPlot):
         return len(self._seconds)
 
     def _redraw(self) -> None:
+        if self.incumbent is None or self.bound is None:  # LazyPlot builds the curves before it draws
+            return
         seconds = np.asarray(self._seconds, float)
-        for curve, values in ((self.incumbent, self._objective), (self.bound, self._bound)):
-            values = np.asarray(values, float)
+        for curve, reported in ((self.incumbent, self._objective), (self.bound, self._bound)):
+            values = np.asarray(reported, float)
             finite = np.isfinite(values) & (np.abs(values) < 1e300)
             curve.setData(seconds[finite], values[finite])
 

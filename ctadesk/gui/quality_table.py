@@ -66,8 +66,8 @@ class QualityTable(QTableWidget):
         header, *rows = report.rows()
         self.setColumnCount(len(header) - 1)
         self.setRowCount(len(rows))
-        self.setHorizontalHeaderLabels(list(header[1:]))
-        self.setVerticalHeaderLabels([row[0] for row in rows])
+        self.setHorizontalHeaderLabels([str(name) for name in header[1:]])
+        self.setVerticalHeaderLabels([str(row[0]) for row in rows])
         for r, row in enumerate(rows):
             for c, value in enumerate(row[1:]):
                 item = QTableWidgetItem(_text(value))
@@ -78,11 +78,14 @@ class QualityTable(QTableWidget):
 
     def value(self, measure: str, group: str):
         """The number shown for measure and group (as in QualityReport.rows())."""
+        if self.report is None:
+            raise RuntimeError("no quality report is shown")
         rows = self.report.rows()
         return rows[[row[0] for row in rows].index(measure)][1 + rows[0][1:].index(group)]
 
     def _clicked(self, row: int, column: int) -> None:
-        if self.report is not None and self.verticalHeaderItem(row).text() == LARGEST:
+        header = self.verticalHeaderItem(row)
+        if self.report is not None and header is not None and header.text() == LARGEST:
             cell = self.report.groups[column].largest_relative_change_cell
             if cell >= 0:
                 self.cell_selected.emit([cell])
@@ -134,9 +137,10 @@ class QualityTermsView(QWidget):
         terms = [] if report is None else list(report["terms"])
         self.table.setColumnCount(len(TERM_COLUMNS))
         self.table.setHorizontalHeaderLabels(list(TERM_COLUMNS))
-        self.table.horizontalHeaderItem(TERM_COLUMNS.index("Price (distance)")).setToolTip(
-            "The weighted distance of the solved table with every term minus that of a solve without this term "
-            "(one extra solve per term; tick 'Report the price of each term')")
+        price = self.table.horizontalHeaderItem(TERM_COLUMNS.index("Price (distance)"))
+        if price is not None:  # the labels just set made it
+            price.setToolTip("The weighted distance of the solved table with every term minus that of a solve "
+                             "without this term (one extra solve per term; tick 'Report the price of each term')")
         self.table.setRowCount(len(terms))
         self.summary.setText(NO_TERMS if report is None else summary_text(report))
         for row, term in enumerate(terms):
@@ -163,7 +167,8 @@ class QualityTermsView(QWidget):
 
     def text(self, row: int, column: str) -> str:
         """The text shown for term ``row`` under ``column`` (TERM_COLUMNS)."""
-        return self.table.item(row, TERM_COLUMNS.index(column)).text()
+        item = self.table.item(row, TERM_COLUMNS.index(column))
+        return item.text() if item is not None else ""
 
 
 def summary_text(report: Mapping[str, Any]) -> str:

@@ -189,7 +189,8 @@ class TermRow(QFrame):
         self.sign = named(QLabel(), "term_sign")
         self.number = named(QLineEdit(), "term_number")
         self.number.setMaximumWidth(80)
-        self.remove = named(QToolButton(text="✕"), "term_remove")
+        self.remove = named(QToolButton(), "term_remove")
+        self.remove.setText("✕")
         self.remove.setToolTip("Remove this term")
         self.remove.clicked.connect(self.removed)
         self.group = named(QComboBox(), "term_group")
@@ -314,6 +315,8 @@ class TermRow(QFrame):
         if problem is None and self.project is not None:
             problem = table_problem(self.project)
         try:
+            if problem is None:  # no table: as term() says
+                raise ProblemError("open a table first")
             term = self.term(problem)
         except CTAError as error:
             self.message.setText(str(error))
@@ -417,7 +420,7 @@ class QualityTermsPanel(QWidget):
     def terms(self) -> tuple[QualityTerm, ...]:
         """The terms as set, groups read from the table as it stands; CTAError naming the first
         term that is not valid."""
-        problem = table_problem(self.project) if self.rows else None
+        problem = table_problem(self.project) if self.rows and self.project is not None else None
         terms = []
         for number, row in enumerate(self.rows, 1):
             try:

@@ -183,7 +183,7 @@ class RulesPanel(QWidget):
             concentration.setEnabled(kept >= 2)
         self.holding_box.setEnabled(statistics.has_holdings)
         self.holding_box.setVisible(statistics.has_holdings)
-        if statistics.has_holdings:
+        if statistics.holding_top is not None:  # has_holdings
             self.holding_dominance.first.setMaximum(max(1, statistics.holding_top.shape[1]))
         self.apply_weights.setEnabled(statistics.has_weights)
         pairs: tuple[_PairRule[Any, Any], ...] = (*self.dominance, self.p_percent, self.pq, self.holding_dominance,
