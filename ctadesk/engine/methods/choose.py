@@ -24,14 +24,15 @@ again, not copied here:
   factorise its Newton system quickly (NEWTON_RELATIONS, or NEWTON_SPARSE_RELATIONS where each
   meets few others, as in hierarchical 2-D tables), else clarabel (benchmarks/castro_l2.py on J.
   Castro's tables, benchmarks/l2_shapes.py on generated office tables, up to a million cells with
-  --max-cells).  Below NEWTON_CELLS cells clarabel takes well under a second and needs no
-  fallback (on the cross-check instances of a few hundred cells the Newton method does not always
-  converge, where clarabel then solves them).  Where the relations that define the totals are
-  not all (linked tables, second breakdowns of a total) the Newton method adds the ones its
-  answer breaks, which fills its Newton system in; CHOLMOD's supernodal Cholesky (the extra
-  ctadesk[cholmod]) factorises it where QDLDL took seconds a step, and with QDLDL alone the Newton
-  method hands such a QP to clarabel (J. Castro's CUTEst tables: benchmarks/castro_l2.py --sif
-  --qdldl prints both beside clarabel).
+  --max-cells).  Small tables too: there clarabel's interior point iterations and our building
+  of its model cost more than the few Newton steps (benchmarks/l2_shapes.py --min-cells 60
+  --max-cells 1000), and the Newton method converged on every cross-check instance with positive
+  weights (3 to 300 cells, magnitudes 1e-3 to 1e7; clarabel solves any it does not).  Where the
+  relations that define the totals are not all (linked tables, second breakdowns of a total) the
+  Newton method adds the ones its answer breaks, which fills its Newton system in; CHOLMOD's
+  supernodal Cholesky (the extra ctadesk[cholmod]) factorises it where QDLDL took seconds a step,
+  and with QDLDL alone the Newton method hands such a QP to clarabel (J. Castro's CUTEst tables:
+  benchmarks/castro_l2.py --sif --qdldl prints both beside clarabel).
 - optimal senses: the exact MILP alone on small problems (HiGHS proves 10x10 tables optimal
   within seconds), else the portfolio with learning beside the MILP, the best at 60 s on 3-D
   tables against the plain MILP, and even with it on 2-D ones where HiGHS finds good tables
@@ -59,8 +60,6 @@ from ctadesk.engine.solvers.network import (SIMPLEX_ROWS, SPARSE_DEGREE, definin
 #: at most this many free senses: the plain MILP (its proof comes quickly; a portfolio's second
 #: process would only cost its start)
 SMALL_MILP = 40
-#: fewer cells than this: fixed-sense L2 by clarabel
-NEWTON_CELLS = 1000
 #: fixed-sense L1 of a table that is not a network: the dual simplex below this share of sensitive
 #: cells in at most SIMPLEX_CELLS cells, else the IPM (module docstring)
 SIMPLEX_SHARE = 0.2
@@ -141,9 +140,7 @@ def _fixed_l1(problem: CTAProblem, fixed: str) -> Choice:
 
 
 def _fixed_l2(problem: CTAProblem, fixed: str) -> Choice:
-    if problem.n_cells < NEWTON_CELLS:
-        why = f"a small table ({problem.n_cells} cells)"
-    elif np.any(problem.weights <= 0):
+    if np.any(problem.weights <= 0):
         why = "some weights are 0"
     elif (unknowns := int(np.count_nonzero(kept := defining_relations(problem.relations)))) > (
             NEWTON_SPARSE_RELATIONS if relation_degree(problem.relations[kept]) <= SPARSE_DEGREE
@@ -155,4 +152,4 @@ def _fixed_l2(problem: CTAProblem, fixed: str) -> Choice:
     return Choice("l2", f"{fixed}, L2 as a quadratic program (clarabel): {why}")
 
 
-__all__ = ["NEWTON_CELLS", "SIMPLEX_CELLS", "SIMPLEX_SHARE", "SMALL_MILP", "Choice", "choose_method"]
+__all__ = ["SIMPLEX_CELLS", "SIMPLEX_SHARE", "SMALL_MILP", "Choice", "choose_method"]

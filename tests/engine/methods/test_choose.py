@@ -67,15 +67,14 @@ def test_fixed_sense_l1_of_a_3d_table_with_few_sensitive_cells_is_the_dual_simpl
     assert not choose_method(big, Distance.L1, Senses.FIXED).parameters
 
 
-def test_fixed_sense_l2_of_a_big_table_takes_the_dual_newton_method_unless_a_weight_is_zero():
-    _, problem = cox_table((30, 40), seed=1)
+@pytest.mark.parametrize("shape", [(30, 40), (8, 9), (2, 2)])
+def test_fixed_sense_l2_of_a_table_large_or_small_takes_the_dual_newton_method_unless_a_weight_is_zero(shape):
+    _, problem = cox_table(shape, seed=1)
     assert choose_method(problem, Distance.L2, Senses.FIXED)[0] == "network-l2"
     weights = problem.weights.copy()
     weights[0] = 0.0
     name, reason, _ = choose_method(problem.replace(weights=weights), Distance.L2, Senses.FIXED)
     assert name == "l2" and "weights are 0" in reason
-    name, reason, _ = choose_method(cox_table((8, 9), seed=1)[1], Distance.L2, Senses.FIXED)
-    assert name == "l2" and "small table" in reason
 
 
 def test_optimal_senses_take_the_milp_when_small_and_the_portfolio_when_big():
