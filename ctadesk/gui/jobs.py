@@ -22,12 +22,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QEventLoop, QObject, QRunnable, QThreadPool, QTimer, Signal
 
 from ctadesk.app import Protection, ProtectionRequest, files, protect
 from ctadesk.app.formats import export_of
 from ctadesk.app.job import Solve, engine_solve
 from ctadesk.app.session import Session
+from ctadesk.app.weight_advice import WeightAdvice, before_run
 from ctadesk.engine.audit import AttackerKnowledge, AuditCancelled, AuditOptions, AuditResult
 from ctadesk.engine.methods import METHODS
 from ctadesk.engine.problem import CTAProblem
@@ -264,6 +266,33 @@ def with_quality(job: Job, measured: Callable[[Any], tuple[Project, CTAResult | 
         project, result = measured(value)
         if result is not None:
             keep(result, files.project_quality(project, result))
+        return value
+
+    return run
+
+
+#: the weights a table's advice before a run is worked out for: the table's own, or one weight for all
+#: (unit weights, and any choice other than the table's or 1/value)
+TABLE_WEIGHTS, UNIT_WEIGHTS = "table", "unit"
+
+
+def weight_advice(project: Project) -> dict[str, WeightAdvice | None]:
+    """The advice before a run on ``project`` (ctadesk.app.weight_advice.before_run) under its own
+    weights and under unit weights, whichever the model panel comes to show: worked out in a
+    load job's thread (on a 1000 x 1000 table a few tens of milliseconds the window would hold)."""
+    label = project.structure.cell_label
+    return {TABLE_WEIGHTS: before_run(project.values, project.weights, label),
+            UNIT_WEIGHTS: before_run(project.values, np.ones(1), label)}
+
+
+def with_advice(job: Job, keep: Callable[[Project, dict[str, WeightAdvice | None]], None]) -> Job:
+    """``job``, which also works out the weight advice (weight_advice) of the project it read or
+    made, if it is one, and hands it to ``keep`` in the job's thread before returning."""
+
+    def run(feed: Feed) -> Any:
+        value = job(feed)
+        if isinstance(value, Project) and value.result is None:
+            keep(value, weight_advice(value))
         return value
 
     return run

@@ -57,7 +57,7 @@ from ctadesk.app.request import AUTO
 from ctadesk.app.rules import rules_dict
 from ctadesk.app.sense_conflicts import conflicting_cells, describe
 from ctadesk.app.session import Change, Edit, Session
-from ctadesk.app.weight_advice import after_run, before_run
+from ctadesk.app.weight_advice import WeightAdvice, after_run
 from ctadesk.engine.audit import AuditResult
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.publish.widening import new_seed
@@ -74,6 +74,8 @@ from ctadesk.gui.generator import GeneratorDialog
 from ctadesk.gui.import_dialogs import AS_MICRODATA, ExcelImportDialog, MicrodataDialog, first_sheet, read_sheet
 from ctadesk.gui.jobs import (
     AUDIT_CANCELLED,
+    TABLE_WEIGHTS,
+    UNIT_WEIGHTS,
     JobRunner,
     Loading,
     Reader,
@@ -83,6 +85,8 @@ from ctadesk.gui.jobs import (
     export_job,
     generated_project,
     protection_job,
+    weight_advice,
+    with_advice,
     with_quality,
 )
 from ctadesk.gui.log_pane import LogPane
@@ -153,6 +157,8 @@ class MainWindow(QMainWindow):
         self.releases_window: ReleasesWindow | None = None
         #: a result and its quality report, computed by the job that brought the result
         self._quality: tuple[CTAResult | None, QualityReport | None] = (None, None)
+        #: a project and its weight advice before a run, worked out by the job that read it
+        self._advice: tuple[Project | None, dict[str, WeightAdvice | None]] = (None, {})
 
         self.editor = TableEditor()
         self.editor.model.edit_requested.connect(self._edit_value)
@@ -452,7 +458,7 @@ class MainWindow(QMainWindow):
         if self.session is None:
             self.session = Session(project, path, source)
             self.session_events.listen(self.session)
-            self._show_table()
+            self._session_changed(Change.TABLE)
         else:
             self.session.replace(project, path, source)
 
@@ -497,9 +503,6 @@ class MainWindow(QMainWindow):
             self.editor.set_display(Display.ORIGINAL)
             self.bottom_tabs.setCurrentWidget(self.log_pane if project.log else self.results)
         self._advise_weights_before_run()
-        self._update_stale()
-        self._update_info()
-        self._update_title()
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"ctadesk — {self.open_session.name}[*]")
@@ -611,7 +614,8 @@ class MainWindow(QMainWindow):
         self.solve_state.setText(f"{loading.doing}…")
         self.statusBar().showMessage(f"{loading.doing}…")
         self._set_running(True, LOAD)
-        self.runner.start(LOAD, with_quality(lambda feed: loading.read(), _result_of, self._keep_quality))
+        self.runner.start(LOAD, with_advice(with_quality(lambda feed: loading.read(), _result_of, self._keep_quality),
+                                            self._keep_advice))
         if not wait:
             return True
         self.runner.wait()
@@ -1129,14 +1133,21 @@ class MainWindow(QMainWindow):
 
     def _advise_weights_before_run(self) -> None:
         """On a table not yet protected whose weights would be one value (unit, or the table's own
-        all equal) and whose cells span orders of magnitude, suggest 1/value weights."""
+        all equal) and whose cells span orders of magnitude, suggest 1/value weights (the advice
+        the job that read the table worked out, else worked out here)."""
         project = self.open_project
         choice = self.model_panel.weights.currentData()
         if project.result is not None or choice == "inverse":
             self.results.show_advice(None)
             return
-        weights = project.weights if choice == "table" else np.ones(1)
-        self.results.show_advice(before_run(project.values, weights, project.structure.cell_label))
+        kept, advice = self._advice
+        if kept is not project:
+            advice = weight_advice(project)
+        self.results.show_advice(advice[TABLE_WEIGHTS if choice == "table" else UNIT_WEIGHTS])
+
+    def _keep_advice(self, project: Project, advice: dict[str, WeightAdvice | None]) -> None:
+        """Called by a load job in its own thread: the weight advice of the project it read."""
+        self._advice = (project, advice)
 
     def use_inverse_weights(self) -> None:
         """The advice's one click: weights 1/value, and protect again when a run gave the advice."""
