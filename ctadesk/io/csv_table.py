@@ -41,6 +41,7 @@ from ctadesk.io.excel.table import ExcelTable, build_table
 from ctadesk.io.excel.workbook import SheetGrid, coordinate
 from ctadesk.io.numbers import (Kind, finite_values, not_a_number, number_style, out_of_range, parse_number,
                                 read_cell, unknown_value)
+from ctadesk.io.table_or_microdata import grid_records, microdata_reason, not_a_table, refuse_records
 from ctadesk.io.text import csv_records, read_text, split_lines
 
 DELIMITERS = ("\t", ";", ",", "|")  # in this order where several split the lines alike
@@ -108,17 +109,30 @@ def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tupl
 
 
 def guess_csv_kind(path: str | Path) -> str:
-    """'long' when the last column holds numbers and first-column codes repeat (one line per cell),
+    """'microdata' when the lines look like records of respondents (ctadesk.io.table_or_microdata),
+    'long' when the last column holds numbers and first-column codes repeat (one line per cell),
     else 'wide' (row labels listed once) -- the answer a reader offers before asking.  A field
     counts as a number under either decimal mark when the file does not tell which it uses."""
-    rows, dialect = _rows(Path(path), None, None)
-    body = [row for row in rows[1:] if any(f.strip() for f in row)]
-    if len(rows) < 2 or not body or len(rows[0]) < 2:
-        return "wide"
+    return csv_kind(path)[0]
+
+
+def csv_kind(path: str | Path) -> tuple[str, str | None]:
+    """guess_csv_kind's answer, and for 'microdata' why (naming a column and lines), else None."""
+    path = Path(path)
+    records, _ = _records(path, None)
+    records = [(line, row) for line, row in records if any(f.strip() for f in row)]
+    if len(records) < 2 or len(records[0][1]) < 2:
+        return "wide", None
+    (_, header), body = records[0], records[1:]
+    why = microdata_reason(header, body)
+    if why is not None:
+        return "microdata", why
+    rows, dialect = _rows(path, None, None)
+    body_rows = [row for row in rows[1:] if any(f.strip() for f in row)]
     marks = (False, True) if dialect.decimal_comma is None else (dialect.decimal_comma,)
-    last_numbers = all(any(parse_number(row[-1], mark) is not None for mark in marks) for row in body[:200])
-    first = [row[0].strip() for row in body]
-    return "long" if last_numbers and len(set(first)) < len(first) else "wide"
+    last_numbers = all(any(parse_number(row[-1], mark) is not None for mark in marks) for row in body_rows[:200])
+    first = [row[0].strip() for row in body_rows]
+    return ("long" if last_numbers and len(set(first)) < len(first) else "wide"), None
 
 
 def csv_header(path: str | Path) -> list[str]:
@@ -185,6 +199,10 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
         if decimal_comma is None:
             raise FileFormatError(why, file=path)
     structure, messages = _long_structure(path, dimensions, code_at, body, dict(hierarchies or {}), total)
+    related = no_totals or bool(sum(structure.relation_counts()))
+    records_why = None if related else microdata_reason(header, body)
+    if records_why is not None:
+        raise not_a_table(path, records_why)
     locator = CellLocator(structure, path)
     values = np.zeros(structure.n_cells)
     flagged = 0
@@ -195,11 +213,12 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     if flagged:
         messages.append(f"{flagged} value(s) carry a footnote flag ('12 e'); the numbers were read, the flags "
                         "left out")
-    if not no_totals and not sum(structure.relation_counts()):
+    if not related:
         looked_for = f"'{total}'" if total is not None else ", ".join(TOTAL_CODES) + " (in any case)"
         raise FileFormatError(f"no total code found in {', '.join(dimensions)}, so the table has no relation to "
-                              f"keep; looked for {looked_for}; name the total code, or say the table has no totals",
-                              file=path)
+                              f"keep; looked for {looked_for}; name the total code, or say the table has no totals "
+                              "(microdata, one record per respondent, are tabulated by 'ctadesk protect FILE --span "
+                              "VAR ... --response VAR')", file=path)
     lines = locator.lines
     absent = int((lines == 0).sum())
     if absent:
@@ -291,7 +310,9 @@ def read_wide_csv(path: str | Path, layout: DetectedLayout | None = None, delimi
     path = Path(path)
     grid, delimiter = wide_grid(path, delimiter)
     layout = layout or detect_layout(grid, decimal_comma=decimal_comma, comma_likely=delimiter == ";")
-    return build_table(grid, layout, path)
+    table = build_table(grid, layout, path)
+    refuse_records(path, table.structure, *grid_records(grid.values))
+    return table
 
 
 def wide_grid(path: Path, delimiter: str | None = None) -> tuple[SheetGrid, str]:

@@ -41,6 +41,7 @@ from ctadesk.io.excel.labels import column_paths, dimension_from_paths, row_path
 from ctadesk.io.excel.layout import DetectedLayout, detect_layout, is_total_label, text_cells
 from ctadesk.io.excel.workbook import SheetGrid, coordinate, open_workbook, read_grid
 from ctadesk.io.numbers import Kind, not_a_number, number_style, read_cell, unknown_value
+from ctadesk.io.table_or_microdata import grid_records, refuse_records
 
 _CODE_SEPARATORS = re.compile(r"[.\-_/ ]")
 
@@ -378,11 +379,14 @@ def _rounding_unit(values: np.ndarray) -> float:
 def import_table(path: str | Path, sheet: str | None = None, layout: DetectedLayout | None = None, *,
                  decimal_comma: bool | None = None, include_hidden: bool = False) -> ExcelTable:
     """Read one sheet's table, detecting its layout unless one is given (decimal_comma and
-    include_hidden as detect_layout takes them)."""
+    include_hidden as detect_layout takes them); a sheet of microdata, read without a single
+    relation, is refused (ctadesk.io.table_or_microdata)."""
     workbook = open_workbook(path)
     grid = read_grid(workbook, sheet if layout is None else layout.sheet, path)
     layout = layout or detect_layout(grid, decimal_comma=decimal_comma, include_hidden=include_hidden)
-    return build_table(grid, layout, path)
+    table = build_table(grid, layout, path)
+    refuse_records(path, table.structure, *grid_records(grid.values), sheet=grid.sheet, unit="row")
+    return table
 
 
 def import_workbook(path: str | Path, sheets: Sequence[str] | None = None) -> list[ExcelTable]:
