@@ -32,14 +32,13 @@ from ctadesk.app.job import Protection, Solve, engine_solve, protect
 from ctadesk.app.outcome import Outcome
 from ctadesk.app.provenance import versions
 from ctadesk.app.request import WIDENING_SEED, ProtectionRequest
-from ctadesk.app.rules import flagged_names, rules_dict
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.result import CTAResult, Progress
-from ctadesk.engine.rules.safety import RuleResult, SafetyRules, apply_rules
 from ctadesk.io.project import Project, load_project, save_project
 
 if TYPE_CHECKING:
     from ctadesk.engine.audit import AttackerKnowledge, AuditOptions, AuditResult
+    from ctadesk.engine.rules.safety import RuleResult, SafetyRules
 
 #: the per-cell arrays of a Project an edit may change
 EDITABLE = ("values", "sensitive", "fixed", "senses", "lower_protection", "upper_protection", "lower", "upper",
@@ -227,6 +226,8 @@ class Session:
     # ------------------------------------------------------------------ rules
     def apply_rules(self, rules: SafetyRules) -> RuleResult:
         """Flag cells by ``rules`` (cells marked by hand stay sensitive), as one undoable edit."""
+        from ctadesk.app.rules import rules_dict
+
         changes, result = self.rule_changes(rules)
         self.edit(changes, "Apply safety rules")
         self.project.rules = rules_dict(rules)
@@ -234,7 +235,11 @@ class Session:
 
     def rule_changes(self, rules: SafetyRules) -> tuple[dict[str, tuple[np.ndarray, Any]], RuleResult]:
         """The edit applying ``rules`` would make (statuses, rule names, protection levels; a
-        flagged cell is no longer fixed), and the rules' result."""
+        flagged cell is no longer fixed), and the rules' result.  The rules' modules load here: a
+        table read with its sensitive cells (a JJ file) is solved without them."""
+        from ctadesk.app.rules import flagged_names
+        from ctadesk.engine.rules.safety import apply_rules
+
         project = self.project
         if project.statistics is None:
             raise CTAError("the safety rules need cell statistics (frequencies, contributions): "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from ctadesk.cli import COMMANDS, build_parser
 
 HEAVY = ("PySide6", "starlette", "uvicorn", "pyreadstat", "openpyxl")
 NUMERICAL = ("numpy", "scipy", "highspy", "clarabel", "pandas")
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "thesis_3x4.jj"
 
 
 def _loaded_after(argv: list[str], modules: tuple[str, ...] = HEAVY) -> set[str]:
@@ -55,3 +57,21 @@ def test_only_the_named_command_is_registered():
 def test_without_a_command_every_command_is_registered():
     parser = build_parser(["--version"])
     assert {"solve", "convert", "serve", "gui"} <= set(parser._subparsers._group_actions[0].choices)
+
+
+def _solve_loads(*options: str) -> dict[str, bool]:
+    """Which of the rules' and the senses file's modules a whole `ctadesk solve` of the 3x4
+    sample (with ``options``) has loaded when it ends."""
+    watched = ("ctadesk.engine.rules.safety", "ctadesk.app.rules", "ctadesk.io.senses")
+    code = ("import sys, json, ctadesk.cli as cli; "
+            f"cli.main(['solve', {str(SAMPLE)!r}, '--time-limit', '20', *{list(options)!r}]); "
+            f"print(json.dumps({{name: name in sys.modules for name in {watched!r}}}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_jj_solve_loads_neither_the_safety_rules_nor_a_senses_reader(tmp_path):
+    assert not any(_solve_loads().values())
+    senses = tmp_path / "senses.txt"
+    senses.write_text("")
+    assert _solve_loads("--senses", str(senses))["ctadesk.io.senses"]     # the test above can fail

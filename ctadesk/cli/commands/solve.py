@@ -58,7 +58,6 @@ def run(args: argparse.Namespace) -> int:
                                      write_workbooks)
     from ctadesk.engine.methods.figures import figures
     from ctadesk.io.jj import read_weights, write_sol
-    from ctadesk.io.senses import read_senses
 
     if format_of(args.instance, Holds.PROJECT, Holds.TABLE).project:
         session = Session.open(args.instance)
@@ -73,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         session.edit({"weights": (everything, read_weights(args.weights, project.n_cells))},
                      f"Weights from {args.weights}")
     if args.senses:
+        from ctadesk.io.senses import read_senses
+
         sensitive = np.flatnonzero(project.sensitive)
         session.edit({"senses": (sensitive, read_senses(args.senses, project.to_problem()))},
                      f"Senses from {args.senses}")
