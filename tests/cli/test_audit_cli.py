@@ -113,3 +113,26 @@ def test_blanks_in_an_xlsx_release_are_suppressed_cells(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "release.xlsx (suppressed release): 1 sensitive cell(s) audited, 1 at risk (1 exact disclosure" in out
     assert "cell 0 (R=1, C=1): [20, 20], exact disclosure" in out
+
+
+def test_the_attacker_may_know_each_value_to_within_the_rules_range(tmp_path, capsys):
+    """--a-priori range, as the app's audit: each original known to within PCT % of itself."""
+    original, release = suppressed_release(tmp_path, (0, 0), (0, 1), (1, 0), (1, 1))
+    command = ["audit", str(original), str(release), "--a-priori", "range"]
+    assert main(command) == 0  # +-100 %: the rectangle still hides the cell
+    assert "0 at risk; smallest relative interval width 0.8;" in capsys.readouterr().out
+    assert main([*command, "--a-priori-range", "5"]) == 1
+    assert "cell 0 (R=1, C=1): [19.6, 20.4], lower end too close; upper end too close" in capsys.readouterr().out
+    assert main([*command, "--a-priori-range", "0"]) == 1
+    assert "cell 0 (R=1, C=1): [20, 20], exact disclosure" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--a-priori-range", "5"], "--a-priori-range is the range of --a-priori range; give both"),
+    (["--a-priori", "range", "--a-priori-range", "-1"], "--a-priori-range: -1 is not a percentage >= 0"),
+    (["--a-priori", "range", "--a-priori-range", "nan"], "--a-priori-range: nan is not a percentage >= 0"),
+])
+def test_a_range_without_its_kind_or_below_zero_is_refused(tmp_path, capsys, arguments, message):
+    original, release = suppressed_release(tmp_path, (0, 0), (0, 1), (1, 0), (1, 1))
+    assert main(["audit", str(original), str(release), *arguments]) == 2
+    assert message in capsys.readouterr().err

@@ -1,13 +1,15 @@
 """`ctadesk audit ORIGINAL RELEASED`: what an attacker can learn about each sensitive cell.
 
 ORIGINAL is the confidential table with its sensitive cells and protection levels (.jj, a
-tau-argus .tab with its .rda, or any table or project ctadesk reads); RELEASED the published table over the same cells (.jj with its
-suppressed cells marked u/m, RCTA .sol, tau-argus .tab, a long .csv with the original's code
-columns and the value last, or an .xlsx release workbook ctadesk wrote for the original, read
-back in its layout; a blank or a mark such as 'x' is a suppressed cell).  A release
-with suppressed cells publishes originals; for a CTA release --capacity says how far the
-attacker knows a non-sensitive cell may have moved.  Prints the summary; exit status 0 when
-every sensitive cell is protected, 1 when some are at risk, 2 on an error.
+tau-argus .tab with its .rda, or any table or project ctadesk reads); RELEASED the published
+table over the same cells (.jj with its suppressed cells marked u/m, RCTA .sol, tau-argus
+.tab, a long .csv with the original's code columns and the value last, or an .xlsx release
+workbook ctadesk wrote for the original, read back in its layout; a blank or a mark such as
+'x' is a suppressed cell).  A release with suppressed cells publishes originals; for a CTA
+release --capacity says how far the attacker knows a non-sensitive cell may have moved, and
+--a-priori range how closely anyone knew each value beforehand (as the app's audit assumes
+the safety rule's range).  Prints the summary; exit status 0 when every sensitive cell is
+protected, 1 when some are at risk, 2 on an error.
 """
 
 from __future__ import annotations
@@ -35,9 +37,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "VALUE times their value (rel, below 1)")
     parser.add_argument("--percentage-known", action="store_true",
                         help="the attacker knows each protection level as a share of its cell's value")
-    parser.add_argument("--a-priori", choices=("problem", "sign"), default="problem",
-                        help="public bounds: the original's cell bounds (default), or only that a table "
-                             "of non-negative values has no negative cell")
+    parser.add_argument("--a-priori", choices=("problem", "sign", "range"), default="problem",
+                        help="public bounds: the original's cell bounds (default), only that a table of "
+                             "non-negative values has no negative cell, or each value to within "
+                             "--a-priori-range of itself (what the safety rule assumes, as in the app)")
+    parser.add_argument("--a-priori-range", type=float, metavar="PCT",
+                        help="with --a-priori range: each original is known to within PCT %% of its value "
+                             "(default 100, the p%% rule's; the q of a (p,q) rule)")
     parser.add_argument("--rda", help="metadata of an original .tab (default: same name, .rda)")
     parser.add_argument("--released-rda", help="metadata of a released .tab (default: same name, .rda)")
     parser.add_argument("--workers", type=int, help="processes for the LPs (default: the cores, for big tables)")
@@ -49,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from ctadesk.app.formats import Answers, read_release, read_table
     from ctadesk.engine.audit import APriori, AttackerKnowledge, AuditOptions, Release, audit
 
+    if args.a_priori_range is not None and args.a_priori != "range":
+        raise CTAError("--a-priori-range is the range of --a-priori range; give both")
+    if args.a_priori_range is not None and not 0 <= args.a_priori_range < float("inf"):
+        raise CTAError(f"--a-priori-range: {args.a_priori_range:g} is not a percentage >= 0")
     original = read_table(args.original, Answers(metadata=_path(args.rda)))
     problem, structure = original.to_problem(), original.structure
     released = read_release(args.released, structure, Answers(metadata=_path(args.released_rda)))
@@ -57,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     release = Release(released.published, released.missing)
     knowledge = AttackerKnowledge.for_release(release, a_priori=APriori(args.a_priori),
                                               capacity=_capacity(args.capacity),
-                                              percentage_known=args.percentage_known)
+                                              percentage_known=args.percentage_known,
+                                              a_priori_range=(100.0 if args.a_priori_range is None
+                                                              else args.a_priori_range) / 100)
     result = audit(problem, release, knowledge, AuditOptions(workers=args.workers))
     kind = "suppressed" if release.suppressed else "adjusted"
     print(f"{released.path.name} ({kind} release): {result.summary()}")
