@@ -11,13 +11,14 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.methods import solve
+from ctadesk.engine.methods import choose_method, solve
+from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.result import Status
+from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.network import sense_bounds
 from ctadesk.engine.solvers.newton_l2 import _Pattern, _shift, cholmod, solve_network_l2
-from ctadesk.engine.table.generate import cox_table
+from ctadesk.engine.table.generate import cox_table, office_shapes, office_table
 from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.jj import read_jj
 from tests.engine.solvers.network_tables import hierarchical_table
@@ -41,23 +42,59 @@ def test_l2_optimum_is_the_least_squares_table_of_the_thesis_example():
     assert result.objective == pytest.approx(20.69, abs=0.01)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_l2_matches_a_general_qp_solver_on_random_2d_tables(seed):
+def clarabel_optimum(problem: CTAProblem, senses: np.ndarray) -> float:
+    """min sum w z^2 over A z = d and the senses' bounds, by clarabel at its defaults: independent
+    of ctadesk's own clarabel model."""
     clarabel = pytest.importorskip("clarabel")
-    _, problem = cox_table((6 + seed, 8), seed=seed, capacity=0.3)
-    senses = ordering_senses(problem)
-    result = solve_network_l2(problem, senses=senses)
     lower, upper = sense_bounds(problem, senses)
     n = problem.n_cells
+    finite_upper, finite_lower = np.flatnonzero(np.isfinite(upper)), np.flatnonzero(np.isfinite(lower))
     P = sp.csc_matrix(sp.diags(2 * problem.weights))
-    A = sp.vstack([problem.relations, sp.identity(n), -sp.identity(n)]).tocsc()
-    b = np.concatenate([problem.deviation_rhs, upper, -lower])
-    cones = [clarabel.ZeroConeT(problem.n_relations), clarabel.NonnegativeConeT(2 * n)]
+    identity = sp.identity(n, format="csr")
+    A = sp.vstack([problem.relations, identity[finite_upper], -identity[finite_lower]]).tocsc()
+    b = np.concatenate([problem.deviation_rhs, upper[finite_upper], -lower[finite_lower]])
+    cones = [clarabel.ZeroConeT(problem.n_relations), clarabel.NonnegativeConeT(finite_upper.size + finite_lower.size)]
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     solution = clarabel.DefaultSolver(P, np.zeros(n), A, b, cones, settings).solve()
+    assert str(solution.status) == "Solved"
+    return float(solution.obj_val)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_l2_matches_a_general_qp_solver_on_random_2d_tables(seed):
+    _, problem = cox_table((6 + seed, 8), seed=seed, capacity=0.3)
+    senses = ordering_senses(problem)
+    result = solve_network_l2(problem, senses=senses)
     assert result.verified
-    assert result.model_objective == pytest.approx(solution.obj_val, rel=1e-6)
+    assert result.model_objective == pytest.approx(clarabel_optimum(problem, senses), rel=1e-6)
+
+
+def chosen_l2_reaches_clarabels_optimum(problem: CTAProblem, kind: str) -> None:
+    """choose_method's method for fixed-sense L2 is the Newton method, and it gives a verified table
+    at clarabel's optimum by itself (no handover)."""
+    choice = choose_method(problem, Distance.L2, Senses.FIXED)
+    result = solve(problem, choice.method, SolveOptions(parameters=choice.parameters))
+    assert choice.method == "network-l2" and result.verified and "network" not in result.info, (kind, result.message)
+    assert result.model_objective == pytest.approx(clarabel_optimum(problem, problem.senses), rel=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(150, 3000))
+def test_the_chosen_l2_method_reaches_clarabels_optimum_on_office_tables(seed, cells):
+    """Hierarchical tables of every kind office_shapes makes (nested 2-D, 1H2D, 3-D), a second
+    breakdown of a total in every fourth, from 150 cells (the smallest 3-D kind) to 9000."""
+    count = 4
+    kind, dimensions = office_shapes(count, seed % 1000, cells, 3 * cells)[seed % count]
+    chosen_l2_reaches_clarabels_optimum(office_table(dimensions, seed=seed), kind)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.lists(st.integers(2, 6), min_size=1, max_size=3))
+def test_the_chosen_l2_method_reaches_clarabels_optimum_on_small_cox_tables(seed, shape):
+    """Tables of 3 to 343 cells, a quarter of their inner cells sensitive (Cox 2005b, §3)."""
+    _, problem = cox_table(tuple(shape), seed=seed)
+    chosen_l2_reaches_clarabels_optimum(problem.with_senses(ordering_senses(problem)), f"cox {shape}")
 
 
 CASTRO = Path(__file__).resolve().parents[4] / "shared" / "instances" / "castro-l2"
