@@ -148,3 +148,16 @@ def test_the_versions_that_computed_the_result_are_saved_with_the_project(tmp_pa
     assert load_project(tmp_path / "job.ctaproj").versions == project.versions
     save_project(tmp_path / "none.ctaproj", _project())
     assert load_project(tmp_path / "none.ctaproj").versions == {}
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4, 2), (6, 1)])
+def test_relations_are_named_by_the_layout_only_where_they_are_its_relations(shape):
+    structure, problem = cox_table(shape, seed=3)
+    project = Project.from_problem(problem, structure)
+    assert project.to_problem().describe_relation(0) == f"relation 0 ({structure.relation_label(0)})"
+    # one relation more than the layout's: named by number alone
+    extra = np.zeros((1, problem.n_cells))
+    extra[0, :2] = 1.0
+    project.relations = type(project.relations)(np.vstack([project.relations.toarray(), extra]))
+    project.rhs = np.append(project.rhs, project.values[:2].sum())
+    assert project.to_problem().describe_relation(0) == "relation 0"
