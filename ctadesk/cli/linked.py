@@ -4,8 +4,9 @@ A x Total cell here) is published with one value.
 
 The outputs are those of one table, for all the tables: -o (CSV or JSON) one line per cell of
 each table, named by a 'table' column and a column per variable ('' for a variable the table
-does not span); --release/--internal one workbook with a sheet per table; --json the run over
-the unique cells with each table's published values; --save-project the linked project."""
+does not span), a JSON -o followed by what --json writes; --release/--internal one workbook
+with a sheet per table; --json the run over the unique cells with each table's published
+values; --save-project the linked project."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import sys
 
 import numpy as np
 
-from ctadesk.app.formats import Holds, format_of
+from ctadesk.app.formats import Holds, format_of, output_format
 from ctadesk.app.linked_tables import (
     COSTS,
     LinkedProtection,
@@ -75,11 +76,15 @@ def run_linked(args: argparse.Namespace) -> int:
     published = linked.published()
     if published is None:
         raise CTAError(f"no protected table: {solved.message}")
-    write_records(_records(linked, published, rules, variables), args.output)
+    records = _records(linked, published, rules, variables)
+    document = {**linked.protection.as_dict(), "tables": [{"span": list(span), "values": values.tolist()}
+                                                          for span, values in zip(spans, published)]}
+    if args.output and output_format(args.output).key == "json":  # the cells, then what --json writes
+        write_json(args.output, {"cells": records, **document})
+    else:
+        write_records(records, args.output)
     if args.json:
-        write_json(args.json, {**linked.protection.as_dict(),
-                               "tables": [{"span": list(span), "values": values.tolist()}
-                                          for span, values in zip(spans, published)]})
+        write_json(args.json, document)
     for path, internal in ((args.internal, True), (args.release, False)):
         if path:
             outcome = export_linked_workbook(path, linked, internal=internal,

@@ -59,6 +59,18 @@ def test_protect_json_is_the_result_document_with_versions_and_request(firms, tm
     assert document["request"]["widening_seed"] == 12 and document["request"]["time_limit"] is None
 
 
+def test_protect_json_output_is_the_cells_then_the_result_document(firms, tmp_path):
+    # was: -o x.json wrote its own small document: the cells, and quality_terms only with terms
+    out, run = tmp_path / "cells.json", tmp_path / "run.json"
+    assert main(["protect", str(firms), *RULES, "--seed", "12", "-o", str(out), "--json", str(run)]) == 0
+    document, whole = json.loads(out.read_text()), json.loads(run.read_text())
+    assert list(document) == ["cells", *whole]
+    assert {key: value for key, value in document.items() if key != "cells"} == whole
+    assert {"status", "protected", "verified", "values", "quality_terms", "cells_changed", "published", "versions",
+            "request"} <= set(whole)
+    assert [cell["adjusted"] for cell in document["cells"]] == whole["values"] and len(whole["values"]) == 12
+
+
 @pytest.mark.skipif(not PP.exists(), reason="tau-argus examples missing")
 def test_protect_writes_a_release_tab_the_tauargus_reader_reads_back(tmp_path):
     # was: a .tab release could be written only from the app

@@ -45,6 +45,14 @@ def test_two_spans_publish_one_value_per_shared_cell(tmp_path):
     assert [table["span"] for table in tables] == [["region", "size_class"], ["region", "industry"]]
 
 
+def test_a_json_output_holds_the_cells_then_the_run(tmp_path):
+    out, document = tmp_path / "cells.json", tmp_path / "run.json"
+    assert main(["protect", str(SAMPLE), *TABLES, *RULES, "-o", str(out), "--json", str(document)]) == 0
+    cells, run = json.loads(out.read_text()), json.loads(document.read_text())
+    assert list(cells) == ["cells", *run] and {key: cells[key] for key in run} == run
+    assert {cell["table"] for cell in cells["cells"]} == {"region x size_class", "region x industry"}
+
+
 def test_one_span_keeps_the_single_table_outputs(tmp_path):
     out = tmp_path / "cells.csv"
     assert main(["protect", str(SAMPLE), "--span", "region", "size_class", "--response", "turnover", *RULES,

@@ -7,7 +7,6 @@ protects several tables of the microdata together (ctadesk.cli.linked)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,7 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "protected (tau-argus's RND), zero-restricted where one exists; precision stays auto")
     add_bivariate_arguments(parser.add_argument_group("two response variables (--response A,B; Cox 2005, §4)"))
     add_solve_arguments(cta)
-    parser.add_argument("-o", "--output", metavar="FILE", help="output .csv or .json (default: CSV on stdout)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="output .csv (a line per cell), or .json (the cells, then what --json writes); "
+                             "default: CSV on stdout")
     add_record_arguments(parser)
     parser.add_argument("--tab", metavar="OUT.tab",
                         help="write the protected table as a tau-argus release .tab with its .rda (and .hrc "
@@ -54,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctadesk.app.formats import format_of
+    from ctadesk.app.formats import format_of, output_format
     from ctadesk.cli.bivariate import protect_two_variables
     from ctadesk.cli.linked import run_linked
     from ctadesk.cli.release import quality_terms, request_from, run_protection, write_json, write_workbooks
@@ -80,9 +81,8 @@ def run(args: argparse.Namespace) -> int:
         record["original"] = record.pop("value")
         record["adjusted"] = float(adjusted)
         record["change"] = float(adjusted - original)
-    if protection.terms is not None and args.output and Path(args.output).suffix.lower() == ".json":
-        document = {"cells": records, "quality_terms": protection.terms.as_dict()}
-        Path(args.output).write_text(json.dumps(document, indent=1), encoding="utf-8")
+    if args.output and output_format(args.output).key == "json":  # the cells, then the run as --json has it
+        write_json(args.output, {"cells": records, **protection.as_dict()})
     else:
         write_records(records, args.output)
     if args.json:
