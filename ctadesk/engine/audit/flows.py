@@ -25,16 +25,16 @@ Every pass after the first tries a cheaper way first: it sends what is left alon
 breadth-first tree of cells with room for all of it either way (each cell of the tree carries
 its subtree's sum, so the tree routes it exactly, up to roundings of 1e-12), and runs the max
 flow only where no such tree joins the nodes out of balance.  On Cox tables the first pass
-leaves about 0.5 table units, more than most free cells have room for (a max flow routes it),
-the second about 1e-6 on one node, which a tree routes for a max flow's cost of 0.07 s.
+leaves a fraction of a table unit, more than most free cells have room for (a max flow routes
+it), the second a rounding's worth on one node, which a tree routes without a max flow.
 
 Each table's graph holds only the arcs of the cells left free to move (not in the batch, not
-held by a tight relation): on the 1000 x 1000 Cox table a batch of 995 upper ends holds
-three-quarters of the cells, and a max flow over the other 229 000 takes 0.03-0.07 s where one
-over all 900 000 took 0.2 s.
+held by a tight relation): on a large Cox table a full batch of upper ends holds most of the
+cells, so the max flow runs over a fraction of them.
 
-On the 300 x 350 Cox table of benchmarks/audit.py a batch of 300 upper ends takes about 30 ms
-this way, where the interior-point batch LP took about a second.
+A batch routed this way costs a small fraction of the interior-point batch LP's time;
+``.venv/bin/python benchmarks/audit.py`` prints the seconds of full-size max-flow batches on the
+300 x 350 and 1000 x 1000 Cox tables, and of the whole audit.
 """
 
 from __future__ import annotations

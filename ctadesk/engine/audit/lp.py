@@ -3,15 +3,15 @@
 ``IntervalLP`` gives one interval end per run: it changes two costs (``changeColsCost``: the
 previous cell's back to 0, this cell's to +1 for the lower end or -1 for the upper) and runs the
 simplex from the last optimal basis, which stays primal feasible under a change of objective.
-On the 300 x 350 Cox table of benchmarks/audit.py the primal simplex from that basis needed
-0-60 iterations (12-50 ms) per end, the dual simplex 600-15 000 (the changed costs leave the
-basis dual infeasible), so the primal simplex is used.  Presolve is off: it would discard the
-basis.  A run costs at least ~12 ms there whatever the iterations (HiGHS's work per run is
-proportional to the model), which is why ends are settled without LPs where possible (ends.py).
+The primal simplex from that basis needs a few dozen iterations per end at most, where the dual
+simplex needs hundreds to thousands (the changed costs leave the basis dual infeasible), so the
+primal simplex is used.  Presolve is off: it would discard the basis.  Every run costs HiGHS
+work in proportion to the whole model, however few its iterations, which is why ends are
+settled without LPs where possible (ends.py); ``.venv/bin/python benchmarks/audit.py --shape
+300x350`` prints the audit's seconds and the LPs it ran.
 
 ``BatchLP`` optimises the sum over a batch of cells with HiGHS's interior point method without
-crossover (0.8 s for 300 cells of the 300 x 350 table, where the simplex took 7.5 s; about 6 s
-for up to 600 cells of the 1000 x 1000 table):
+crossover, several times faster than the simplex on the same batch:
 where the sum of the batch's outer bounds (model.py) is attained, every cell of the batch is at
 its bound in every optimal table, interior or not, so no vertex is needed (ends.py).
 """

@@ -14,20 +14,21 @@ the slope of b on a and the correlation of a with b then change by at most
 
 Senses, chosen jointly.  The *stacked* problem (one CTAProblem of 2n cells, a's then b's,
 block-diagonal relations, b restated in a's unit by a power of two) is solved by the method asked
-for -- the exact MILP, a heuristic, a fixed-sense method -- three times: without targets, then
-with the targets' tangents at that table as LinearTerms over both blocks (ctadesk.engine.quality.auxiliary;
-their offsets, the value of the tangent at y = z = 0, as the terms' constant parts), then at the
-table found so.  The tangents let the senses see
-the second-order part |y~|^2 / t of the variance change, which on Cox-recipe tables is 4-6 % of
-Var(a) by itself: L(y) = 0 (Cox 2005a, (3)) leaves the variance that much up (benchmarks/quality.py,
-'mean+L hard').  Each of the three tables gives senses and a starting (y, z); the approach runs from
-each and the best result is kept (every target met with least distance, else least excess; the
-three tables count too, so a run out of time still gives the first).  The
-senses of a cell sensitive in both variables are each variable's own; ``shared_senses`` makes them
-one (the variable where the protection level is the larger share of the cell's value decides, a
-given or bound-forced sense is kept), for offices whose users divide one table by the other.  It
-changed the distance by -7 to +22 points of plain CTA's (direct, lp senses, 6 pairs): not a
-reliable price either way, so it is off by default.
+for -- the exact MILP, a heuristic, a fixed-sense method -- three times: without targets, then with
+the targets' tangents at that table as LinearTerms over both blocks
+(ctadesk.engine.quality.auxiliary; their offsets, the value of the tangent at y = z = 0, as the
+terms' constant parts), then at the table found so.  The tangents let the senses see the
+second-order part |y~|^2 / t of the variance change, which on Cox-recipe tables is by itself many
+times any target: L(y) = 0 (Cox 2005a, (3)) leaves the variance that much up (``.venv/bin/python
+benchmarks/quality.py`` prints it, 'mean+L hard'). Each of the three tables gives senses and a
+starting (y, z); the approach runs from each and the best result is kept (every target met with
+least distance, else least excess; the three tables count too, so a run out of time still gives the
+first). The senses of a cell sensitive in both variables are each variable's own; ``shared_senses``
+makes them one (the variable where the protection level is the larger share of the cell's value
+decides, a given or bound-forced sense is kept), for offices whose users divide one table by the
+other.  It moved the distance either way by several points of plain CTA's (``benchmarks/quality.py
+--shared-senses`` prints it, to set beside a run without): not a reliable price, so it is off by
+default.
 
 With the senses fixed:
 
@@ -54,28 +55,22 @@ With the senses fixed:
   target still has a table.  The reference is the start, then each round's table, until the
   targets hold and the distance stops falling.  (Bounding |Cov(y, z)| by sd(y) sd(z), Cauchy-Schwarz,
   would need Var(y)/Var(a) below |Corr(a, b)| times the target, while a Cox table's adjustments
-  alone give 4-6 %.)
+  alone give many times that.)
 
 Either way the targets' changes are computed exactly on the returned tables (targets_met).
 
-Which wins, measured with benchmarks/quality.py (2 shared cores; pairs a = Cox-recipe table,
-b = a x lognormal(0, 0.5) noise, Corr(a, b) 0.69-0.85, 30 % of each variable's inner cells
-sensitive independently, levels and capacities 20 %; every target 0.25 %; distance as excess over
-plain CTA of the stacked problem with the same method):
+Which wins is measured by benchmarks/quality.py (pairs a = Cox-recipe table, b = a x
+lognormal(0, 0.5) noise, each variable's inner cells sensitive independently; every target at
+--target %; distance as excess over plain CTA of the stacked problem with the same method),
+which prints, per pair, both approaches' distances, changes, targets met and seconds:
 
-    senses by 'milp', 8x8, seeds 0-4 (--seconds 30: 15-30 s for each stacked MILP)
-        alternating  met 4/5   +0.6  +5.6  +27.9  +3.7  +40.9 (missed)    4-35 s
-        direct       met 5/5   +0.2  +5.2  +24.0  +3.4  +38.0             5-36 s
-    senses by 'lp' (ordering heuristic), 8x8 / 15x15 / 25x25, seeds 0-2
-        alternating  met 7/9   +11.5 (missed) +2.2 +42.1 / +3.1 +5.7 +1.5 / +2.7 +12.0 (missed) +6.7   0.2-3.8 s
-        direct       met 9/9   +11.7 +2.2 +41.7 / +2.7 +5.6 +1.4 / +2.6 +12.5 +6.6                    0.1-9.2 s
+    .venv/bin/python benchmarks/quality.py --method milp --seconds 30 8x8 --seeds 5
+    .venv/bin/python benchmarks/quality.py --method lp 8x8 15x15 25x25 --seeds 3
 
-(two runs each: the same distances, the times over both, with other work on the machine; plain CTA
-moved the variances and the covariance by 0.3-18 %).  The direct approach wins: it met every target
-on every pair, for less distance wherever both met them (0.04-3.9 points less); its time is
-mostly the MILPs' for the senses, as the alternating one's.  The alternating LPs keep the variances
-nearer 0 (their tangent is held at or below 0) and so the slope and the correlation, but stall
-above a target on one pair in five.  ``direct`` is the default.
+The direct approach wins: it meets every target on every pair, for less distance wherever both
+meet them; its time is mostly the MILPs' for the senses, as the alternating one's.  The
+alternating LPs keep the variances nearer 0 (their tangent is held at or below 0) and so the
+slope and the correlation, but stall above a target on some pairs.  ``direct`` is the default.
 """
 
 from __future__ import annotations
@@ -445,7 +440,7 @@ def _candidate_senses(problem: BivariateProblem, stacked: CTAProblem, moments: _
     """Senses chosen jointly: the stacked problem solved by ``method`` without targets, then with the
     targets' tangents as terms at that table and at the table found with them (so the senses also
     see the second-order part |y~|^2 of the variance change: a Cox-recipe table's own adjustments
-    move Var by 4-6 %, far past any target).  Yields (label, y and z of the table found, as the
+    move Var far past any target).  Yields (label, y and z of the table found, as the
     start of the approach, its senses, True) per protected table; (label, 0, 0, the ordering
     heuristic's senses, False) when none is found.  Each solve takes at most its SENSES_SHARES of the time left."""
     zero = np.zeros(problem.n_cells)

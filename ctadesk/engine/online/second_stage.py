@@ -28,14 +28,14 @@ from ctadesk.engine.solvers.soft import RELATION_PENALTY
 from ctadesk.engine.table.units import table_unit
 
 #: the second stage's methods: the fixed-sense L1 LP with pinned cells held exactly, tried first
-#: (on a 47 k-cell table it takes a third of the soft LP's time, and its optimum is the soft LP's
-#: whenever the senses admit a table); the fixed-sense L1 with soft relations and protection
+#: (a fraction of the soft LP's time, and its optimum is the soft LP's whenever the senses admit
+#: a table); the fixed-sense L1 with soft relations and protection
 #: (Castro & González 2011 §4), which always returns a table, when it has none
 EXACT_STAGE, SECOND_STAGE = "lp", "soft-lp"
-#: the exact stage's LP by the dual simplex: few of a server table's protection levels bind (a
-#: 47 223-cell table: 0.11 s against 1.26 s for the interior point method).  With the published
-#: values as heavily weighted targets the interior point method is the faster (the same table
-#: after its margins were published: 6.6 s against 18.9 s)
+#: the exact stage's LP by the dual simplex: few of a server table's protection levels bind, and
+#: it answers several times sooner than the interior point method.  With the published values as
+#: heavily weighted targets the interior point method is the faster.  The seconds per table as
+#: the store grows: `.venv/bin/python benchmarks/online.py`
 EXACT_OPTIONS = {"simplex": True}
 #: what missing a published value (a pin) by one unit costs in the soft second stage, as a share of
 #: what missing a relation by one unit costs there before pins are weighed in (aimed_at_pins)
@@ -144,8 +144,9 @@ def aimed_at_pins(problem: CTAProblem, pins: Mapping[int, float]) -> CTAProblem:
     its value, with weight PIN_SCALE x the soft LP's relation penalty x the largest weight.  The
     soft LP scales its penalties by the largest weight, now the pins', so a table gives way on
     any other cell before a pin, on pins before additivity and on additivity before protection.
-    Pins as weighted targets, not as relations with two slack columns each (pinned()): on a
-    47 k-cell table with 45 k pins, 11 s against more than 30 s."""
+    Pins as weighted targets, not as relations with two slack columns each (pinned()): a
+    fraction of the time on a table most of whose cells are pinned (benchmarks/online.py prints
+    the seconds of such tables, column "relaxed")."""
     if not pins:
         return problem
     cells = np.fromiter(pins, dtype=np.int64, count=len(pins))

@@ -43,8 +43,8 @@ from ctadesk.engine.settings import SENSE_CHOICES
 #: the exact method that gives the ``table`` choice its senses
 TABLE_METHOD = "milp"
 #: shares of the new cells whose senses come from the secret coins when all of them admit no table
-#: (the others above their value): a 3 520-cell full table with 1 399 sensitive cells had no table
-#: with every coin, and its MILP never left the start of every cell up in 60 s
+#: (the others above their value): a full table with few contributors per cell can have no table
+#: with every coin, and its MILP may never leave the start of every cell up
 MIXED_SHARES = (0.25, 0.125)
 #: the share of new senses on one side past which the full table's senses are refused: every one
 #: "up" at its safe value lets division by (1 + p) recover the originals (issue 30)
@@ -87,12 +87,12 @@ def full_table_senses(problem: CTAProblem, stored: np.ndarray, time_budget: floa
     checked by the fixed-sense L1 LP first: without a nonzero right-hand side that is the table
     scaled up by the largest relative protection level, which adds up and protects every cell
     whenever the upper bounds leave room, so a table with few contributors per cell, where the
-    MILP alone found none in 60 s (3 520 cells, 40 % of them sensitive), still gets one.  A search
+    MILP alone may find none in its time, still gets one.  A search
     that never leaves that start publishes every sensitive cell above its value, each exactly at
-    its safe value: an outsider who knows the rules recovers the originals by division (issue 30:
-    2 632 of 4 979 cells), so the MILP gets half of the time left and single flips
-    (engine/senses/flips.py, in an order drawn from ``seed``) the rest; senses still one-sided
-    are refused, and said.  Where both starts fail, the
+    its safe value: an outsider who knows the rules recovers the originals by division (issue 30;
+    ``benchmarks/online.py --attack TABLES`` counts the cells so recovered), so the MILP gets half
+    of the time left and single flips (engine/senses/flips.py, in an order drawn from ``seed``)
+    the rest; senses still one-sided are refused, and said.  Where both starts fail, the
     method chosen for optimal L1 senses (ctadesk.engine.methods.choose) searches on its own.
     """
     started = time.perf_counter()

@@ -29,7 +29,7 @@ from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, pass_model
 from ctadesk.engine.solvers.highs_process import new_highs
 
 #: HiGHS simplex_strategy: 4 primal (from the last basis, a changed objective leaves it primal
-#: feasible; benchmarks/releases.py measures it 3x faster than 1, the dual simplex)
+#: feasible; faster than 1, the dual simplex: `.venv/bin/python benchmarks/releases.py` prints both)
 SIMPLEX_STRATEGY = 4
 #: bounds this close to a whole number are that number (the LP is solved to 1e-7 feasibility)
 SNAP = 1e-6

@@ -2,12 +2,12 @@
 
 HiGHS's branch and bound is largely serial, so on two cores the MILP (2)
 (optionally with the imbalance cuts of ``ctadesk.engine.solvers.cuts``: a
-higher bound, but on 10x10x10 at 15 s a worse incumbent) runs for the full
+higher bound, but in a short time limit a worse incumbent) runs for the full
 time limit on one thread while a sense heuristic (BCD by default) runs in a
 second *process*, restarted from the MILP's newest incumbent whenever it has
 one.  (A second thread would not do: the heuristic's Python holds the GIL
-that every HiGHS callback needs, and measured on 10x10x10 at 15 s a Python
-loop beside the MILP left it at 50352 instead of 43064.)  Every heuristic
+that every HiGHS callback needs, so a Python loop beside the MILP leaves it
+with a much worse incumbent in the same time.)  Every heuristic
 table better than the MILP's incumbent is handed to the running MILP through
 HiGHS's user-solution callback (``cbMipUserSolution``), so the search prunes
 with it (HiGHS 1.15 compared a user solution's objective with the presolved
@@ -16,11 +16,11 @@ shifted; 1.16 compares like with like).  Between its rounds the second
 process takes the best table known (its own or the MILP's) down to a one-flip
 local optimum (senses/flips.py), the two kinds of work sharing its time
 evenly: neither the MILP's incumbents nor the heuristics' tables are one-flip
-optimal (10x10x10 at 60 s: 42 014 without the descents, 41 554 with them).
-A heuristic round from a start it has had before repeats itself (learning is
-deterministic: on 10x10x10 the last 20 s of the helper's minute went to such
-repeats); once every start has had its round, the helper searches instead with
-the MILP near the best table (solve_milp's radius: local branching).
+optimal (``.venv/bin/python benchmarks/heuristics.py 60 10x10x10`` prints the
+portfolios' tables beside the plain MILP's).  A heuristic round from a start it
+has had before repeats itself (learning is deterministic: a helper without
+other work spends much of its time on such repeats); once every start has had
+its round, the helper searches instead with the MILP near the best table (solve_milp's radius: local branching).
 The answer is the better table of the two with the MILP's proven bound and
 the certified gap: never worse than the plain MILP given the same time, apart
 from noise.
