@@ -1,6 +1,6 @@
 """Disclosure audit (issue 13) of CTA releases of Cox-recipe tables: time and rate.
 
-Each table (paper 004 §3: values 1..1000, 10 % zeros, 30 % of inner cells sensitive with
+Each table (Cox 2005b, §3: values 1..1000, 10 % zeros, 30 % of inner cells sensitive with
 protection levels and capacities of 20 %) is protected by the network method, and the release
 is audited with the attacker knowing that the table is non-negative, the solve's relative
 capacity 0.2 for the non-sensitive cells and the rule's percentage.  A case with --sample N

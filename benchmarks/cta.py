@@ -1,4 +1,4 @@
-"""Seconds per CTA method on Cox-recipe tables (paper 004 §3), and MILP gaps after a time limit.
+"""Seconds per CTA method on Cox-recipe tables (Cox 2005b, §3), and MILP gaps after a time limit.
 
     .venv/bin/python benchmarks/cta.py                       # everything (slow: minutes)
     .venv/bin/python benchmarks/cta.py --sizes 1000x1000 --methods lp

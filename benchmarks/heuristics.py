@@ -1,4 +1,4 @@
-"""Sense heuristics against plain HiGHS MILP on Cox-recipe tables (paper 004 §3).
+"""Sense heuristics against plain HiGHS MILP on Cox-recipe tables (Cox 2005b, §3).
 
 For each table and method: objective, seconds, and gap to the best bound found
 on that table: the bounds of the MILP runs (plain MILP and the *-milp methods)

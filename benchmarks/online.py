@@ -1,4 +1,4 @@
-"""On-line CTA (paper 000 §4, ctadesk.app.online): seconds per table, first and repeated requests,
+"""On-line CTA (Castro & González 2011, §4, ctadesk.app.online): seconds per table, first and repeated requests,
 from 33 to 47 223 cells as the store grows; what the stored senses and published values cost
 in distance against protecting each table alone (a fresh store); requests per second for small
 tables, through the service and through the HTTP application (ctadesk.server, when installed).

@@ -1,12 +1,12 @@
-"""Quality-preserving CTA on Cox-recipe tables (paper 002 §3-5): what keeping the statistics costs.
+"""Quality-preserving CTA on Cox-recipe tables (Cox 2005a, §3-5): what keeping the statistics costs.
 
-Univariate, per table (paper 004 §3 recipe): plain CTA and CTA with the mean and L(y) = 0 kept
+Univariate, per table (Cox 2005b, §3 recipe): plain CTA and CTA with the mean and L(y) = 0 kept
 exactly (quality.preserve): weighted L1 distance, percent change of the inner cells' variance,
 of Corr(a, x) and of the slope of x on a, seconds.
 
 Bivariate, per pair: a the Cox table, b = a x lognormal(0, 0.5) noise rounded (Corr(a, b) about
 0.7), 30 % of b's non-zero inner cells sensitive independently of a's, both with protection levels
-and capacities of 20 % (paper 002 §5's capacities).  Plain (the stacked problem, no target) against
+and capacities of 20 % (Cox 2005a, §5's capacities).  Plain (the stacked problem, no target) against
 ctadesk.engine.methods.bivariate's alternating and direct approaches with every target at --target %
 (given three times --seconds: they solve the stacked problem three times for their senses):
 distance (and its excess over plain), percent change of Var(a), Var(b), Cov(a, b), Corr(a, b) and

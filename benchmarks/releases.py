@@ -1,4 +1,5 @@
-"""Timings of optimal tabular releases (paper 001; ctadesk.engine.releases), medians of repeats.
+"""Timings of optimal tabular releases (Karr, Dobra & Sanil, undated slides; ctadesk.engine.releases),
+medians of repeats.
 
     .venv/bin/python benchmarks/releases.py [--czech FILE] [--repeats N] [--alpha A]
 

@@ -1,5 +1,5 @@
 """How far the proven optimum lies above the certified root bound, on Cox-recipe tables small
-enough for HiGHS to prove optimality (paper 004 §3 recipe).
+enough for HiGHS to prove optimality (Cox 2005b, §3 recipe).
 
 The gap any method can certify in a given time is (table - bound) / table.  Where the optimum
 itself is p % above the bound available at the root (solvers/lower_bound.py, equal to the

@@ -19,7 +19,7 @@ from ctadesk.resources import samples_dir
 
 SAMPLES = samples_dir()
 THESIS_SENSITIVE = {"thesis_10x15": 20, "thesis_20x30": 20, "thesis_50x75": 100, "thesis_70x100": 100,
-                    "thesis_100x120": 100}  # paper 003 Table 6.3
+                    "thesis_100x120": 100}  # Petrenko 2017, Table 6.3
 HIERARCHIES = {"region": str(SAMPLES / "business_region.hrc"), "industry": str(SAMPLES / "business_industry.hrc")}
 CZECH_FACTORS = ["A_smoking", "B_strenuous_mental_work", "C_strenuous_physical_work", "D_systolic_blood_pressure",
                  "E_beta_alpha_lipoprotein_ratio", "F_family_anamnesis_CHD"]

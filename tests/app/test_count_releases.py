@@ -1,5 +1,5 @@
 """ctadesk.app.count_releases: a count table read from a long file and a release chosen by the
-search the user names (paper 001)."""
+search the user names (Karr, Dobra & Sanil, undated slides)."""
 
 import csv
 import itertools
@@ -61,7 +61,7 @@ def test_a_missing_count_column_and_a_bad_search_are_refused_by_name(tmp_path):
         choose_release(table, 1.0, threshold=0)
 
 
-def test_the_largest_decomposable_czech_release_has_48_sub_tables_as_in_paper_001():
+def test_the_largest_decomposable_czech_release_has_48_sub_tables_as_in_the_slides():
     table, _ = read_count_file(CZECH)
     choice = choose_release(table, alpha=3, threshold=2)
     assert choice.exact and choice.utility == 48 and all(len(r) == 48 for r in choice.releases)

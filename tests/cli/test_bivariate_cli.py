@@ -1,5 +1,5 @@
 """Two variables from the command line: `ctadesk solve --second-values` and `ctadesk protect
---response A,B` (paper 002 §4).  Checked against numpy on the tables the JSON holds."""
+--response A,B` (Cox 2005a, §4).  Checked against numpy on the tables the JSON holds."""
 
 import json
 

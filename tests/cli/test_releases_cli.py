@@ -75,8 +75,9 @@ def test_releases_needs_one_input(counts_file, capsys):
 
 
 @pytest.mark.skipif(not CZECH.exists(), reason="the Czech auto workers table is not here")
-def test_czech_auto_workers_reproduce_paper_001_with_the_attributes_in_reverse_order(tmp_path):
-    # paper 001: optimal release = all but [ABCDEF] [ACDEF] [ABCDE] [ABDEF]; largest decomposable: 48
+def test_czech_auto_workers_reproduce_karr_dobra_and_sanil_with_the_attributes_in_reverse_order(tmp_path):
+    # Karr, Dobra & Sanil (undated slides): optimal release = all but [ABCDEF] [ACDEF] [ABCDE] [ABDEF];
+    # largest decomposable: 48
     names = ["F_family_anamnesis_CHD", "E_beta_alpha_lipoprotein_ratio", "D_systolic_blood_pressure",
              "C_strenuous_physical_work", "B_strenuous_mental_work", "A_smoking"]
     out = tmp_path / "czech.json"

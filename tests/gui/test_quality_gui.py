@@ -1,4 +1,4 @@
-"""Quality-preserving options (paper 002 §3) and the quality report in the window and its exports."""
+"""Quality-preserving options (Cox 2005a, §3) and the quality report in the window and its exports."""
 
 import numpy as np
 import openpyxl

@@ -1,4 +1,4 @@
-"""The model selector's quality terms (issue 16; paper 002 §3): what the user sets reaches the
+"""The model selector's quality terms (issue 16; Cox 2005a, §3): what the user sets reaches the
 ProtectionRequest and holds on the published table, survives a project's save and open, the
 results show the engine's TermsReport, and a bad number is refused with the engine's message.
 The measures are checked against a numpy computation written here."""

@@ -83,7 +83,7 @@ def test_the_search_runs_in_a_worker_and_the_lattice_shows_the_release_it_found(
     monkeypatch.setattr("ctadesk.gui.releases_window.choose_release", recording)
     choice = _find(qtbot, releases)
     assert threads and threads[0] is not threading.main_thread()
-    # paper 001: the largest decomposable release of the Czech table holds 48 sub-tables
+    # Karr, Dobra & Sanil (undated slides): the largest decomposable release of the Czech table holds 48 sub-tables
     release = choice.releases[0]
     assert choice.exact and len(release) == 48 and choice.risk.risk >= 3
     frontier = [sorted(top) for top in release.frontier]

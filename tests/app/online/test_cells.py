@@ -1,4 +1,4 @@
-"""A cell's key is its definition: the same in every table it appears in (paper 000 §4)."""
+"""A cell's key is its definition: the same in every table it appears in (Castro & González 2011, §4)."""
 
 from ctadesk.app.online import cell_key, cell_keys
 from ctadesk.engine.table.structure import Dimension, TableStructure

@@ -1,4 +1,4 @@
-"""Property (paper 000 §4, consistency on output): over random microdata sets and random
+"""Property (Castro & González 2011, §4, consistency on output): over random microdata sets and random
 sequences of requested tables, no sensitive cell is ever published on both sides of its value."""
 
 import itertools

@@ -1,11 +1,11 @@
-"""Issue 14's check (paper 000 §4): 200 random tables (random 2-3 of four spanning variables, the
+"""Issue 14's check (Castro & González 2011, §4): 200 random tables (random 2-3 of four spanning variables, the
 hierarchical ones cut at random levels) from one synthetic microdata set, published one after
 another from one store: no sensitive cell is ever published on both sides of its true value, the
 mean of its publications never falls inside its protection interval, no sensitive cell falls short
 of its protection level, and every table verifies by the independent checker.
 
 With senses from the full table (``data``, the default) every table verifies.  With ``local`` or
-``table`` senses that cannot be asserted: stored senses may admit no table later (paper 000 §4:
+``table`` senses that cannot be asserted: stored senses may admit no table later (Castro & González 2011, §4:
 "in no way it guarantees that second stage problems of future tables will be feasible"), and
 then the table is withheld (issue 30: before, the soft second stage published a table that did
 not add up, and said so to the office only).  Every table served verifies."""

@@ -1,4 +1,4 @@
-"""On-line CTA (paper 000 §4): tables requested one after another are protected consistently."""
+"""On-line CTA (Castro & González 2011, §4): tables requested one after another are protected consistently."""
 
 import multiprocessing
 import sqlite3

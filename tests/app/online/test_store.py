@@ -1,6 +1,6 @@
 """The sense store on both back ends (SQLite, PostgreSQL: conftest.backend): versioned schema,
 made only on request and bound to what it protects, first writer wins, durable commits, nothing
-of a crashed transaction, a health state (paper 000 §4: a sense once used must never be chosen
+of a crashed transaction, a health state (Castro & González 2011, §4: a sense once used must never be chosen
 the other way; issue 30)."""
 
 import dataclasses

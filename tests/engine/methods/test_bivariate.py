@@ -1,4 +1,4 @@
-"""Bivariate CTA (paper 002 §4): two variables on one table structure, adjusted together.
+"""Bivariate CTA (Cox 2005a, §4): two variables on one table structure, adjusted together.
 
 Every claim is checked by a small checker written here in numpy: the 2-D table's row and column
 sums from the reshaped grid, each sensitive cell beyond its safe value, population moments by

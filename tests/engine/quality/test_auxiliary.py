@@ -1,4 +1,4 @@
-"""Linear terms of the adjustments as auxiliary cells (engine/quality/auxiliary.py, paper 002 model (3)):
+"""Linear terms of the adjustments as auxiliary cells (engine/quality/auxiliary.py, Cox 2005a, model (3)):
 every method honours a term's bounds, restrict() hands back the table's own cells with their
 distance, and the values it reports are c . (x - a), checked here with numpy alone."""
 

@@ -128,7 +128,7 @@ def test_preserve_over_chosen_cells_and_nothing_asked():
 def test_preserved_mean_and_slope_do_not_change_while_unpreserved_ones_do(method):
     # Cox recipe 8 x 8 (seed 0): the adjusted table's mean and slope move without the
     # constraints; with them mean and slope change by 0 % and the variance only by
-    # Var(y)/Var(a) (paper 002 §3: Var(a+y)/Var(a) = 1 + 2L(y) + Var(y)/Var(a), L(y) = 0)
+    # Var(y)/Var(a) (Cox 2005a, §3: Var(a+y)/Var(a) = 1 + 2L(y) + Var(y)/Var(a), L(y) = 0)
     _, problem = cox_table((8, 8), seed=0)
     options = SolveOptions(time_limit=20)
     plain = solve(problem, method, options)

@@ -1,4 +1,4 @@
-"""Quality terms on one variable (engine/quality/terms.py; Cox 2005, paper 002 §3): mean, L(y) and
+"""Quality terms on one variable (engine/quality/terms.py; Cox 2005a, §3): mean, L(y) and
 correlation, hard, bounded or weighted, through any method.  Every figure is recomputed here from
 the returned table with numpy alone: m(y) = mean_S(x) - mean_S(a),
 L(y) = sum_S (a_i - mean a) (x_i - a_i) / sum_S (a_i - mean a)^2, Corr(a, x) by np.corrcoef."""

@@ -1,4 +1,4 @@
-"""Safety rules and protection levels (paper 003 Tables 3.1-3.2), hand-computed."""
+"""Safety rules and protection levels (Petrenko 2017, Tables 3.1-3.2), hand-computed."""
 
 from decimal import Decimal
 

@@ -1,4 +1,4 @@
-"""The SAT-style start (paper 000 §3) avoids the sense combinations a relation cannot balance."""
+"""The SAT-style start (Castro & González 2011, §3) avoids the sense combinations a relation cannot balance."""
 
 import numpy as np
 

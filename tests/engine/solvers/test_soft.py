@@ -1,4 +1,4 @@
-"""The soft-protection LP always returns a table and says what it had to relax (paper 000 §4)."""
+"""The soft-protection LP always returns a table and says what it had to relax (Castro & González 2011, §4)."""
 
 import dataclasses
 

@@ -1,4 +1,4 @@
-"""The one table generator: the Cox recipe (paper 004 §3) is its preset."""
+"""The one table generator: the Cox recipe (Cox 2005b, §3) is its preset."""
 
 from __future__ import annotations
 
