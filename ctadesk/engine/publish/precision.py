@@ -356,13 +356,13 @@ def _sensitive_room(problem: CTAProblem, step: float) -> tuple[np.ndarray, np.nd
 
 
 def _relations_of(problem: CTAProblem, k: np.ndarray) -> np.ndarray:
-    """A k on the grid: integer products, summed in float64 (exact while every relation's sum
-    stays below 2^53 grid steps; rounded to the nearest step)."""
+    """A k on the grid (whole numbers): the relations' sums with the coefficients rounded to whole
+    numbers, in float64 -- each product a whole number, exact below 2^53 and else the double nearest
+    it, added in each relation's order (exact while every relation's sums stay below 2^53 grid
+    steps); rounded to the nearest step.  One sparse product, no integer copies of the terms."""
     A = problem.relations
-    coefficients = np.round(A.data).astype(np.int64)
-    terms = coefficients * k.astype(np.int64)[A.indices]
-    rows = np.repeat(np.arange(problem.n_relations), np.diff(A.indptr))
-    return np.bincount(rows, weights=terms, minlength=problem.n_relations).round()
+    whole = sp.csr_array((np.round(A.data), A.indices, A.indptr), shape=A.shape)
+    return (whole @ k).round()
 
 
 def _integer_model(problem: CTAProblem, d_low: np.ndarray, d_high: np.ndarray, residual: np.ndarray,

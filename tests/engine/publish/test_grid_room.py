@@ -1,5 +1,6 @@
 """The sensitive cells' room on a grid, computed for those cells alone (precision._sensitive_room),
-against the whole table's grid box on each side it was taken from before (precision._grid_box)."""
+against the whole table's grid box on each side it was taken from before (precision._grid_box), and the
+relations' sums at a table of grid steps (precision._relations_of) against integer sums."""
 
 import numpy as np
 import scipy.sparse as sp
@@ -7,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
-from ctadesk.engine.publish.precision import _grid_box, _sensitive_room
+from ctadesk.engine.publish.precision import _grid_box, _relations_of, _sensitive_room
 
 STEPS = (1.0, 0.1, 0.01, 0.5, 5.0, 100.0)
 
@@ -60,3 +61,22 @@ def test_a_cell_with_no_grid_value_beyond_its_safe_value_has_no_room_on_that_sid
                          sensitive=[0], lower_protection=[0.2], upper_protection=[0.4])
     assert [room.tolist() for room in _sensitive_room(problem, 0.1)] == [[True], [True]]
     assert [room.tolist() for room in _sensitive_room(problem, 1.0)] == [[False], [False]]
+
+
+def _integer_sums(relations: sp.csr_array, k: np.ndarray) -> np.ndarray:
+    """The relations' sums at k the way they were taken before: int64 products, summed in float64."""
+    terms = np.round(relations.data).astype(np.int64) * k.astype(np.int64)[relations.indices]
+    rows = np.repeat(np.arange(relations.shape[0]), np.diff(relations.indptr))
+    return np.bincount(rows, weights=terms, minlength=relations.shape[0]).round()
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), cells=st.integers(1, 40), relations=st.integers(1, 12),
+       magnitude=st.sampled_from([10, 10 ** 6, 10 ** 12, 2 ** 50]))
+def test_the_sums_at_grid_steps_are_the_integer_sums(seed, cells, relations, magnitude):
+    rng = np.random.default_rng(seed)
+    dense = rng.choice([0.0, 0.0, 1.0, -1.0, 2.0, -3.0], size=(relations, cells))
+    dense[dense != 0] += rng.choice([0.0, 1e-13], size=int(np.count_nonzero(dense)))   # whole up to 1e-12
+    k = np.round(rng.uniform(-magnitude, magnitude, cells))
+    problem = CTAProblem(np.zeros(cells), sp.csr_array(dense), rhs=np.zeros(relations))
+    assert np.array_equal(_relations_of(problem, k), _integer_sums(problem.relations, k))
