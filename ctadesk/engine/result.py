@@ -75,6 +75,13 @@ class SolveOptions:
             return self
         return dataclasses.replace(self, budget=Budget.start(self.time_limit, self.stop))
 
+    @property
+    def started_budget(self) -> Budget:
+        """The budget of options that have begun (begun, within): what a method and its parts run within."""
+        if self.budget is None:
+            raise RuntimeError("the solve's budget is read before SolveOptions.begun()")
+        return self.budget
+
     def within(self, budget: Budget, **changes: Any) -> SolveOptions:
         """These options for a part of the solve that runs within ``budget`` (a child of theirs)."""
         return dataclasses.replace(self, budget=budget, **changes)

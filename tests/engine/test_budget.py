@@ -8,11 +8,11 @@ import time
 import pytest
 
 from ctadesk.engine.budget import Budget
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import solve
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.solvers.highs import OVERRUN_GRACE
 from ctadesk.engine.solvers.lower_bound import lower_bound
+from ctadesk.engine.table.generate import cox_table
 from tests.timing import timed
 
 
@@ -37,6 +37,15 @@ def test_options_begin_their_budget_once():
     options = SolveOptions(time_limit=5.0).begun()
     time.sleep(0.05)
     assert options.begun() is options and options.budget.remaining() < 4.96
+
+
+def test_the_started_budget_is_the_begun_one_and_refused_before():
+    with pytest.raises(RuntimeError, match=r"before SolveOptions\.begun"):
+        assert SolveOptions(time_limit=5.0).started_budget is None
+    options = SolveOptions(time_limit=5.0).begun()
+    assert options.started_budget is options.budget
+    child = options.started_budget.child(fraction=0.5)
+    assert options.within(child).started_budget is child
 
 
 @timed

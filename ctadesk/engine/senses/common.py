@@ -32,7 +32,7 @@ class SenseEvaluator:
     def __init__(self, problem: CTAProblem, options: SolveOptions, method: str) -> None:
         self.problem = problem
         self.options = options.begun()
-        self.budget = self.options.budget
+        self.budget = self.options.started_budget
         self.started = time.perf_counter()
         self.method = method
         form = network_form(problem) if problem.n_relations <= SIMPLEX_ROWS else None

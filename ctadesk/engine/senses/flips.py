@@ -63,10 +63,10 @@ def flip_descent(problem: CTAProblem, senses: np.ndarray, options: SolveOptions 
     kept = evaluations = 0
     improved = math.isfinite(current)
     local_optimum = False
-    while improved and not options.budget.over():
+    while improved and not options.started_budget.over():
         improved = False
         for k in rng.permutation(free):
-            if options.budget.over():
+            if options.started_budget.over():
                 break
             columns = np.array([problem.sensitive[k], n + problem.sensitive[k]], np.int32)
             senses[k] = -senses[k]
@@ -89,7 +89,7 @@ def flip_descent(problem: CTAProblem, senses: np.ndarray, options: SolveOptions 
     elif values is not None:
         status = Status.FEASIBLE
     else:   # the start's LP did not finish or its senses admit no table
-        status = Status.TIME_LIMIT if options.budget.over() else Status.NOT_FOUND
+        status = Status.TIME_LIMIT if options.started_budget.over() else Status.NOT_FOUND
     return finish(problem, METHOD, status, values, started=started, build_seconds=build_seconds,
                   solve_seconds=time.perf_counter() - started - build_seconds, senses=senses,
                   info={"flips": kept, "evaluations": evaluations, "local_optimum": local_optimum})

@@ -177,8 +177,8 @@ def solve_milp_portfolio(problem: CTAProblem, options: SolveOptions = SolveOptio
     solved = with_imbalance_cuts(problem, model) if cuts else model
     build_seconds = time.perf_counter() - started
     fast = _fast_path(problem, free, m.reference, options)
-    milp = options.within(options.budget.child(fraction=MILP_SHARE))
-    seconds = milp.budget.remaining()
+    milp = options.within(options.started_budget.child(fraction=MILP_SHARE))
+    seconds = milp.started_budget.remaining()
     # the heuristic process inherits two pipe descriptors (pass_fds), which only POSIX offers:
     # elsewhere the MILP runs alone, which is still the plain MILP with its certified gap
     helper = _Helper(problem, options, heuristic, seconds, fast) \
@@ -243,7 +243,7 @@ def _fast_path(problem: CTAProblem, free: np.ndarray, reference: CTAResult | Non
         return reference
     if free.size < FAST_PATH_FREE:
         return None
-    quiet = options.within(options.budget.child(fraction=FAST_PATH_SHARE), on_log=None, on_progress=None)
+    quiet = options.within(options.started_budget.child(fraction=FAST_PATH_SHARE), on_log=None, on_progress=None)
     table = solve_lp(problem, quiet, senses=ordering_senses(problem), explain=False)
     return table if table.verified else None
 

@@ -67,10 +67,10 @@ def in_table_units(model: Model, method: Method, lengths: Collection[str] = ()) 
         if note and options.on_log is not None:
             options.on_log(note)
         # first, within its share: kept for the problem, so the method's own claims find it too
-        certified = (lower_bound(scaled, options.budget.child(fraction=BOUND_SHARE))
+        certified = (lower_bound(scaled, options.started_budget.child(fraction=BOUND_SHARE))
                      if model.exact or scaled.n_cells <= FULL_BOUND_CELLS else protection_bound(scaled))
         if model.exact:     # an exact method's long run: the slices' bound too, where time allows
-            certified = with_slices(scaled, certified, options.budget)
+            certified = with_slices(scaled, certified, options.started_budget)
         result = honest(scaled, model, method(scaled, scaled_options), options, certified)
         if note and result.log:
             result = result.replace(log=f"{note}\n{result.log}")
@@ -130,7 +130,7 @@ def honest(problem: CTAProblem, model: Model, result: CTAResult, options: SolveO
         elif not (all_fixed and fixed_sense):
             status = Status.FEASIBLE
             notes.append(f"optimal for the senses {_senses_origin(result)}; not proven optimal over all senses")
-    certified_value = (certified or lower_bound(problem, options.begun().budget)).value
+    certified_value = (certified or lower_bound(problem, options.begun().started_budget)).value
     candidates = [b for b in (own_bound, certified_value) if b is not None and math.isfinite(b)]
     slack = BOUND_SLACK * max(result.objective, 1.0)
     valid = [b for b in candidates if b <= result.objective + slack]

@@ -254,7 +254,7 @@ def _cone_solve(problem: CTAProblem, options: SolveOptions, lower: np.ndarray, u
     P, q, A_all, b_all, cones = builder(problem.weights[movable], feasible, feasible_rhs, cones)
     settings = clarabel.DefaultSettings()
     settings.verbose = True
-    settings.time_limit = float(options.budget.remaining())
+    settings.time_limit = float(options.started_budget.remaining())
     settings.tol_feas = FEASIBILITY_TOLERANCE
     settings.tol_gap_rel = GAP_TOLERANCE
     settings.tol_gap_abs = GAP_TOLERANCE_ABS
@@ -282,7 +282,7 @@ def _cone_solve(problem: CTAProblem, options: SolveOptions, lower: np.ndarray, u
 
 def _callback(options: SolveOptions, started: float) -> Callable[[object], bool]:
     """clarabel's termination callback: True stops the solve; reports throttled progress."""
-    stop = options.budget.stop
+    stop = options.started_budget.stop
     on_progress = options.on_progress
     last_report = [-math.inf]
 

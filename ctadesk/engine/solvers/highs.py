@@ -150,7 +150,7 @@ class HighsRun:
                  quiet: bool = False) -> None:
         self.options = options.begun()
         if quiet:
-            self.options = self.options.within(self.options.budget, on_log=None, on_progress=None)
+            self.options = self.options.within(self.options.started_budget, on_log=None, on_progress=None)
         self.highs = highs_process.new_highs()
         self.log_lines: list[str] = []
         self.highs.setOptionValue("output_flag", not quiet)
@@ -163,7 +163,7 @@ class HighsRun:
 
     @property
     def budget(self) -> Budget:
-        return self.options.budget
+        return self.options.started_budget
 
     @property
     def log(self) -> str:
@@ -274,7 +274,7 @@ class RunWatch:
     def run(self, h: highspy.Highs, mip: bool) -> tuple[bool, highspy.HighsStatus | None]:
         """``h.run()``; a MIP in a thread that is left behind OVERRUN_GRACE after the deadline or a
         cancel.  Returns (finished, HiGHS's status)."""
-        self.at = self.options.budget.deadline + DEADLINE_GRACE
+        self.at = self.options.started_budget.deadline + DEADLINE_GRACE
         threads = self.options.threads
         if not mip:
             highs_process.use_threads(h, threads)
@@ -311,7 +311,7 @@ class RunWatch:
 
 def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) -> RunWatch:
     """Log, progress, cancel and time-limit callbacks on ``h``; run ``h`` through the result's run()."""
-    stop = options.budget.stop
+    stop = options.started_budget.stop
     on_log = options.on_log
     on_progress = options.on_progress
     last_report = [-math.inf]

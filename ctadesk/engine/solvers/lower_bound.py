@@ -97,7 +97,7 @@ def with_lower_bound(problem: CTAProblem, result: CTAResult, options: SolveOptio
     """
     if not result.verified:
         return result
-    certified = lower_bound(problem, options.begun().budget)
+    certified = lower_bound(problem, options.begun().started_budget)
     own = result.bound if result.bound is not None and math.isfinite(result.bound) else -math.inf
     if certified.value <= own:
         return result

@@ -139,7 +139,7 @@ def solve_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
                                      info={**retried.info, "ipm_status": result.info["highs_status"]})
             outcome = retry
     if fewest_changes and result.status is Status.OPTIMAL and result.verified and outcome.highs is not None \
-            and not options.budget.over():
+            and not options.started_budget.over():
         result = _with_fewest_changes(problem, model, outcome, result, options)
     return result
 
@@ -231,7 +231,7 @@ def infeasibility_message(problem: CTAProblem, outcome: HighsOutcome, senses: np
                           options: SolveOptions) -> str:
     """Name the relations and cells of a small conflict (HiGHS's IIS, looked for within the
     options' budget) for the user."""
-    rows, cols = irreducible_conflict(outcome.highs, options.begun().budget)
+    rows, cols = irreducible_conflict(outcome.highs, options.begun().started_budget)
     cells = np.unique(cols % problem.n_cells)
     fixed = "with the senses chosen " if senses is not None else ""
     text = f"no table {fixed}satisfies the relations, bounds and protection levels"

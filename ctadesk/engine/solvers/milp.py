@@ -99,10 +99,10 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions, starts: 
         return BigM(up_m, down_m, origin, np.zeros(free.size, bool), np.zeros(free.size, bool))
     reference = None
     options = options.begun()
-    quiet = options.within(options.budget.child(fraction=REFERENCE_SHARE), on_log=None, on_progress=None)
+    quiet = options.within(options.started_budget.child(fraction=REFERENCE_SHARE), on_log=None, on_progress=None)
     for senses in starts(problem):
         reference = solve_lp(problem, quiet, senses=senses)
-        if reference.verified or quiet.budget.over():
+        if reference.verified or quiet.started_budget.over():
             break
     weights = problem.weights[cells]
     if reference is not None and reference.verified:
@@ -188,7 +188,7 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
     solved = with_imbalance_cuts(problem, model) if cuts else model
     if radius is not None and start is not None:
         solved = within_radius(solved, *start, radius)
-    outcome = solve_model(solved, options.within(options.budget.child(fraction=MILP_SHARE)),
+    outcome = solve_model(solved, options.within(options.started_budget.child(fraction=MILP_SHARE)),
                           {"mip_rel_gap": float(options.gap), **cost_tolerances(model.cost)}, start=start)
     info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m.origin}
     bound, gap = outcome.bound, outcome.gap
@@ -281,7 +281,7 @@ def relations_admit_a_table(problem: CTAProblem, options: SolveOptions) -> bool:
     rhs = problem.deviation_rhs
     model = LinearModel(np.zeros(2 * n), np.zeros(2 * n), np.concatenate([upper_z, -lower_z]),
                         l1_matrix(problem), rhs, rhs)
-    quiet = options.begun().within(options.begun().budget, on_log=None, on_progress=None)
+    quiet = options.begun().within(options.begun().started_budget, on_log=None, on_progress=None)
     return solve_model(model, quiet, {"solver": "simplex"}).status is not Status.INFEASIBLE
 
 
@@ -292,11 +292,11 @@ def infeasibility_message(problem: CTAProblem, model, free: np.ndarray, options:
     text = "no table satisfies the relations, bounds and protection levels, whatever the senses"
     relaxed = dataclasses.replace(model, integer_columns=np.zeros(0, np.int64))
     options = options.begun()
-    outcome = solve_model(relaxed, options.within(options.budget, on_log=None, on_progress=None))
+    outcome = solve_model(relaxed, options.within(options.started_budget, on_log=None, on_progress=None))
     if outcome.status is not Status.INFEASIBLE:
         return text + ("; each sensitive cell can be protected on its own, but not all of them at once: "
                        "the soft-protection LP shows which cells fall short")
-    rows, cols = irreducible_conflict(outcome.highs, options.budget)
+    rows, cols = irreducible_conflict(outcome.highs, options.started_budget)
     n, m = problem.n_cells, problem.n_relations
     relations = rows[rows < m]
     cells = np.concatenate([cols[cols < 2 * n] % n,

@@ -258,7 +258,7 @@ def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions()
     if not result.verified and info["dropped_relations"]:
         return _fallback_lp(problem, options, senses, "a dropped relation was not implied by the others",
                             fewest_changes)
-    if fewest_changes and result.verified and not options.budget.over():
+    if fewest_changes and result.verified and not options.started_budget.over():
         face_lower, face_upper = optimal_face(problem, lower, upper, raise_cost, lower_cost)
         result = with_fewer_changes(problem, result, sparsest_on_face(
             problem, z, face_lower, face_upper, _sifting_from(problem, form, z), options))

@@ -44,7 +44,7 @@ def solve_soft_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
     started = time.perf_counter()
     options = options.begun()
     senses, origin = fixed_senses(problem, senses)
-    exact = solve_lp(problem, options.within(options.budget.child(fraction=0.5)), senses, explain=False)
+    exact = solve_lp(problem, options.within(options.started_budget.child(fraction=0.5)), senses, explain=False)
     if exact.protected:
         return exact.replace(method=METHOD, info={**exact.info, "relation_slack": 0.0, "protection_slack": 0.0,
                                                   "exact": "its senses admit a table: no slack used"})

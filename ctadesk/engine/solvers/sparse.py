@@ -82,7 +82,7 @@ def sparsest_on_face(problem: CTAProblem, z: np.ndarray, face_lower: np.ndarray,
     if movable > MILP_CELLS and problem.n_cells > REWEIGHT_CELLS:
         return None
     options = options.begun()
-    options = options.within(options.budget.child(fraction=SHARE), on_log=None, on_progress=None)
+    options = options.within(options.started_budget.child(fraction=SHARE), on_log=None, on_progress=None)
     best, count = None, int(np.count_nonzero(changed(problem, z)))
     if movable <= MILP_CELLS:
         exact = _milp(problem, z, face_lower, face_upper, float(problem.weights @ np.abs(z)), options)
@@ -91,7 +91,7 @@ def sparsest_on_face(problem: CTAProblem, z: np.ndarray, face_lower: np.ndarray,
         return None
     current = z
     for _ in range(REWEIGHT_ROUNDS):
-        if options.budget.over():
+        if options.started_budget.over():
             break
         found = weighted_l1(1.0 / (np.abs(current) + REWEIGHT_DELTA), face_lower, face_upper, options)
         if found is None:
