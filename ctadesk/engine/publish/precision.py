@@ -61,7 +61,7 @@ from ctadesk.engine.model import Distance
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.settings import HUBER_DELTA, MAX_DECIMALS
-from ctadesk.engine.solvers.finish import cells_changed, finish, senses_of, weighted_l1
+from ctadesk.engine.solvers.finish import finish, senses_of, weighted_l1
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, solve_model
 
 #: a cell's share of a model's objective for its change z (table units)
@@ -424,25 +424,25 @@ def _finished(problem: CTAProblem, result: CTAResult, values: np.ndarray, senses
     took and when the published table is proven within ``gap``: by the method's bound on the
     weighted absolute change (valid at any precision: tables on the grid are tables) for the L1
     models, by the model's own optimum for the others (``cost``: its objective is then the
-    published table's); else it is feasible."""
-    changed = cells_changed(problem, values)
-    info = {**info, "cells_changed": changed, "precision_from": how}
-    published_gap = None if result.bound is None else relative_gap(weighted_l1(problem, values), result.bound)
+    published table's); else it is feasible.  finish verifies the table and counts its weighted
+    absolute change (its objective) and the cells it changes, once: the gap is taken from those."""
     model_objective = math.nan if cost is None else float(np.sum(cost(values - problem.values)))
+    published = finish(problem, result.method, result.status, values, started=started, build_seconds=0.0,
+                       solve_seconds=time.perf_counter() - started, senses=senses,
+                       info={**info, "precision_from": how}, model_objective=model_objective)
+    published = published.replace(timings=_with_publishing(result.timings, published.timings))
+    if not published.verified:
+        return published
+    published_gap = None if result.bound is None else relative_gap(published.objective, result.bound)
     if cost is None:
         within = published_gap is not None and published_gap <= gap
     else:
         within = math.isfinite(result.model_objective) and relative_gap(model_objective, result.model_objective) <= gap
     proven = result.status is Status.OPTIMAL and same_senses and within
     status = Status.FEASIBLE if result.status is Status.OPTIMAL and not proven else result.status
-    published = finish(problem, result.method, status, values, started=started, build_seconds=0.0,
-                       solve_seconds=time.perf_counter() - started, senses=senses, info=info,
-                       model_objective=model_objective)
-    published = published.replace(timings=_with_publishing(result.timings, published.timings))
-    if not published.verified:
-        return published
-    message = f"protected table {grid_name(info['step'])}, {changed} cells changed; {how}; verified"
-    return published.replace(message=message, bound=result.bound, gap=published_gap)
+    message = (f"protected table {grid_name(info['step'])}, {published.info['cells_changed']} cells changed; {how}; "
+               "verified")
+    return published.replace(status=status, message=message, bound=result.bound, gap=published_gap)
 
 
 def _with_publishing(solved: Mapping[str, float], publishing: Mapping[str, float]) -> dict[str, float]:
