@@ -107,6 +107,8 @@ from ctadesk.io.csv_table import guess_csv_kind
 from ctadesk.io.project import Project
 
 RECENT_FILES = 8
+#: the window's size at its first start, and what a window manager's frame may add to it
+DEFAULT_SIZE, FRAME_ALLOWANCE = (1280, 820), (16, 48)
 OPEN_FILTER = open_filter()
 MICRODATA_FILTER = open_filter(Holds.MICRODATA)
 PROJECT_FORMAT = formats(Holds.PROJECT)[0]
@@ -123,6 +125,15 @@ TABULATE, SHEETS = "tabulate", "sheets"
 #: the window's background jobs (JobRunner.name): a protection run, an audit, reading or making a
 #: table, writing an export
 PROTECT, AUDIT, LOAD, EXPORT = "protect", "audit", "load", "export"
+
+
+def start_size(available: tuple[int, int]) -> tuple[int, int]:
+    """The window's size at its first start: DEFAULT_SIZE, less where the screen's ``available``
+    (width, height) is smaller, leaving FRAME_ALLOWANCE for the title bar and borders (a
+    1366 x 768 laptop, a 1400 x 900 screen with a panel).  A size saved by an earlier run is
+    restored instead, which Qt fits to the screen."""
+    return (min(DEFAULT_SIZE[0], available[0] - FRAME_ALLOWANCE[0]),
+            min(DEFAULT_SIZE[1], available[1] - FRAME_ALLOWANCE[1]))
 
 
 def _result_of(read: Any) -> tuple[Project, CTAResult | None]:
@@ -185,7 +196,7 @@ class MainWindow(QMainWindow):
         self._build_cell_dock()
         self._build_actions()
         self.statusBar().showMessage("Ready")
-        self.resize(1280, 820)
+        self.resize(*start_size(self.screen().availableGeometry().size().toTuple()))
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)

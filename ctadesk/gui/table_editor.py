@@ -69,6 +69,7 @@ class SliceSelector(QWidget):
             combo.clear()
             combo.addItems(names)
             combo.setCurrentIndex(min(default, len(names) - 1))
+            combo.setMinimumWidth(combo.sizeHint().width())  # never cut to "re", "in" in a narrow window
         self.columns.setEnabled(len(names) > 1)
         self._quiet = False
         self._rebuild_others()
