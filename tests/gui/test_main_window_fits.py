@@ -40,7 +40,7 @@ def _total_column_in_view(qtbot, window) -> None:
     qtbot.wait(50)
     left = view.columnViewportPosition(last)
     right = view.viewport().mapTo(window, view.viewport().rect().topLeft()).x() + left + view.columnWidth(last)
-    assert 0 <= left and left + view.columnWidth(last) <= view.viewport().width()
+    assert left >= 0 and left + view.columnWidth(last) <= view.viewport().width()
     assert right <= window.width() <= SCREEN[0] - FRAME_ALLOWANCE[0]
 
 
