@@ -98,14 +98,22 @@ def _records(path: Path, delimiter: str | None) -> tuple[list[tuple[int, list[st
     return csv_records(split_lines(text), delimiter, path), delimiter
 
 
-def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tuple[list[list[str]], CsvDialect]:
-    """The file's CSV records (blank lines too, as []), and its dialect (detect_dialect)."""
+def _lined_rows(path: Path, delimiter: str | None, decimal_comma: bool | None
+                ) -> tuple[list[tuple[int, list[str]]], CsvDialect]:
+    """The file's CSV records (blank lines too, as []) with the line each starts on, and its
+    dialect (detect_dialect)."""
     text = _text(path)
     try:
         dialect = detect_dialect(text, delimiter, decimal_comma)
     except csv.Error as error:
         raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
-    return [fields for _, fields in csv_records(split_lines(text), dialect.delimiter, path)], dialect
+    return csv_records(split_lines(text), dialect.delimiter, path), dialect
+
+
+def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tuple[list[list[str]], CsvDialect]:
+    """The file's CSV records (blank lines too, as []), and its dialect (detect_dialect)."""
+    records, dialect = _lined_rows(path, delimiter, decimal_comma)
+    return [fields for _, fields in records], dialect
 
 
 def guess_csv_kind(path: str | Path) -> str:
@@ -118,20 +126,18 @@ def guess_csv_kind(path: str | Path) -> str:
 
 def csv_kind(path: str | Path) -> tuple[str, str | None]:
     """guess_csv_kind's answer, and for 'microdata' why (naming a column and lines), else None."""
-    path = Path(path)
-    records, _ = _records(path, None)
-    records = [(line, row) for line, row in records if any(f.strip() for f in row)]
+    records, dialect = _lined_rows(Path(path), None, None)
     if len(records) < 2 or len(records[0][1]) < 2:
         return "wide", None
-    (_, header), body = records[0], records[1:]
+    header, body = records[0][1], [(line, row) for line, row in records[1:] if any(f.strip() for f in row)]
+    if not body:
+        return "wide", None
     why = microdata_reason(header, body)
     if why is not None:
         return "microdata", why
-    rows, dialect = _rows(path, None, None)
-    body_rows = [row for row in rows[1:] if any(f.strip() for f in row)]
     marks = (False, True) if dialect.decimal_comma is None else (dialect.decimal_comma,)
-    last_numbers = all(any(parse_number(row[-1], mark) is not None for mark in marks) for row in body_rows[:200])
-    first = [row[0].strip() for row in body_rows]
+    last_numbers = all(any(parse_number(row[-1], mark) is not None for mark in marks) for _, row in body[:200])
+    first = [row[0].strip() for _, row in body]
     return ("long" if last_numbers and len(set(first)) < len(first) else "wide"), None
 
 
