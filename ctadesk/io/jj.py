@@ -34,6 +34,9 @@ from ctadesk.io.numbers import finite_values, not_a_number
 from ctadesk.io.text import decode_text, read_bytes, read_lines, split_lines
 
 STATUSES = ("s", "u", "m", "z")
+#: the statuses' bytes (in lower case), for the cell lines read in bulk
+_STATUS_BYTES = np.zeros(256, bool)
+_STATUS_BYTES[[ord(status) for status in STATUSES]] = True
 _COEF = re.compile(r"\(\s*([^()\s]+)\s*\)")
 _WHOLE = re.compile(r"\+?[0-9]+")
 #: the fields of a cell line, parsed in one pass by np.loadtxt
@@ -134,13 +137,16 @@ def _bound_columns(lower: np.ndarray, upper: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(lower) | (lower == -np.inf)) and np.all(np.isfinite(upper) | (upper == np.inf)))
 
 
-def _checked_cells(index: np.ndarray, status: np.ndarray, numbers: list[np.ndarray], n: int) -> tuple | None:
+def _checked_cells(index: np.ndarray, status: np.ndarray, numbers: list[np.ndarray], n: int,
+                   statuses_known: bool = False) -> tuple | None:
     """The cell columns read in bulk (value, cost, lower, upper, lpl, upl, spl), in the order of
-    their indices, when they are right: each index 0..n-1 once, a known status, finite numbers and
-    bounds infinite only on their own side; None otherwise (the line-by-line reading names the fault)."""
+    their indices, when they are right: each index 0..n-1 once, a known status (checked by the
+    caller where ``statuses_known``), finite numbers and bounds infinite only on their own side;
+    None otherwise (the line-by-line reading names the fault)."""
     in_order = np.array_equal(index, np.arange(n))
     finite = [numbers[k] for k in (0, 1, 4, 5, 6)]
-    if not ((in_order or np.array_equal(np.sort(index), np.arange(n))) and np.all(np.isin(status, STATUSES))
+    if not ((in_order or np.array_equal(np.sort(index), np.arange(n)))
+            and (statuses_known or np.all(np.isin(status, STATUSES)))
             and all(np.all(np.isfinite(column)) for column in finite) and _bound_columns(numbers[2], numbers[3])):
         return None
     order = slice(None) if in_order else np.argsort(index)
@@ -298,7 +304,10 @@ def _bulk_cells(buffer: np.ndarray, line_starts: np.ndarray, line_ends: np.ndarr
                 return None
             columns[column, lines] = parsed[0]
         status[lines] = buffer[starts[3]] | np.uint8(0x20)  # in lower case
-    return _checked_cells(index, status.view("S1").astype("<U1"), list(columns), n)
+    if not np.all(_STATUS_BYTES[status]):
+        return None
+    # one letter a cell, as text: its byte widened to the code point numpy's one-letter strings hold
+    return _checked_cells(index, status.astype(np.uint32).view("U1"), list(columns), n, statuses_known=True)
 
 
 def _bulk_relations(buffer: np.ndarray, line_starts: np.ndarray, line_ends: np.ndarray,

@@ -55,6 +55,8 @@ REFUSED = {
     "a value 5x": ("0\n2\n0 5x 1 s 0 100 0 0 0\n1 5 1 s 0 100 0 0 0\n1\n0 2 : 0 (1) 1 (-1)\n", "value"),
     "a cell index 1.0": ("0\n2\n0 5 1 s 0 100 0 0 0\n1.0 5 1 s 0 100 0 0 0\n1\n0 2 : 0 (1) 1 (-1)\n",
                          "cell index '1.0'"),
+    "a status of a byte the file may hold, no status": (
+        "0\n2\n0 5 1 s 0 100 0 0 0\n1 5 1 E 0 100 0 0 0\n1\n0 2 : 0 (1) 1 (-1)\n", "status 'E'"),
 }
 
 
