@@ -15,8 +15,11 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(PY) -m ctadesk gui sample_data/cox_20x20.jj
 
+# the tests in one process per core (pytest-xdist; `make test TEST_WORKERS=0` runs them in this one);
+# worksteal: an idle worker takes tests queued for a busy one, so the long tests do not end the run alone
+TEST_WORKERS ?= auto
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest tests
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal tests
 
 # ruff and mypy, held to tools/lint_baseline.toml: their counts may only fall
 lint: $(STAMP)
