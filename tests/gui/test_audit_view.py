@@ -15,8 +15,8 @@ from ctadesk.app.session import Session
 from ctadesk.engine.audit import APriori, AttackerKnowledge, AuditCancelled, AuditResult, Capacity
 from ctadesk.engine.audit.verdicts import Verdicts
 from ctadesk.gui.audit_risk import RISK_COLOURS, RiskLevel
-from ctadesk.gui.main_window import AUDIT_CLEARED
 from ctadesk.gui.numbers import figure
+from ctadesk.gui.window_base import AUDIT_CLEARED
 
 from .conftest import solve_and_wait
 

@@ -4,7 +4,7 @@ picks the one for the weights the model panel shows."""
 
 import numpy as np
 
-import ctadesk.gui.main_window as main_window
+import ctadesk.gui.protect_flow as protect_flow
 from ctadesk.app.session import Session
 from ctadesk.gui.jobs import TABLE_WEIGHTS, UNIT_WEIGHTS, weight_advice
 
@@ -15,7 +15,7 @@ def test_the_advice_before_a_run_comes_from_the_load_job(qtbot, window, tmp_path
     path = tmp_path / "spanning.ctaproj"
     Session(_spanning_project()).save(path)
     worked_out_here = []
-    monkeypatch.setattr(main_window, "weight_advice", lambda project: worked_out_here.append(project))
+    monkeypatch.setattr(protect_flow, "weight_advice", lambda project: worked_out_here.append(project))
     window.model_panel.weights.setCurrentIndex(window.model_panel.weights.findData("unit"))
     assert window.open_path(path)
     kept, advice = window._advice

@@ -3,7 +3,7 @@ orders of magnitude with unit weights, and after a unit-weight run that distorte
 
 import numpy as np
 
-import ctadesk.gui.main_window as main_window
+import ctadesk.gui.protect_flow as protect_flow
 from ctadesk.app.weight_advice import WeightAdvice
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.table.structure import TableStructure
@@ -37,7 +37,7 @@ def test_a_unit_weight_run_that_distorts_a_cell_says_so_and_protects_again_on_on
     def advice(problem, adjusted):
         seen.append(float(problem.weights.max() - problem.weights.min()))
         return WeightAdvice("Unit weights moved cell X by 12,367 %.", (1,))
-    monkeypatch.setattr(main_window, "after_run", advice)
+    monkeypatch.setattr(protect_flow, "after_run", advice)
     window.model_panel.weights.setCurrentIndex(window.model_panel.weights.findData("unit"))
     solve_and_wait(qtbot, window, "auto")
     results = window.results
