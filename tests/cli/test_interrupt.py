@@ -18,8 +18,8 @@ import ctadesk.cli
 import ctadesk.cli.release
 from ctadesk.cli import console, main
 from ctadesk.cli.interrupt import EXIT_INTERRUPTED
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.solvers import highs
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.io.jj import read_jj, write_jj
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
@@ -48,7 +48,7 @@ def test_a_signal_to_the_process_group_ends_solve_with_its_best_table(tmp_path, 
     """SIGINT as a terminal's Ctrl-C sends it (to the whole process group, the portfolio's
     helper process included) once the MILP has an incumbent; SIGTERM as a job scheduler does."""
     table, out = tmp_path / "table.jj", tmp_path / "out.json"
-    write_jj(table, cox_table((20, 20, 20), seed=1)[1])
+    write_jj(table, cox_table((8, 8, 8), seed=1)[1])     # 154 free senses: the MILP and a helper process
     run = subprocess.Popen([sys.executable, "-m", "ctadesk", "solve", str(table), "--time-limit", "600",
                             "--log", "--json", str(out)],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, process_group=0)
@@ -73,6 +73,7 @@ def test_a_signal_to_the_process_group_ends_solve_with_its_best_table(tmp_path, 
             run.wait()
     reader.join(EXIT_WAIT)
     stderr = "".join(lines)
+    assert "('learning-milp')" in stderr, stderr[:3000]     # the portfolio, which starts the helper
     assert code == EXIT_INTERRUPTED, stderr[-3000:]
     assert "Traceback" not in stderr and "terminate called" not in stderr, stderr[-3000:]
     assert stderr.rstrip().splitlines()[-1] == (f"ctadesk: interrupted by {sent.name}: the run stopped early "

@@ -26,9 +26,11 @@ def test_jobs_on_a_local_cluster_publish_what_they_publish_here(tmp_path: Path):
     assert "nosuch" in there.outcomes[2].error
 
 
-def test_no_scheduler_answering_is_a_clear_error(tmp_path: Path):
+def test_no_scheduler_answering_is_a_clear_error(tmp_path: Path, monkeypatch):
     from ctadesk.engine.errors import CTAError
 
+    client = distributed.Client    # the batch waits 30 s for a scheduler; the test, 1 s
+    monkeypatch.setattr(distributed, "Client", lambda address, timeout: client(address, timeout=1))
     micro(tmp_path, np.random.default_rng(5))
     path = job_file(tmp_path, [("a", SPANS[0], 1)])
     with pytest.raises(CTAError, match="no Dask scheduler answers"):
