@@ -154,7 +154,9 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
                 growth := pattern_entries(A[rows], movable) / pattern_entries(A[first], movable)) > PATTERN_GROWTH:
             notes.append(f"{rows.size} relations would grow the Newton system's pattern {growth:.2f} times")
             return None, "; ".join(notes)
-        z, pi[rows], note = _dual_newton(A[rows], d[rows], row_scale[rows], weights, lower, upper, pi[rows], options)
+        every = rows.size == A.shape[0]
+        z, pi[rows], note = _dual_newton(A if every else A[rows], d[rows], row_scale[rows], weights, lower, upper,
+                                         pi[rows], options)
         notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
         if z is None:
             return None, "; ".join(notes)
@@ -353,7 +355,7 @@ class _Pattern:
         cells = np.flatnonzero(movable)
         if relation_degree(A, cells) > SPARSE_DEGREE:
             return None
-        columns = sp.csc_array(A[:, cells])
+        columns = A.tocsc() if cells.size == A.shape[1] else sp.csc_array(A[:, cells])
         columns.sort_indices()
         column_of = np.repeat(np.arange(cells.size), np.diff(columns.indptr))
         partners = columns.indptr[column_of + 1] - np.arange(columns.nnz)     # entries from here to the column's end
@@ -453,18 +455,21 @@ class _NewtonSystems:
     def step(self, free: np.ndarray, gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(the system's diagonal, its shifted solution for ``gradient``)."""
         m = self.A.shape[0]
+        hessian = None
         if self.pattern is not None:
             data, diagonal, shift = self.pattern.entries(free)
-            scale = self.half_inverse * free
-            shifted = spla.LinearOperator((m, m), matvec=lambda x: self.A @ (scale * (self.At @ x)) + shift * x)
             factorise = functools.partial(self._pattern_factor, data, free)
         else:
             hessian = self._hessian(free)
             diagonal = hessian.diagonal()
-            shifted = hessian + sp.diags_array(_shift(diagonal))
             factorise = functools.partial(_factor, hessian)
         changed = int(np.count_nonzero(free != self.free))
         if self.iterations > min(changed, REUSE_MIN_ITERATIONS) and changed <= REUSE_SHARE * np.count_nonzero(free):
+            if hessian is None:
+                scale = self.half_inverse * free
+                shifted = spla.LinearOperator((m, m), matvec=lambda x: self.A @ (scale * (self.At @ x)) + shift * x)
+            else:
+                shifted = spla.aslinearoperator(hessian + sp.diags_array(_shift(diagonal)))
             count = itertools.count(1)
             began = time.perf_counter()
             step, info = spla.cg(shifted, gradient, rtol=1e-8, maxiter=self.iterations,
