@@ -24,9 +24,9 @@ import scipy.sparse as sp
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
+from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.finish import describe, finish, senses_of
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, cost_tolerances, irreducible_conflict, solve_model
-from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import CONFLICT_NAMES, deviation_bounds, l1_column_bounds, l1_matrix, solve_lp
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
@@ -37,9 +37,15 @@ METHOD = "milp"
 #: them (ctadesk.engine.senses.feasible_start.starting_senses: the ordering heuristic's, then the
 #: 2-SAT start's), as choosing senses is not a solver's business
 SenseStarts = Callable[[CTAProblem], Iterable[np.ndarray]]
-#: a big-M more than this many times the table's largest value or protection level is replaced by
-#: the move a fixed-sense LP's cost allows, where that is smaller (HiGHS takes y = 1e-6 as integral)
+#: no big-M exceeds this many times the table's largest value or protection level: a larger one is
+#: replaced by the move a fixed-sense LP's cost allows, or failing that by this cap, certified
+#: afterwards by the optimum's own cost (big_m; HiGHS takes y = 1e-6 as integral, and its LPs go
+#: wrong with bounds near 1e16 times its tolerances)
 LARGE_M = 1e3
+#: nor this, in the model's own units (a method's are the table's: engine/table/units.py): HiGHS's
+#: tolerances are absolute (1e-6 for a MIP's feasibility), and with M = 1e9 on cells of about 1 its
+#: LP bound went above the optimum (big_m)
+MAX_M = 1e7
 #: share of the time left that the big-M's reference LPs may take
 REFERENCE_SHARE = 0.25
 #: share of the time left that HiGHS's branch and cut takes; the rest is for the polishing LP (and
@@ -79,12 +85,17 @@ def no_starts(problem: CTAProblem) -> Iterator[np.ndarray]:
 
 
 def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions, starts: SenseStarts = no_starts) -> BigM:
-    """Finite U (up) and L (down) for the free sensitive cells ``free`` (positions in sensitive).
+    """Finite U (up) and L (down) for the free sensitive cells ``free`` (positions in sensitive),
+    never more than LARGE_M times the table's largest value or protection level, nor MAX_M.
 
-    From bound propagation (valid for every table); where that leaves a bound infinite or huge
-    (LARGE_M), also from the objective F of a fixed-sense LP (no table cheaper than F moves cell i
-    by more than F / w_i; senses: the first of ``starts`` whose LP has a table), and failing both a
-    generous multiple of the table's size (guessed).
+    From bound propagation (valid for every table); where that leaves a bound above the cap, also
+    from the objective F of a fixed-sense LP (no table cheaper than F moves cell i by more than
+    F / w_i; senses: the first of ``starts`` whose LP has a table).  Where both leave it above the
+    cap (or infinite), M is the cap and counts as guessed: an optimum found with it is certified
+    afterwards from its own cost (BigM.certifies).  An M above the cap is never used: on the 4-D
+    cross-check table 2:34 (cells of at most 16 table units, bounds of 1e9) propagation alone gave
+    M = 8e9, HiGHS warned of bounds 8e15 times its feasibility tolerance, and its root LP put the
+    bound 8.5 % above the optimum found by enumerating the senses (3:82: 30 % with M = 2e12).
     """
     lower, upper = propagated_deviation_bounds(problem)
     cells = problem.sensitive[free]
@@ -95,8 +106,10 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions, starts: 
     magnitude = max(float(np.abs(problem.values).max(initial=0.0)),
                     float(problem.upper_protection.max(initial=0.0)),
                     float(problem.lower_protection.max(initial=0.0)), 1e-300)
-    if np.all(up_m <= LARGE_M * magnitude) and np.all(down_m <= LARGE_M * magnitude):
-        return BigM(up_m, down_m, origin, np.zeros(free.size, bool), np.zeros(free.size, bool))
+    cap = min(LARGE_M * magnitude, MAX_M)
+    none = np.zeros(free.size, bool)
+    if np.all(up_m <= cap) and np.all(down_m <= cap):
+        return BigM(up_m, down_m, origin, none, none)
     reference = None
     options = options.begun()
     quiet = options.within(options.started_budget.child(fraction=REFERENCE_SHARE), on_log=None, on_progress=None)
@@ -110,12 +123,10 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions, starts: 
             by_objective = np.where(weights > 0, reference.objective / weights, np.inf)
         up_m, down_m = np.minimum(up_m, by_objective), np.minimum(down_m, by_objective)
         origin = "propagation and a fixed-sense LP"
-    generous = 10.0 * (np.abs(problem.values).sum() + problem.upper_protection.sum()
-                       + problem.lower_protection.sum() + 1.0)
-    if not (np.isfinite(up_m).all() and np.isfinite(down_m).all()):
-        origin += "; a guessed M (ten times the table) where the table gives none"
-    return BigM(np.where(np.isfinite(up_m), up_m, generous), np.where(np.isfinite(down_m), down_m, generous),
-                origin, ~np.isfinite(up_m), ~np.isfinite(down_m),
+    guessed_up, guessed_down = up_m > cap, down_m > cap
+    if guessed_up.any() or guessed_down.any():
+        origin += f"; a guessed M of {cap:.3g} where the table gives none as small"
+    return BigM(np.minimum(up_m, cap), np.minimum(down_m, cap), origin, guessed_up, guessed_down,
                 reference if reference is not None and reference.verified else None)
 
 
@@ -334,7 +345,8 @@ def polish(problem: CTAProblem, options: SolveOptions, result: CTAResult, status
         status = Status.FEASIBLE if status is Status.OPTIMAL else status
     why = "missed verification by a hair" if not result.verified else \
         f"cost {result.objective:.10g}, more than the LP with its senses" if cheaper else \
-        f"changed {result.info['cells_changed']} cells, the LP's table of the same cost {polished.info['cells_changed']}"
+        f"changed {result.info['cells_changed']} cells, the LP's table of the same cost " \
+        f"{polished.info['cells_changed']}"
     return polished.replace(method=METHOD, status=status, bound=result.bound, gap=gap,
                             log=result.log + polished.log, timings=timings,
                             info={**result.info, "polished_by_lp": True},

@@ -1,23 +1,26 @@
+import dataclasses
 import threading
 import time
 
 import highspy
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from ctadesk.engine.table.generate import cox_table
+from ctadesk.engine.methods import solve
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses import ordering_senses
 from ctadesk.engine.senses.feasible_start import starting_senses
-from ctadesk.engine.methods import solve
 from ctadesk.engine.solvers.highs import run_outcome, solve_model
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
+from ctadesk.engine.table.generate import cox_table
+from tests.timing import timed
 
 from .conftest import locked_problem, thesis_problem
-from tests.timing import timed
 
 
 def test_thesis_example_with_free_senses_is_at_most_20():
@@ -182,3 +185,75 @@ def test_a_search_near_a_table_changes_at_most_radius_senses_and_claims_no_bound
     assert result.objective <= start_table.objective * (1 + 1e-9)
     if radius == 0:
         assert result.objective == pytest.approx(start_table.objective, rel=1e-9)
+
+
+# ------------------------------------------------------------------ big-M and claims, against enumeration
+def _in_table_units(problem: CTAProblem) -> CTAProblem:
+    from ctadesk.engine.table.units import in_units, table_unit, weight_unit
+
+    return in_units(problem, table_unit(problem), weight_unit(problem))
+
+
+def _claims_hold(problem: CTAProblem, cuts: bool) -> None:
+    """solve_milp as the heuristics call it (no reference table for the big-M, no certified bound)
+    claims no bound above the optimum found by enumerating the senses, and "optimal" only within
+    the gap of it."""
+    from tests.crosscheck.checker import reference
+
+    found = reference(problem, max_free=7)
+    if found.status != "optimal":
+        return
+    tolerance = 1e-6 * (abs(found.objective) + float(problem.weights.sum()))
+    result = solve_milp(problem, SolveOptions(time_limit=10, threads=1), cuts=cuts, certify=False)
+    assert result.bound is None or result.bound <= found.objective + tolerance, (result.bound, found.objective)
+    if result.status is Status.OPTIMAL:
+        assert result.objective <= found.objective * (1 + 1e-4) + tolerance, (result.objective, found.objective)
+
+
+@pytest.mark.parametrize("spec, cuts", [
+    # 3:82 of the cross-check: propagation's M of 2e12 (bounds of 1e9 on cells of ~1): HiGHS's root
+    # LP bound 1.4170 and "optimal" 1.3815 against the enumerated optimum 1.0635
+    ("Spec(seed=437571764, magnitude='small', zeros=True, bounds='mixed', at_bounds=True, rhs='published', "
+     "protection='asymmetric', sensitive=10, weights='inverse')", False),
+    # 2:34, 4-D: M = 8e9, with the imbalance cuts "optimal" 6.4636 against 5.9578
+    ("Spec(seed=2018001088, dimension=4, size='small', hierarchical=True, magnitude='small', zeros=True, "
+     "bounds='huge', rhs='shift', sensitive=7)", True),
+])
+def test_a_huge_propagated_big_m_claims_nothing_false(spec, cuts):
+    from tests.crosscheck.instances import Spec, build
+
+    _claims_hold(_in_table_units(build(eval(spec, {"Spec": Spec})).problem), cuts)
+
+
+def test_a_big_m_above_the_cap_is_capped_and_counted_guessed():
+    from ctadesk.engine.solvers.milp import LARGE_M, MAX_M, big_m
+
+    _, problem = cox_table((4, 4, 3), 2)
+    loose = problem.replace(lower=problem.values - 1e9, upper=problem.values + 1e9)
+    free = np.arange(loose.sensitive.size)
+    m = big_m(loose, free, SolveOptions())
+    cap = min(LARGE_M * np.abs(loose.values).max(), MAX_M)
+    assert m.up.max() <= cap and m.down.max() <= cap and m.guessed.all()
+    # an optimum cheaper than every guessed cell's w M is certified, a dearer one is not
+    assert m.certifies(loose, free, 1.0) and not m.certifies(loose, free, 2 * cap * loose.weights.max())
+    result = solve_milp(loose)
+    assert result.status is Status.OPTIMAL and result.info.get("big_m_certified", True)
+    # the same optimum as with M from a fixed-sense LP's cost (valid for every cheaper table)
+    assert result.objective == pytest.approx(solve_milp(loose, starts=starting_senses).objective, rel=1e-6)
+
+
+def _huge_bound_specs():
+    from tests.crosscheck.instances import specs
+
+    return specs(max_sensitive=5).filter(lambda s: not s.infeasible).flatmap(
+        lambda s: st.sampled_from(("huge", "marker", "mixed")).map(lambda b: dataclasses.replace(s, bounds=b)))
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(spec=_huge_bound_specs(), cuts=st.booleans())
+def test_solve_milp_claims_hold_against_enumerated_senses(spec, cuts):
+    from tests.crosscheck.instances import build
+
+    problem = build(spec).problem
+    assume(problem is not None)
+    _claims_hold(_in_table_units(problem), cuts)
