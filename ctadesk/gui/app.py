@@ -209,6 +209,7 @@ def self_test(out: TextIO = sys.stdout) -> int:
             session.export("release", release)
             report(f"release workbook written ({release.stat().st_size:,} bytes)")
             window.close()
+            window.settings.sync()  # written now: at the window's deletion the folder would be made again
         except Exception as error:  # the self-test's edge: one line saying what failed
             print(f"self-test FAILED: {error}", file=out, flush=True)
             return 1

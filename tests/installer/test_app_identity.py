@@ -4,8 +4,10 @@ self-test, checked in the default run (the bundle itself: test_bundle.py, `make 
 from __future__ import annotations
 
 import configparser
+import gc
 import io
 import struct
+import tempfile
 import xml.etree.ElementTree as ElementTree
 from importlib.metadata import version
 
@@ -69,12 +71,18 @@ def test_help_about_shows_the_version(qtbot, tmp_path):
     box.close()
 
 
-def test_self_test_protects_a_sample_and_writes_a_release_workbook(qapp):
+def test_self_test_protects_a_sample_and_writes_a_release_workbook(qapp, tmp_path, monkeypatch):
+    """... and leaves nothing in the temporary folder, its window deleted too (its settings were
+    once written at the deletion, making the self-test's folder again)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     out = io.StringIO()
     assert self_test(out) == 0, out.getvalue()
     report = out.getvalue()
     assert "window shown" in report and "release workbook written" in report
     assert report.rstrip().splitlines()[-1].startswith("self-test passed in")
+    qapp.processEvents()
+    gc.collect()
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_failing_self_test_names_the_step_and_exits_1(qapp, monkeypatch):
