@@ -17,17 +17,16 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QApplication
-
-import numpy as np
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ctadesk.app import WIDENING_SEED, files
+from ctadesk.app.formats import microdata_columns
 from ctadesk.gui.generator import GeneratorSpec
 from ctadesk.gui.import_dialogs import ExcelImportDialog, MicrodataDialog
 from ctadesk.gui.main_window import MainWindow
-from ctadesk.io.microdata import microdata_columns
 
 OUT = Path(__file__).resolve().parent / "screenshots"
 GUIDE = Path(__file__).resolve().parent / "user-guide" / "images"
@@ -88,6 +87,8 @@ def layout_workbook(path: Path) -> Path:
 
 def main(argv: list[str]) -> int:
     app = QApplication(sys.argv[:1])
+    # the windows here replace their tables without saving them: the unsaved-work question is answered Discard
+    QMessageBox.question = staticmethod(lambda *args, **kwargs: QMessageBox.StandardButton.Discard)
     if "--guide" not in argv:
         readme_images(app)
     guide_images(app)
@@ -201,6 +202,11 @@ def guide_images(app: QApplication) -> None:
     dialog.show()
     settle(app)
     dialog.grab().save(str(GUIDE / "import-excel.png"))
+    dialog.reject()
+    dialog = ExcelImportDialog(Path("sample_data/business_microdata.xlsx"), window)  # records: tabulate them
+    dialog.show()
+    settle(app)
+    dialog.grab().save(str(GUIDE / "import-excel-microdata.png"))
     dialog.reject()
 
     microdata = Path("sample_data/business_microdata.csv")
