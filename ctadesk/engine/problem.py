@@ -28,6 +28,14 @@ BOUND_RTOL = 1e-9
 NO_BOUND = 1e20
 
 
+def _safe_value_fits(a: np.ndarray, lower: np.ndarray, upper: np.ndarray, lower_protection: np.ndarray,
+                     upper_protection: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per sensitive cell of value a: does a + upl fit under upper, does a - lpl fit over lower
+    (within BOUND_RTOL of max(1, |a|))."""
+    scale = BOUND_RTOL * np.maximum(1.0, np.abs(a))
+    return a + upper_protection <= upper + scale, a - lower_protection >= lower - scale
+
+
 def _frozen(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
     return array
@@ -78,6 +86,7 @@ class CTAProblem:
     senses: np.ndarray
     cell_label: Callable[[int], str] | None
     relation_label: Callable[[int], str] | None
+    _fits: tuple[np.ndarray, np.ndarray] = dataclasses.field(init=False, repr=False)
 
     def __init__(self, values: ArrayLike, relations: sp.sparray | sp.spmatrix | ArrayLike,
                  rhs: ArrayLike | None = None, lower: ArrayLike | None = None, upper: ArrayLike | None = None,
@@ -86,13 +95,124 @@ class CTAProblem:
                  fixed: ArrayLike | None = None, senses: ArrayLike | None = None,
                  cell_label: Callable[[int], str] | None = None,
                  relation_label: Callable[[int], str] | None = None) -> None:
-        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
-        set_("cell_label", cell_label)
-        set_("relation_label", relation_label)
-        a = np.array(values, dtype=float, copy=True).reshape(-1)
-        n = a.size
-        self._check_finite("value", a)
+        object.__setattr__(self, "cell_label", cell_label)
+        object.__setattr__(self, "relation_label", relation_label)
+        self._settle({"values": values, "relations": relations, "rhs": rhs, "lower": lower, "upper": upper,
+                      "weights": weights, "sensitive": sensitive, "lower_protection": lower_protection,
+                      "upper_protection": upper_protection, "fixed": fixed, "senses": senses}, None)
 
+    def _settle(self, given: dict[str, Any], base: CTAProblem | None) -> None:
+        """Validate and set the array fields in ``given``, read-only: every field when ``base`` is
+        None, else those that change from ``base`` (a validated problem whose other fields this one
+        shares).  A check runs when any field it reads is in ``given``: the others passed on ``base``
+        and read the same arrays, so the first check that fails is the one the whole validation
+        would fail first, with the same message."""
+        touched = set(given)
+        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731
+        field = lambda name: given[name] if name in given else getattr(base, name)  # noqa: E731
+
+        a = np.array(given["values"], dtype=float, copy=True).reshape(-1) if "values" in given else self.values
+        n = a.size
+        if "values" in given:
+            self._check_finite("value", a)
+        if base is not None and n != base.n_cells:
+            touched |= {f.name for f in dataclasses.fields(self) if f.init}
+
+        if "relations" in touched:
+            matrix = self._matrix(field("relations"), n)
+            touched.add("rhs")
+        else:
+            matrix = self.relations
+        b = self._rhs(field("rhs"), matrix) if "rhs" in touched else self.rhs
+
+        low = self._bound("lower", field("lower"), n, -np.inf) if "lower" in touched else self.lower
+        up = self._bound("upper", field("upper"), n, np.inf) if "upper" in touched else self.upper
+        if touched & {"values", "lower", "upper"}:
+            outside = np.flatnonzero((low > a) | (up < a))
+            if outside.size:
+                i = int(outside[0])
+                raise ProblemError(
+                    f"{self.describe_cell(i)}: bounds [{low[i]:g}, {up[i]:g}] exclude its value {a[i]:g}"
+                )
+
+        w = _vector("weights", field("weights"), n, 1.0) if "weights" in touched else self.weights
+        if "weights" in touched:
+            bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+            if bad.size:
+                raise ProblemError(
+                    f"{self.describe_cell(int(bad[0]))}: weight {w[bad[0]]:g} must be finite and >= 0")
+
+        held = self._fixed(field("fixed"), n) if "fixed" in touched else self.fixed
+        if touched & {"values", "lower", "upper", "fixed"} and held.any():
+            low = low if "lower" in touched else low.copy()
+            up = up if "upper" in touched else up.copy()
+            low[held] = a[held]
+            up[held] = a[held]
+
+        order: np.ndarray | slice
+        if "sensitive" in touched:
+            cells, order = self._sensitive(field("sensitive"), n)
+            touched |= {"lower_protection", "upper_protection", "senses"}
+        else:
+            cells, order = self.sensitive, slice(None)
+        s = cells.size
+        levels = []
+        for name, words in (("lower_protection", "lower protection level"),
+                            ("upper_protection", "upper protection level")):
+            if name not in touched:
+                levels.append(getattr(self, name))
+                continue
+            level = _vector(name, field(name), s, 0.0)[order]
+            bad = np.flatnonzero(~np.isfinite(level) | (level < 0))
+            if bad.size:
+                raise ProblemError(
+                    f"{self.describe_cell(int(cells[bad[0]]))}: {words} {level[bad[0]]:g} must be finite and >= 0")
+            levels.append(level)
+        lpl, upl = levels
+        if "senses" in touched:
+            chosen = _vector("senses", field("senses"), s, SENSE_FREE, dtype=np.int8)[order]
+            if np.any(~np.isin(chosen, (SENSE_DOWN, SENSE_FREE, SENSE_UP))):
+                raise ProblemError("senses must be +1 (up), -1 (down) or 0 (free)")
+        else:
+            chosen = self.senses
+
+        if touched & {"fixed", "sensitive", "lower_protection", "upper_protection"}:
+            protected_but_fixed = cells[held[cells] & ((lpl > 0) | (upl > 0))]
+            if protected_but_fixed.size:
+                raise ProblemError(
+                    f"{self.describe_cell(int(protected_but_fixed[0]))} is sensitive but may not change")
+        if touched & {"values", "lower", "upper", "fixed", "sensitive", "lower_protection", "upper_protection"}:
+            fits = _safe_value_fits(a[cells], low[cells], up[cells], lpl, upl)
+            up_ok, down_ok = fits
+            neither = np.flatnonzero(~up_ok & ~down_ok)
+            if neither.size:
+                k = int(neither[0])
+                i = int(cells[k])
+                raise ProblemError(
+                    f"{self.describe_cell(i)}: both safe values {a[i] - lpl[k]:g} and {a[i] + upl[k]:g} "
+                    f"lie outside its bounds [{low[i]:g}, {up[i]:g}]"
+                )
+            touched.add("senses")
+        else:
+            fits = self._fits
+            up_ok, down_ok = fits
+        if "senses" in touched:
+            conflict = np.flatnonzero(((chosen == SENSE_UP) & ~up_ok) | ((chosen == SENSE_DOWN) & ~down_ok))
+            if conflict.size:
+                k = int(conflict[0])
+                word = "up" if chosen[k] == SENSE_UP else "down"
+                raise ProblemError(
+                    f"{self.describe_cell(int(cells[k]))}: the given sense '{word}' puts it outside its bounds")
+
+        set_("relations", matrix)
+        for name, array in (("values", a), ("rhs", b), ("lower", low), ("upper", up), ("weights", w),
+                            ("fixed", held), ("sensitive", cells), ("lower_protection", lpl),
+                            ("upper_protection", upl), ("senses", chosen)):
+            set_(name, _frozen(array))
+        set_("_fits", tuple(_frozen(ok) for ok in fits))
+
+    def _matrix(self, relations: sp.sparray | sp.spmatrix | ArrayLike, n: int) -> sp.csr_array:
+        """The relations as a CSR array of n columns, duplicates summed, zeros dropped, all finite."""
         if sp.issparse(relations):
             matrix = sp.csr_array(relations, dtype=float)
         else:
@@ -108,44 +228,38 @@ class CTAProblem:
             row = int(np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))[
                 ~np.isfinite(matrix.data)][0])
             raise ProblemError(f"{self.describe_relation(row)} has a coefficient that is NaN or infinite")
-        m = matrix.shape[0]
+        return matrix
 
-        b = _vector("rhs", rhs, m, 0.0)
+    def _rhs(self, rhs: ArrayLike | None, matrix: sp.csr_array) -> np.ndarray:
+        """b: one finite entry per relation, zero on a relation of no cells."""
+        b = _vector("rhs", rhs, matrix.shape[0], 0.0)
         if not np.all(np.isfinite(b)):
             row = int(np.flatnonzero(~np.isfinite(b))[0])
             raise ProblemError(f"{self.describe_relation(row)}: right-hand side is NaN or infinite")
-        empty_rows = np.diff(matrix.indptr) == 0
-        bad = np.flatnonzero(empty_rows & (b != 0))
+        bad = np.flatnonzero((np.diff(matrix.indptr) == 0) & (b != 0))
         if bad.size:
             raise ProblemError(
                 f"{self.describe_relation(int(bad[0]))} has no cells but a right-hand side of {b[bad[0]]:g}")
+        return b
 
-        low = _vector("lower", lower, n, -np.inf)
-        up = _vector("upper", upper, n, np.inf)
-        low[low <= -NO_BOUND] = -np.inf
-        up[up >= NO_BOUND] = np.inf
-        for name, bound in (("lower bound", low), ("upper bound", up)):
-            nan = np.flatnonzero(np.isnan(bound))
-            if nan.size:
-                raise ProblemError(f"{self.describe_cell(int(nan[0]))}: {name} is NaN")
-        outside = np.flatnonzero((low > a) | (up < a))
-        if outside.size:
-            i = int(outside[0])
-            raise ProblemError(
-                f"{self.describe_cell(i)}: bounds [{low[i]:g}, {up[i]:g}] exclude its value {a[i]:g}"
-            )
+    def _bound(self, name: str, bound: ArrayLike | None, n: int, default: float) -> np.ndarray:
+        """A lower or upper bound per cell, +-NO_BOUND and beyond made infinite, none NaN."""
+        array = _vector(name, bound, n, default)
+        array[(array <= -NO_BOUND) if default < 0 else (array >= NO_BOUND)] = default
+        nan = np.flatnonzero(np.isnan(array))
+        if nan.size:
+            raise ProblemError(f"{self.describe_cell(int(nan[0]))}: {name} bound is NaN")
+        return array
 
-        w = _vector("weights", weights, n, 1.0)
-        bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
-        if bad.size:
-            raise ProblemError(f"{self.describe_cell(int(bad[0]))}: weight {w[bad[0]]:g} must be finite and >= 0")
-
+    @staticmethod
+    def _fixed(fixed: ArrayLike | None, n: int) -> np.ndarray:
         held = np.zeros(n, bool) if fixed is None else np.array(fixed, dtype=bool, copy=True).reshape(-1)
         if held.shape != (n,):
             raise ProblemError(f"fixed has {held.size} entries, expected {n}")
-        low[held] = a[held]
-        up[held] = a[held]
+        return held
 
+    def _sensitive(self, sensitive: ArrayLike | None, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The sensitive cells ascending, each once and in the table, and the order that sorts them."""
         cells = (np.zeros(0, np.int64) if sensitive is None
                  else np.array(sensitive, dtype=np.int64, copy=True).reshape(-1))
         out_of_range = cells[(cells < 0) | (cells >= n)]
@@ -156,44 +270,7 @@ class CTAProblem:
         duplicated = cells[1:][cells[1:] == cells[:-1]]
         if duplicated.size:
             raise ProblemError(f"{self.describe_cell(int(duplicated[0]))} is listed as sensitive twice")
-        s = cells.size
-        lpl = _vector("lower_protection", lower_protection, s, 0.0)[order]
-        upl = _vector("upper_protection", upper_protection, s, 0.0)[order]
-        for name, level in (("lower protection level", lpl), ("upper protection level", upl)):
-            bad = np.flatnonzero(~np.isfinite(level) | (level < 0))
-            if bad.size:
-                raise ProblemError(
-                    f"{self.describe_cell(int(cells[bad[0]]))}: {name} {level[bad[0]]:g} must be finite and >= 0")
-        given = _vector("senses", senses, s, SENSE_FREE, dtype=np.int8)[order]
-        if np.any(~np.isin(given, (SENSE_DOWN, SENSE_FREE, SENSE_UP))):
-            raise ProblemError("senses must be +1 (up), -1 (down) or 0 (free)")
-
-        set_("relations", matrix)
-        for name, array in (("values", a), ("rhs", b), ("lower", low), ("upper", up), ("weights", w),
-                            ("fixed", held), ("sensitive", cells), ("lower_protection", lpl),
-                            ("upper_protection", upl), ("senses", given)):
-            set_(name, array)
-
-        protected_but_fixed = cells[held[cells] & ((lpl > 0) | (upl > 0))]
-        if protected_but_fixed.size:
-            raise ProblemError(f"{self.describe_cell(int(protected_but_fixed[0]))} is sensitive but may not change")
-        up_ok, down_ok = self.safe_value_fits()
-        neither = np.flatnonzero(~up_ok & ~down_ok)
-        if neither.size:
-            k = int(neither[0])
-            i = int(cells[k])
-            raise ProblemError(
-                f"{self.describe_cell(i)}: both safe values {a[i] - lpl[k]:g} and {a[i] + upl[k]:g} "
-                f"lie outside its bounds [{low[i]:g}, {up[i]:g}]"
-            )
-        conflict = np.flatnonzero(((given == SENSE_UP) & ~up_ok) | ((given == SENSE_DOWN) & ~down_ok))
-        if conflict.size:
-            k = int(conflict[0])
-            word = "up" if given[k] == SENSE_UP else "down"
-            raise ProblemError(
-                f"{self.describe_cell(int(cells[k]))}: the given sense '{word}' puts it outside its bounds")
-        for array in (a, b, low, up, w, held, cells, lpl, upl, given):
-            _frozen(array)
+        return cells, order
 
     # ----------------------------------------------------------------- naming
     def describe_cell(self, i: int) -> str:
@@ -228,12 +305,9 @@ class CTAProblem:
         return int(self.sensitive.size)
 
     def safe_value_fits(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per sensitive cell: does a + upl fit under u, does a - lpl fit over l."""
-        a = self.values[self.sensitive]
-        scale = BOUND_RTOL * np.maximum(1.0, np.abs(a))
-        up_ok = a + self.upper_protection <= self.upper[self.sensitive] + scale
-        down_ok = a - self.lower_protection >= self.lower[self.sensitive] - scale
-        return up_ok, down_ok
+        """Per sensitive cell: does a + upl fit under u, does a - lpl fit over l (read-only,
+        worked out once when the problem was validated)."""
+        return self._fits
 
     @property
     def forced_senses(self) -> np.ndarray:
@@ -255,8 +329,20 @@ class CTAProblem:
         return self.rhs - self.relations @ self.values
 
     def replace(self, **changes: Any) -> CTAProblem:
-        """A new, re-validated problem with some fields changed."""
-        return dataclasses.replace(self, **changes)
+        """A new problem with some fields changed, as valid as one constructed with them: the
+        fields given are validated and so is every check across fields that reads one of them
+        (``_settle``); the unchanged fields' own checks passed on this problem, and their
+        read-only arrays are shared rather than copied and checked again."""
+        unknown = changes.keys() - {f.name for f in dataclasses.fields(self) if f.init}
+        if unknown:
+            raise TypeError(f"CTAProblem has no field {sorted(unknown)[0]!r}")
+        changed = object.__new__(type(self))
+        changed.__dict__.update(self.__dict__)
+        for name in ("cell_label", "relation_label"):
+            if name in changes:
+                object.__setattr__(changed, name, changes.pop(name))
+        changed._settle(changes, self)
+        return changed
 
     def with_senses(self, senses: np.ndarray) -> CTAProblem:
         """The same problem with every sensitive cell's sense fixed."""
