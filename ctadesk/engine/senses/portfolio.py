@@ -20,7 +20,11 @@ optimal (``.venv/bin/python benchmarks/heuristics.py 60 10x10x10`` prints the
 portfolios' tables beside the plain MILP's).  A heuristic round from a start it
 has had before repeats itself (learning is deterministic: a helper without
 other work spends much of its time on such repeats); once every start has had
-its round, the helper searches instead with the MILP near the best table (solve_milp's radius: local branching).
+its round, the helper searches instead with the MILP near the best table, in turn within a few
+flips of it (solve_milp's radius: local branching, Fischetti & Lodi 2003) and over the senses on
+which it and another good table disagree (a crossing of the two, in the spirit of the combination
+step of scatter search, Cox 2005b, and of Rothberg's 2007 crossover of MIP solutions): the tables
+either side finds are kept in a small pool for these crossings.
 The answer is the better table of the two with the MILP's proven bound and
 the certified gap: never worse than the plain MILP given the same time, apart
 from noise.
@@ -41,7 +45,7 @@ import highspy
 import numpy as np
 from multiprocessing.connection import Connection
 
-from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
+from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.senses.bcd import solve_bcd
 from ctadesk.engine.senses.feasible_start import starting_senses
@@ -66,6 +70,11 @@ DESCENT_SECONDS = 10.0
 #: how many free senses a search near the best table may change (milp.within_radius): once every
 #: start has had its heuristic round, the helper's time goes to such searches
 RADIUS = 10
+#: a crossing frees the senses on which the best table and another of the pool disagree, and this
+#: share of those on which they agree (two tables alike everywhere still leave a neighbourhood)
+CROSS_SHARE = 0.15
+#: distinct tables kept for crossings (the cheapest)
+POOL = 8
 #: free senses from which the portfolio starts from its fast path's table (fewer: the MILP finds better at once)
 FAST_PATH_FREE = 2000
 #: the share of the time the fast path's LP may take
@@ -302,6 +311,25 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
     return (status, values, objective, bound, run.log, seconds, described, handed[0])
 
 
+def crossing(problem: CTAProblem, best: np.ndarray, other: np.ndarray, rng: np.random.Generator) -> CTAProblem:
+    """``problem`` with the free senses of ``best`` fixed where ``other`` has the same, apart from a
+    random CROSS_SHARE of those: the MILP over the rest searches between the two tables."""
+    free = np.flatnonzero(problem.effective_senses == SENSE_FREE)
+    release = (best[free] != other[free]) | (rng.random(free.size) < CROSS_SHARE)
+    fixed = problem.effective_senses.copy()
+    fixed[free[~release]] = best[free[~release]]
+    return problem.with_senses(fixed)
+
+
+def _pooled(pool: list[tuple[float, np.ndarray]], objective: float, senses: np.ndarray | None) -> None:
+    """``pool`` with the table (objective, senses) in it, the POOL cheapest distinct ones kept."""
+    if senses is None or not math.isfinite(objective) or any(np.array_equal(senses, s) for _, s in pool):
+        return
+    pool.append((objective, np.asarray(senses, np.int8)))
+    pool.sort(key=lambda entry: entry[0])
+    del pool[POOL:]
+
+
 def _worker(read_fd: int, write_fd: int) -> None:
     """The helper process until the parent closes its end or the time is up: one-flip descents of
     the best table known, heuristic rounds from starts not yet used (the MILP's newest incumbent,
@@ -327,14 +355,19 @@ def _worker(read_fd: int, write_fd: int) -> None:
     own = None          # the senses of the best table this process found
     descended: set[bytes] = set()   # sense vectors already descended from (flips.flip_descent)
     started_from: set[bytes] = set()    # starts of heuristic rounds (a round from the same start repeats itself)
-    round_seconds = nearby_seconds = ROUND_SECONDS
+    round_seconds = nearby_seconds = cross_seconds = ROUND_SECONDS
+    pool: list[tuple[float, np.ndarray]] = []       # the cheapest tables known, for crossings
+    rng = np.random.default_rng(0)
+    crossed = False     # the last search near the best table was a crossing: the next is local branching
     spent = {True: 0.0, False: 0.0}     # seconds in descents and in the rest: shared evenly
     while not halt.is_set() and (left := ends - time.time()) > 0:
         # descents take the best table known; heuristic rounds start from the MILP's newest incumbent
         top = milp[1] if milp[1] is not None and milp[0] < best else own
         descent = top is not None and top.tobytes() not in descended and spent[True] <= spent[False]
         start = next((s for s in (milp[1], own) if s is not None and s.tobytes() not in started_from), None)
-        kind = "descent" if descent else "nearby" if start is None and own is not None else "round"
+        _pooled(pool, milp[0], milp[1])
+        kind = "descent" if descent else "round" if start is not None or own is None else \
+            "cross" if len(pool) > 1 and not crossed else "nearby"
         began = time.perf_counter()
         if kind == "descent":
             descended.add(top.tobytes())
@@ -342,6 +375,12 @@ def _worker(read_fd: int, write_fd: int) -> None:
                                                              threads=1, stop=halt))
             if result.info.get("local_optimum"):
                 descended.add(np.asarray(result.senses, np.int8).tobytes())
+        elif kind == "cross":       # the MILP between the best table and another of the pool
+            other = pool[int(rng.integers(1, len(pool)))][1]
+            result = solve_milp(crossing(problem, pool[0][1], other, rng),
+                                SolveOptions(time_limit=min(cross_seconds, left), gap=gap, threads=1, stop=halt,
+                                             start_senses=pool[0][1]),
+                                certify=False, starts=starting_senses)
         elif kind == "nearby":      # a round would repeat itself: the MILP near the best table
             result = solve_milp(problem, SolveOptions(time_limit=min(nearby_seconds, left), gap=gap, threads=1,
                                                       stop=halt, start_senses=own),
@@ -354,11 +393,17 @@ def _worker(read_fd: int, write_fd: int) -> None:
                                                      start_senses=start if start is not None else own))
         spent[descent] += time.perf_counter() - began
         improved = result.verified and result.objective < min(best, milp[0]) - 1e-9 * abs(result.objective)
+        if result.verified:
+            _pooled(pool, result.objective, result.senses)
+        if kind in ("cross", "nearby"):
+            crossed = kind == "cross"
         if improved:
             best, own = result.objective, np.asarray(result.senses, np.int8)
             outgoing.send((result.objective, result.values, result.senses))
         if kind == "nearby":
             nearby_seconds = ROUND_SECONDS if improved else 2 * nearby_seconds
+        elif kind == "cross":
+            cross_seconds = ROUND_SECONDS if improved else 2 * cross_seconds
         elif kind == "round":
             round_seconds = ROUND_SECONDS if improved else 2 * round_seconds
             if not improved and result.timings.get("total", limit) < 0.05 * limit:

@@ -6,13 +6,15 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.portfolio import _run_milp, milp_columns, solve_milp_portfolio
 from ctadesk.engine.senses.random_best import random_senses
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
+from ctadesk.engine.table.generate import cox_table
 from tests.timing import timed
 
 
@@ -124,3 +126,30 @@ def test_the_portfolio_is_never_worse_than_its_fast_path(monkeypatch, shape, sec
     # within HiGHS's feasibility tolerance (1e-7), not to the last bit
     assert result.objective <= fast.objective * (1 + 1e-6)
     assert result.bound is not None and result.bound <= result.objective * (1 + 1e-9)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**16), flips=st.integers(0, 40), share=st.sampled_from([0.0, 0.15, 1.0]))
+def test_a_crossing_fixes_the_best_tables_senses_where_the_other_agrees(seed, flips, share):
+    from ctadesk.engine.problem import SENSE_FREE
+    from ctadesk.engine.senses import portfolio
+
+    _, problem = cox_table((6, 7), 1)
+    rng = np.random.default_rng(seed)
+    best = random_senses(problem, rng)
+    other = best.copy()
+    other[rng.choice(best.size, size=min(flips, best.size), replace=False)] *= -1
+    kept, portfolio.CROSS_SHARE = portfolio.CROSS_SHARE, share
+    try:
+        crossed = portfolio.crossing(problem, best, other, np.random.default_rng(seed)).effective_senses
+    finally:
+        portfolio.CROSS_SHARE = kept
+    free = crossed == SENSE_FREE
+    # every disagreement is left to the MILP, every fixed sense is the best table's, and the share
+    # of agreeing senses released goes from none to all
+    assert np.all(free[best != other])
+    np.testing.assert_array_equal(crossed[~free], best[~free])
+    if share == 0.0:
+        np.testing.assert_array_equal(free, best != other)
+    if share == 1.0:
+        assert free.all()
