@@ -7,10 +7,7 @@ from __future__ import annotations
 from ctadesk.engine.audit import AuditResult
 from ctadesk.gui.audit_panel import NO_AUDIT
 from ctadesk.gui.errors import plain_message
-from ctadesk.gui.jobs import (
-    AUDIT_CANCELLED,
-    audit_job,
-)
+from ctadesk.gui.jobs import AUDIT_CANCELLED, audit_job
 from ctadesk.gui.window_base import AUDIT, AUDIT_CLEARED, AUDIT_NEEDS, WindowBase
 
 

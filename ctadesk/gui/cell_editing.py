@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import (
-    QMenu,
-)
+from PySide6.QtWidgets import QMenu
 
 from ctadesk.app import additivity
 from ctadesk.app.rules import rules_dict

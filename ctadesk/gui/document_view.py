@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctadesk.app.formats import (
-    export_of,
-)
+from ctadesk.app.formats import export_of
 from ctadesk.app.session import Change, Session
 from ctadesk.gui.audit_panel import NO_AUDIT
 from ctadesk.gui.protect_flow import ProtectFlow

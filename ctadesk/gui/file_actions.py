@@ -11,11 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (
-    QFileDialog,
-    QInputDialog,
-    QMessageBox,
-)
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from ctadesk.app import files
 from ctadesk.app.formats import (
@@ -39,15 +35,7 @@ from ctadesk.gui.document_view import DocumentView
 from ctadesk.gui.errors import plain_message
 from ctadesk.gui.generator import GeneratorDialog
 from ctadesk.gui.import_dialogs import AS_MICRODATA, ExcelImportDialog, MicrodataDialog, first_sheet, read_sheet
-from ctadesk.gui.jobs import (
-    Loading,
-    Reader,
-    Retry,
-    export_job,
-    generated_project,
-    with_advice,
-    with_quality,
-)
+from ctadesk.gui.jobs import Loading, Reader, Retry, export_job, generated_project, with_advice, with_quality
 from ctadesk.gui.sense_store_view import STORE_FILTER, SenseStoreDialog, store_name
 from ctadesk.gui.window_base import EXPORT, LOAD, STALE_NOTICE
 from ctadesk.io.additivity import NonAdditiveError

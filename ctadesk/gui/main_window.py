@@ -10,27 +10,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
-from PySide6.QtWidgets import (
-    QLabel,
-    QMenu,
-    QMessageBox,
-    QToolBar,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QMenu, QMessageBox, QToolBar, QVBoxLayout, QWidget
 
-from ctadesk.app.formats import (
-    exports,
-)
+from ctadesk.app.formats import exports
 from ctadesk.app.job import engine_solve
-from ctadesk.app.session import Session
-from ctadesk.app.weight_advice import WeightAdvice
-from ctadesk.engine.quality.measures import QualityReport
-from ctadesk.engine.result import CTAResult
 from ctadesk.gui.about import about_text
-from ctadesk.gui.jobs import (
-    JobRunner,
-)
+from ctadesk.gui.jobs import JobRunner
 from ctadesk.gui.naming import named
 from ctadesk.gui.releases_window import ReleasesWindow
 from ctadesk.gui.session_events import SessionEvents
@@ -38,7 +23,6 @@ from ctadesk.gui.table_editor import TableEditor
 from ctadesk.gui.user_guide import show_user_guide
 from ctadesk.gui.window_base import AUDIT, EXPORT, LOAD, PROTECT, STALE_NOTICE
 from ctadesk.gui.window_panes import WindowPanes
-from ctadesk.io.project import Project
 
 #: the window's size at its first start, and what a window manager's frame may add to it
 DEFAULT_SIZE, FRAME_ALLOWANCE = (1280, 820), (16, 48)
@@ -60,14 +44,12 @@ class MainWindow(WindowPanes):
         super().__init__()
         self.settings = settings or QSettings("ctadesk", "ctadesk")
         self.ask_before_closing = True
-        #: the document shown (app/session.py): the table, its path, result, audit and note
-        self.session: Session | None = None
+        self.session = None
         self.session_events = SessionEvents(self)
         self.session_events.changed.connect(self._session_changed)
         self.last_error = ""
         self.undo_stack = QUndoStack(self)
         self.solve = solve
-        #: the one background job at a time: a protection run (PROTECT) or an audit (AUDIT)
         self.runner = JobRunner(self)
         self.runner.log_lines.connect(lambda lines: self.log_pane.append_lines(lines))
         self.runner.progress.connect(self._progress)
@@ -77,10 +59,8 @@ class MainWindow(WindowPanes):
         self.runner.cancelled.connect(self._audit_cancelled)
         self.runner.failed.connect(self._job_failed)
         self.releases_window: ReleasesWindow | None = None
-        #: a result and its quality report, computed by the job that brought the result
-        self._quality: tuple[CTAResult | None, QualityReport | None] = (None, None)
-        #: a project and its weight advice before a run, worked out by the job that read it
-        self._advice: tuple[Project | None, dict[str, WeightAdvice | None]] = (None, {})
+        self._quality = (None, None)
+        self._advice = (None, {})
 
         self.editor = TableEditor()
         self.editor.model.edit_requested.connect(self._edit_value)
@@ -111,7 +91,6 @@ class MainWindow(WindowPanes):
         geometry = self.settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        #: the model panel's own choices: the defaults until the user makes others the defaults
         self.builtin_options = self.model_panel.remembered_options()
         self.model_panel.set_options(self.default_options())
         self._set_running(False)

@@ -17,13 +17,7 @@ from ctadesk.engine.result import CTAResult
 from ctadesk.gui.audit_flow import AuditFlow
 from ctadesk.gui.cell_editing import CellEditing
 from ctadesk.gui.errors import plain_message
-from ctadesk.gui.jobs import (
-    TABLE_WEIGHTS,
-    UNIT_WEIGHTS,
-    protection_job,
-    weight_advice,
-    with_quality,
-)
+from ctadesk.gui.jobs import TABLE_WEIGHTS, UNIT_WEIGHTS, protection_job, weight_advice, with_quality
 from ctadesk.gui.model_panel import method_label
 from ctadesk.gui.table_model import Display
 from ctadesk.gui.window_base import AUDIT, PROTECT

@@ -41,10 +41,7 @@ from ctadesk.engine.result import CTAResult
 from ctadesk.gui.audit_panel import AuditPanel
 from ctadesk.gui.cell_info import CellInfoPane
 from ctadesk.gui.errors import plain_message
-from ctadesk.gui.jobs import (
-    JobRunner,
-    Loading,
-)
+from ctadesk.gui.jobs import JobRunner, Loading
 from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel
 from ctadesk.gui.progress_plot import ProgressPlot

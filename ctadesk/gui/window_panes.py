@@ -24,9 +24,7 @@ from PySide6.QtWidgets import (
 
 from ctadesk.gui.cell_info import CellInfoPane
 from ctadesk.gui.file_actions import FileActions
-from ctadesk.gui.jobs import (
-    available_methods,
-)
+from ctadesk.gui.jobs import available_methods
 from ctadesk.gui.log_pane import LogPane
 from ctadesk.gui.model_panel import ModelPanel
 from ctadesk.gui.naming import named
