@@ -226,3 +226,56 @@ def test_bivariate_report_groups_default_to_cells_sensitive_in_either_variable()
 def test_cell_indices_are_the_sorted_distinct_cells_whether_given_sorted_or_not(cells, presorted):
     given_cells = sorted(set(cells)) if presorted else cells
     assert cell_indices(np.array(given_cells, dtype=np.int64), 31, "group").tolist() == sorted(set(cells))
+
+
+@settings(max_examples=80, deadline=None)
+@given(signs=arrays(np.int8, (5, 7), elements=st.sampled_from([-1, 0, 0, 1])))
+def test_inner_cells_leave_out_the_one_cell_of_the_other_sign_in_each_relation(signs):
+    """Against the rule row by row: the cell of a relation's only negative coefficient is a total,
+    and so is the only positive one of a relation with several negative ones."""
+    is_total = np.zeros(7, bool)
+    for row in signs:
+        negative, positive = np.flatnonzero(row < 0), np.flatnonzero(row > 0)
+        if negative.size == 1:
+            is_total[negative] = True
+        if positive.size == 1 and negative.size > 1:
+            is_total[positive] = True
+    problem = CTAProblem(values=np.zeros(7), relations=signs.astype(float))
+    assert np.array_equal(inner_cells(problem), np.flatnonzero(~is_total))
+
+
+@settings(max_examples=60, deadline=None)
+@given(original=arrays(float, 15, elements=st.sampled_from([0.0, 1.0, -2.0, 7.5, 1e4])),
+       moves=arrays(float, 15, elements=st.sampled_from([0.0, 0.0, 1e-12, 0.5, -3.0, 100.0])),
+       weights=arrays(float, 15, elements=st.sampled_from([0.0, 1.0, 2.0])),
+       groups=st.lists(arrays(bool, 15), min_size=1, max_size=4))
+def test_every_figure_of_overlapping_groups_is_that_of_the_group_alone(original, moves, weights, groups):
+    """The figures of each group, from changes worked out once for the whole table, against a
+    group computed on its own cells by numpy."""
+    problem = CTAProblem(values=original, relations=np.zeros((0, 15)), weights=weights)
+    adjusted = original + moves
+    report = quality_report(problem, adjusted, {f"g{k}": mask for k, mask in enumerate(groups)})
+    for k, mask in enumerate(groups):
+        group, cells = report[f"g{k}"], np.flatnonzero(mask)
+        a, x, w = original[cells], adjusted[cells], weights[cells]
+        size = np.abs(x - a)
+        changed = size > 1e-9 * np.maximum(1.0, np.abs(a))
+        relative = np.array([100 * s / abs(v) if v else 0.0 for s, v in zip(size, a)])
+        moved = changed & (a != 0)
+        assert (group.cells, group.zero_cells) == (cells.size, int(np.sum(a == 0)))
+        assert (group.cells_changed, group.zero_cells_moved) == (int(changed.sum()), int((changed & (a == 0)).sum()))
+        assert group.total_absolute_change == pytest.approx(size.sum(), rel=1e-12)
+        assert group.weighted_distance == pytest.approx(float(np.sum(w * size)), rel=1e-12)
+        assert group.total_relative_change == pytest.approx(relative.sum(), rel=1e-12)
+        assert group.largest_relative_change_cell == (int(cells[np.argmax(relative)]) if moved.any() else -1)
+        assert group.largest_absolute_change_cell == (int(cells[np.argmax(size)]) if changed.any() else -1)
+        assert group.relative_change_quantiles == pytest.approx(
+            np.percentile(relative[moved], [50, 90, 99]) if moved.any() else [0.0, 0.0, 0.0])
+        if cells.size:
+            assert group.mean_adjusted == pytest.approx(x.mean(), rel=1e-12, abs=1e-12)
+            assert group.variance_original == pytest.approx(a.var(), rel=1e-9, abs=1e-9)
+            assert group.variance_adjusted == pytest.approx(x.var(), rel=1e-9, abs=1e-9)
+            if a.var() > 0 and x.var() > 0:
+                assert group.correlation == pytest.approx(np.corrcoef(a, x)[0, 1], rel=1e-9)
+        else:
+            assert math.isnan(group.mean_original)
