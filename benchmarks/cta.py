@@ -125,11 +125,13 @@ def run_references(sizes: list[str], seeds: list[int], seconds: float) -> None:
 def run_exact(sizes: list[str], seeds: list[int], seconds: float, factor: float) -> None:
     """Issue 34: the default exact L1 (choose_method, optimal senses) given ``seconds`` against the
     plain MILP (HiGHS's branch and bound on model (2a)-(2e)) given ``factor`` times as long (stored
-    in REFERENCES, else run now), and each side's bound's gap below the best table either found."""
+    in REFERENCES, else run now), and each side's bound's gap below the best table either found; with
+    the machine's load average as each row ends and as the stored plain run ended (on 2 shared cores
+    a load of 10 leaves each process a fifth of a core: compare rows at like loads)."""
     print(f"\nexact L1: the default at {seconds:g} s against the plain MILP at {factor * seconds:g} s "
           f"(load {os.getloadavg()[0]:.2f})")
     print(f"{'table':>12} {'seed':>4} {'method':>14} {'objective':>12} {'bound':>12} {'plain objective':>15} "
-          f"{'plain bound':>12} {'ratio':>7} {'our gap':>8} {'plain gap':>9}  verdict")
+          f"{'plain bound':>12} {'ratio':>7} {'our gap':>8} {'plain gap':>9} {'load':>5} {'plain load':>10}  verdict")
     for size in sizes:
         for seed in seeds:
             _, problem = cox_table(shape_of(size), seed)
@@ -141,7 +143,8 @@ def run_exact(sizes: list[str], seeds: list[int], seconds: float, factor: float)
             verdict = "as good or better" if ours.objective <= plain["objective"] * (1 + 1e-9) else "WORSE"
             print(f"{size:>12} {seed:>4} {name:>14} {ours.objective:>12.8g} {ours_bound:>12.8g} "
                   f"{plain['objective']:>15.8g} {plain_bound:>12.8g} {ours.objective / plain['objective']:>7.4f} "
-                  f"{100 * (1 - ours_bound / best):>7.2f}% {100 * (1 - plain_bound / best):>8.2f}%  {verdict}",
+                  f"{100 * (1 - ours_bound / best):>7.2f}% {100 * (1 - plain_bound / best):>8.2f}% "
+                  f"{os.getloadavg()[0]:>5.1f} {plain.get('load', math.nan):>10.1f}  {verdict}",
                   flush=True)
 
 
