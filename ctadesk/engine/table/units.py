@@ -2,14 +2,16 @@
 
 Solvers work to absolute tolerances (HiGHS 1e-7, clarabel 1e-9), so a table of
 values around 1e-3 or 1e9 must be solved in units where its typical cell is of
-order 1 (issue 10, "Scale"), and its weights in units where the typical weight is.  The unit is a power of two, so dividing by it and
-multiplying back are exact in floating point: a table solved in units maps back
-to the same numbers.  The verifier measures its tolerances in the same unit.
+order 1 (issue 10, "Scale"), and its weights in units where the typical weight is.
+The unit is a power of two, so dividing by it and multiplying back are exact in
+floating point: a table solved in units maps back to the same numbers.  The
+verifier measures its tolerances in the same unit.
 """
 
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
@@ -19,23 +21,38 @@ from ctadesk.engine.problem import CTAProblem
 def table_unit(problem: CTAProblem) -> float:
     """The power of two nearest the median of the nonzero |a_i| (failing those, of the nonzero
     protection levels; failing those, 1)."""
-    magnitudes = np.abs(problem.values)
-    magnitudes = magnitudes[magnitudes > 0]
-    if not magnitudes.size:
-        levels = np.concatenate([problem.lower_protection, problem.upper_protection])
-        magnitudes = levels[levels > 0]
-    if not magnitudes.size:
-        return 1.0
-    return _power_of_two(float(np.median(magnitudes)))
+    median = _median_magnitude(problem.values)
+    if median is None:
+        median = _median_magnitude(np.concatenate([problem.lower_protection, problem.upper_protection]))
+    return 1.0 if median is None else _power_of_two(median)
 
 
 def weight_unit(problem: CTAProblem) -> float:
     """The power of two nearest the median positive weight (1 when none is positive): inverse
     weights 1/a on cells of 1e6 make every cost 1e-6, below the solvers' absolute tolerances."""
-    positive = problem.weights[problem.weights > 0]
-    if not positive.size:
-        return 1.0
-    return _power_of_two(float(np.median(positive)))
+    median = _median_magnitude(problem.weights)
+    return 1.0 if median is None else _power_of_two(median)
+
+
+#: id of a problem's read-only array -> the median of its nonzero magnitudes, while the array lives
+_MEDIANS: dict[int, float | None] = {}
+
+
+def _median_magnitude(array: np.ndarray) -> float | None:
+    """The median of the nonzero |entries| (None when there are none).  A run asks it of one
+    table many times (the solve in table units, each verification: 12 ms a time on a million
+    cells), so it is kept for a read-only array, such as a problem's values or weights, which a
+    replace that leaves them alone shares; a writeable one could change and is worked out anew."""
+    key = id(array)
+    if key in _MEDIANS:
+        return _MEDIANS[key]
+    magnitudes = np.abs(array)
+    magnitudes = magnitudes[magnitudes > 0]
+    median = float(np.median(magnitudes)) if magnitudes.size else None
+    if not array.flags.writeable:
+        _MEDIANS[key] = median
+        weakref.finalize(array, _MEDIANS.pop, key, None)
+    return median
 
 
 def _power_of_two(value: float) -> float:

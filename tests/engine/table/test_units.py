@@ -1,0 +1,47 @@
+import gc
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.table import units
+from ctadesk.engine.table.units import table_unit, weight_unit
+
+entries = st.sampled_from([0.0, 0.0, 1e-3, -0.75, 3.0, 1e6, -2.5e9])
+
+
+def nearest_power_of_two(magnitudes: np.ndarray) -> float:
+    positive = np.abs(magnitudes)[np.abs(magnitudes) > 0]
+    return 2.0 ** round(math.log2(np.median(positive))) if positive.size else 1.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(values=arrays(float, 6, elements=entries), levels=arrays(float, 2, elements=st.sampled_from([0.0, 0.5, 40.0])),
+       weights=arrays(float, 6, elements=st.sampled_from([0.0, 0.25, 1.0, 3e-6])))
+def test_units_are_the_powers_of_two_nearest_the_medians_asked_twice_or_after_a_replace(values, levels, weights):
+    problem = CTAProblem(values=values, relations=np.zeros((0, 6)), sensitive=[0],
+                         lower_protection=levels[:1], upper_protection=levels[1:], weights=weights)
+    expected = nearest_power_of_two(values if np.any(values) else levels)
+    assert table_unit(problem) == table_unit(problem) == expected
+    assert weight_unit(problem) == weight_unit(problem) == nearest_power_of_two(weights)
+    moved = problem.replace(values=values * 4, lower_protection=levels[:1] * 4, upper_protection=levels[1:] * 4)
+    assert table_unit(moved) == (4 * expected if np.any(values) or np.any(levels) else 1.0)
+    assert table_unit(moved.replace(weights=weights * 2)) == table_unit(moved)
+    assert weight_unit(moved.replace(weights=weights * 2)) == nearest_power_of_two(weights * 2)
+
+
+def test_a_median_is_kept_while_its_read_only_array_lives_and_only_then():
+    values = np.array([1.0, 2.0, 8.0])
+    assert units._median_magnitude(values) == 2.0
+    assert id(values) not in units._MEDIANS       # writeable: it could change
+    values[:] = 16.0
+    assert units._median_magnitude(values) == 16.0
+    problem = CTAProblem(values=[1.0, 2.0, 8.0], relations=np.zeros((0, 3)))
+    key = id(problem.values)
+    assert table_unit(problem) == 2.0 and units._MEDIANS[key] == 2.0
+    del problem
+    gc.collect()
+    assert key not in units._MEDIANS
