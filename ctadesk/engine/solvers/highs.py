@@ -4,7 +4,10 @@ Every solve gets a fresh ``Highs`` (the interrupt flag is sticky), the model
 is passed in one ``passModel`` call from column-compressed arrays, the log goes
 to ``options.on_log`` and into the result, and one function subscribed to the
 three interrupt callbacks writes "stop set or deadline passed" every time it is
-polled (docs/solvers.md, "HiGHS in a worker thread").  Each run's time limit is what
+polled (docs/solvers.md, "HiGHS in a worker thread").  An LP's simplex polls once
+an iteration (25 000 calls into Python on a million cells), so there the callback
+is off until a thread that watches the stop signal and the deadline turns it on
+(RunWatch.watching); HiGHS's own time limit, the budget's, comes first anyway.  Each run's time limit is what
 is left of the options' budget (ctadesk.engine.budget), so the time limit means
 one thing everywhere: the solve's deadline.
 
@@ -22,6 +25,7 @@ limit (the command line) ends through ``end_process``, which does not wait.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import math
 import os
@@ -29,7 +33,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import NoReturn
 
 import highspy
@@ -46,6 +50,10 @@ PROGRESS_INTERVAL = 0.25
 DEADLINE_GRACE = 0.2
 #: seconds a MIP may overrun its deadline or a cancel before the caller stops waiting for it
 OVERRUN_GRACE = 0.5
+#: seconds between two looks at the stop signal while an LP's simplex runs without its callback
+WATCH_INTERVAL = 0.05
+
+_SIMPLEX_INTERRUPT = highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt
 
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
@@ -271,6 +279,42 @@ class RunWatch:
     def passed(self, grace: float = 0.0) -> bool:
         return time.perf_counter() > self.at + grace
 
+    def must_stop(self) -> bool:
+        """The stop is set, the deadline (and its grace) passed, or the caller stopped waiting."""
+        stop = self.options.started_budget.stop
+        return (stop is not None and stop.is_set()) or self.passed() or self.detached
+
+    @contextlib.contextmanager
+    def watching(self, h: highspy.Highs) -> Iterator[None]:
+        """While an LP runs in ``h``: its simplex interrupt callback (off, _subscribe) turned on
+        as soon as the run must stop, by a thread that looks at the stop signal every
+        WATCH_INTERVAL and wakes at the deadline; the simplex reads it at its next iteration.
+        Turned on at once when the run must already stop; no thread when nothing can stop it."""
+        stop = self.options.started_budget.stop
+        if self.must_stop():
+            h.startCallback(_SIMPLEX_INTERRUPT)
+        if self.must_stop() or (stop is None and math.isinf(self.at)):
+            yield
+            return
+        done = threading.Event()
+
+        def watch() -> None:
+            while True:
+                wait = max(0.0, self.at - time.perf_counter())
+                if done.wait(min(wait, WATCH_INTERVAL) if stop is not None else wait):
+                    return
+                if self.must_stop():
+                    h.startCallback(_SIMPLEX_INTERRUPT)
+                    return
+
+        thread = threading.Thread(target=watch, name="highs-watch", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
+
     def run(self, h: highspy.Highs, mip: bool) -> tuple[bool, highspy.HighsStatus | None]:
         """``h.run()``; a MIP in a thread that is left behind OVERRUN_GRACE after the deadline or a
         cancel.  Returns (finished, HiGHS's status)."""
@@ -278,7 +322,9 @@ class RunWatch:
         threads = self.options.threads
         if not mip:
             highs_process.use_threads(h, threads)
-            return True, h.run()
+            with self.watching(h):
+                return True, h.run()
+        h.startCallback(_SIMPLEX_INTERRUPT)    # the MIP's LPs poll it: a run left behind ends there
         outcome: list[highspy.HighsStatus] = []
 
         def run() -> None:
@@ -310,7 +356,9 @@ class RunWatch:
 
 
 def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) -> RunWatch:
-    """Log, progress, cancel and time-limit callbacks on ``h``; run ``h`` through the result's run()."""
+    """Log, progress, cancel and time-limit callbacks on ``h``; run ``h`` through the result's run(),
+    which turns the simplex interrupt on (subscribed here, off) for a MIP, and for an LP when the
+    run must stop (RunWatch.watching)."""
     stop = options.started_budget.stop
     on_log = options.on_log
     on_progress = options.on_progress
@@ -356,6 +404,7 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
 
     h.cbLogging.subscribe(log)
     h.cbSimplexInterrupt.subscribe(interrupt)
+    h.stopCallback(_SIMPLEX_INTERRUPT)
     h.cbIpmInterrupt.subscribe(interrupt)
     h.cbMipInterrupt.subscribe(interrupt)
     h.cbMipImprovingSolution.subscribe(improving)
