@@ -5,13 +5,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from PySide6.QtCore import QLocale, Qt
+from PySide6.QtGui import QBrush, QFontMetrics, QFontMetricsF
+from PySide6.QtWidgets import QStyleOptionViewItem
 
 from ctadesk.engine.result import CTAResult, Status
 from ctadesk.engine.table.generate import GeneratorSpec, cox_table
 from ctadesk.gui.jobs import generated_project
 from ctadesk.gui.numbers import TableFormat, figure
-from ctadesk.gui.table_editor import TableEditor
-from ctadesk.gui.table_model import CellStatus, CellTableModel, Display, SliceLayout
+from ctadesk.gui.table_editor import MAX_COLUMN_WIDTH, TableEditor
+from ctadesk.gui.table_model import CellStatus, CellTableModel, Display, Glyphs, SliceLayout
 from ctadesk.io.project import Project
 from tests.timing import timed
 
@@ -46,16 +48,35 @@ NUMBERS = st.one_of(st.floats(-1e14, 1e14), st.sampled_from([0.0, -0.0, 0.004, -
                                                               np.inf, -np.inf, np.nan]))
 
 
-@settings(max_examples=60, deadline=None)
-@given(arrays(float, st.integers(1, 6), elements=NUMBERS), st.integers(0, 4), st.sampled_from(list(Display)))
-def test_text_lengths_counts_the_characters_of_the_grid_texts(values, decimals, display):
-    """The column fit picks each column's widest text by this count: it must be the texts' length."""
+def _model(display: Display, decimals: int) -> tuple[CellTableModel, QFontMetrics, Glyphs]:
     model = CellTableModel()
     model.display = display
     model.numbers = TableFormat(decimals, ENGLISH)
-    lengths = model.text_lengths(values)
+    return model, QFontMetrics(model._bold), Glyphs.measured(QFontMetricsF(model._bold), model.numbers)
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(float, st.integers(1, 6), elements=NUMBERS), st.integers(0, 4), st.sampled_from(list(Display)))
+def test_text_widths_are_those_of_the_grid_texts(qapp, values, decimals, display):
+    """The column fit adds up the texts' widths from their parts: never narrower than the text
+    (a pixel of kerning aside), wider only by what the widest digit has over the others."""
+    model, metrics, glyphs = _model(display, decimals)
+    widths = model.text_widths(values, glyphs)
     texts = [model.text_of(float(v)) for v in values]
-    assert lengths.tolist() == [len(text) for text in texts], texts
+    spread = glyphs.digit - min(QFontMetricsF(model._bold).horizontalAdvance(str(d)) for d in range(10))
+    for width, text in zip(widths.tolist(), texts):
+        measured = metrics.horizontalAdvance(text)
+        digits = sum(character.isdigit() for character in text)
+        assert measured - 1 <= width <= measured + digits * spread + 1, (text, width, measured)
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(float, st.tuples(st.integers(1, 5), st.integers(1, 4)), elements=NUMBERS), st.integers(0, 3),
+       st.sampled_from(list(Display)))
+def test_a_columns_text_width_is_that_of_its_widest_text(qapp, values, decimals, display):
+    model, _, glyphs = _model(display, decimals)
+    every = model.text_widths(values.reshape(-1), glyphs).reshape(values.shape)
+    assert model.column_text_widths(values, glyphs).tolist() == every.max(axis=0).tolist()
 
 
 def test_cells_show_values_status_colours_and_a_tooltip_with_the_protection_interval():
@@ -115,9 +136,9 @@ def test_a_1000_by_1000_table_opens_in_under_3_seconds_asking_only_for_visible_c
     asked = []
 
     class CountingModel(CellTableModel):
-        def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        def _cell_data(self, cell, role):  # what data() and multiData() answer with
             asked.append(role)
-            return super().data(index, role)
+            return super()._cell_data(cell, role)
 
     editor.model = CountingModel(editor)
     editor.view.setModel(editor.model)
@@ -138,8 +159,9 @@ def _protected(shape=(40, 30)):
     return project
 
 
-def test_columns_are_fitted_from_one_text_a_column_not_from_every_cell(qtbot):
-    """The fit formats the longest texts numpy finds, each column's, not the slice's cells."""
+def test_columns_are_fitted_without_formatting_a_text(qtbot):
+    """The fit adds the widths of the widest texts up from their parts: it formats no cell's text (
+    but the two the view's margins are read from, once), and every cell fits its column."""
     editor = TableEditor()
     qtbot.addWidget(editor)
     formatted = []
@@ -147,7 +169,12 @@ def test_columns_are_fitted_from_one_text_a_column_not_from_every_cell(qtbot):
     editor.model.text_of = lambda value: formatted.append(value) or text_of(value)
     project = _protected((120, 90))
     editor.set_project(project)
-    assert 0 < len(formatted) < 4 * 91  # a few per column
+    assert 0 < len(formatted) <= 4  # each read by the fit and by the view's size hint
+    formatted.clear()
+    editor.set_project(_protected((80, 60)))
+    editor.model.refresh()
+    assert formatted == []
+    editor.set_project(project)
     view, model = editor.view, editor.model
     for display in Display:
         editor.set_display(display)
@@ -184,3 +211,54 @@ def test_a_large_slice_is_fitted_once_for_a_table_its_result_and_display(qtbot):
     assert fits == [1]
     header = editor.view.horizontalHeader()
     assert header.sectionSize(300) > header.sectionSize(0)  # the totals' column, wider than an inner one
+
+
+ODD_VALUES = st.one_of(st.floats(-1e9, 1e9), st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 0.004, -99_999.995]))
+
+
+@settings(max_examples=15, deadline=None)
+@given(shape=st.sampled_from([(4, 3), (3, 2, 4), (7,)]), data=st.data())
+def test_every_cell_fits_its_column_in_any_slice_display_and_values(qapp, shape, data):
+    """Columns of a slice that is not the table in order (another axis first, a 3-D table's
+    slice), with values that are not finite, are as wide as their widest cell."""
+    project = generated_project(GeneratorSpec(shape=shape, seed=1))
+    n = project.values.size
+    project.values[:] = data.draw(arrays(float, n, elements=ODD_VALUES))
+    adjusted = project.values + data.draw(arrays(float, n, elements=st.floats(-1e6, 1e6)))
+    project.result = CTAResult("lp", Status.OPTIMAL, values=adjusted)
+    editor = TableEditor()
+    editor.set_project(project)
+    if len(shape) > 1:
+        editor.slices.rows.setCurrentIndex(len(shape) - 1)
+    view, model = editor.view, editor.model
+    for display in Display:
+        editor.set_display(display)
+        for column in range(model.columnCount()):
+            widest = max(view.sizeHintForIndex(model.index(row, column)).width() for row in range(model.rowCount()))
+            assert min(widest, MAX_COLUMN_WIDTH) <= view.columnWidth(column), (display, column)
+
+
+def test_a_painted_cell_shows_what_data_answers_for_each_role(qtbot):
+    """The view paints from multiData (every role of a cell at once): the same answers as data()."""
+    editor = TableEditor()
+    qtbot.addWidget(editor)
+    project = _protected((6, 5))
+    project.sensitive[[0, 7]] = True
+    project.senses[[0, 7]] = [1, -1]
+    editor.set_project(project)
+    view, model = editor.view, editor.model
+    delegate = view.itemDelegate()
+    roles = Qt.ItemDataRole
+    for display in (Display.ORIGINAL, Display.RELATIVE):
+        editor.set_display(display)
+        for row in range(model.rowCount()):
+            for column in range(model.columnCount()):
+                index = model.index(row, column)
+                option = QStyleOptionViewItem()
+                delegate.initStyleOption(option, index)
+                assert option.text == model.data(index)
+                brush = model.data(index, roles.BackgroundRole)
+                assert option.backgroundBrush == (brush if brush is not None else QBrush())
+                assert option.font.bold() == (model.data(index, roles.FontRole) is not None)
+                assert option.icon.isNull() == (model.data(index, roles.DecorationRole) is None)
+                assert option.displayAlignment & Qt.AlignmentFlag.AlignRight
