@@ -75,8 +75,9 @@ def test_swaps_lower_the_group_score():
 
 def test_learning_rounds_its_preferences_before_the_milp():
     # measured: 3 s take the SAT start of this table from 36 494 to 28 742 after 6 rounding rounds
+    # on an idle core; 8 s leave room for a loaded one (make test runs a worker per core)
     _, problem = cox_table((8, 8, 8), seed=2)
-    result = solve_learning(problem, SolveOptions(time_limit=3))
+    result = solve_learning(problem, SolveOptions(time_limit=8))
     assert result.verified
     assert result.info["rounding_rounds"] >= 2
     assert result.objective < 0.9 * result.info["start_objective"]
