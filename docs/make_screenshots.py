@@ -140,6 +140,7 @@ def readme_images(app: QApplication) -> None:
 
     dialog = ExcelImportDialog(layout_workbook(scratch / "layout.xlsx"), window)
     dialog.show()
+    dialog.runner.wait()  # the sheet shown is read in the dialog's runner
     settle(app)
     dialog.grab().save(str(OUT / "import_dialog.png"))
     dialog.reject()
@@ -200,11 +201,13 @@ def guide_images(app: QApplication) -> None:
 
     dialog = ExcelImportDialog(Path("sample_data/office_turnover.xlsx"), window)
     dialog.show()
+    dialog.runner.wait()  # the sheet shown is read in the dialog's runner
     settle(app)
     dialog.grab().save(str(GUIDE / "import-excel.png"))
     dialog.reject()
     dialog = ExcelImportDialog(Path("sample_data/business_microdata.xlsx"), window)  # records: tabulate them
     dialog.show()
+    dialog.runner.wait()  # the sheet shown is read in the dialog's runner
     settle(app)
     dialog.grab().save(str(GUIDE / "import-excel-microdata.png"))
     dialog.reject()

@@ -7,8 +7,10 @@ editing the workbook; the edit changes what is imported, never the file.
 
 Both keep what the user chose when building fails: the error is shown inside the dialog, which
 stays open (or opens again, when the building ran in the window's job runner).  Neither reads or
-builds on the window's thread what can take long: the preview is a model over the sheet's grid
-(gui/sheet_preview.py), and the tables are built by what ``reader()`` returns, in a job.
+builds on the window's thread what can take long: a sheet is read (and its layout detected) in
+the dialog's own job runner when it is first shown, the preview saying so meanwhile; the preview
+is a model over the sheet's grid (gui/sheet_preview.py); and the tables are built by what
+``reader()`` returns, in a job.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from ctadesk.gui.errors import plain_message
+from ctadesk.gui.jobs import JobRunner
 from ctadesk.gui.naming import named
 from ctadesk.gui.sheet_preview import COLUMN_ROLES, ROLE_COLOURS, ROW_ROLES, SheetPreviewModel
 from ctadesk.io.errors import FileFormatError
@@ -135,16 +138,19 @@ class ExcelImportDialog(QDialog):
     over its cells and correctable by selecting rows or columns and naming their role; a
     cell's value is corrected by typing over it in the preview (double-click, F2 or typing).
 
-    OK checks what can be checked at once (a sheet ticked, a layout found) and keeps the sheets
-    chosen; ``reader()`` then builds their tables, in the window's job runner (building a large
-    sheet takes a second).  A build that fails shows the dialog again with the message and every
+    A sheet not read yet is read in the dialog's job runner (``runner``) when it is shown, one at
+    a time: the dialog answers meanwhile, its preview empty and its description saying which sheet
+    is being read.  OK checks what can be checked at once (a sheet ticked, a layout found) and
+    keeps the sheets chosen; ``reader()`` then builds their tables, in the window's job runner
+    (building a large sheet takes a second).  A build that fails shows the dialog again with the message and every
     correction kept.  "Tabulate as microdata" ends the dialog with AS_MICRODATA: the window then
     asks how to tabulate the workbook's records."""
 
     def __init__(self, path: str | Path, parent: QWidget | None = None, workbook=None,
                  read: dict[str, tuple[SheetGrid, DetectedLayout | None, str]] | None = None) -> None:
         """``workbook``: the workbook at ``path`` opened already, and ``read``: sheets read
-        already (read_sheet), both in the window's job runner; else opened and read here."""
+        already (read_sheet), both in the window's job runner; else the workbook is opened here
+        and its first sheet read in the dialog's runner."""
         super().__init__(parent)
         self.path = Path(path)
         self.setWindowTitle(f"Import {self.path.name}")
@@ -159,6 +165,11 @@ class ExcelImportDialog(QDialog):
                 self.problems[sheet] = problem
         #: the ticked sheets when OK was pressed, with their grids and layouts (None: not read yet)
         self.chosen: dict[str, tuple[SheetGrid | None, DetectedLayout | None]] = {}
+        #: reads the sheets shown, one at a time; ``reading`` names the sheet it reads
+        self.runner = JobRunner(self)
+        self.runner.finished.connect(self._sheet_read)
+        self.runner.failed.connect(self._sheet_failed)
+        self.reading = ""
 
         self.sheets = named(QListWidget(), "import_sheets")
         for index, sheet in enumerate(ws.title for ws in self.workbook.worksheets if ws.sheet_state == "visible"):
@@ -202,7 +213,7 @@ class ExcelImportDialog(QDialog):
             button.clicked.connect(lambda _=False, r=role: self.mark_columns(self.selected_columns(), r))
             roles.addWidget(button, 1, k + 1)
         redetect = named(QPushButton("Detect again"), "redetect")
-        redetect.clicked.connect(lambda: self._detect(self.current_sheet(), force=True))
+        redetect.clicked.connect(self._detect_again)
         roles.addWidget(redetect, 0, len(ROW_ROLES) + 1)
         self.decimal_mark = named(QComboBox(), "import_decimal_mark")
         for text, comma in DECIMAL_MARKS:
@@ -253,44 +264,87 @@ class ExcelImportDialog(QDialog):
             item = self.sheets.item(k)
             item.setCheckState(Qt.CheckState.Checked if item.text() in sheets else Qt.CheckState.Unchecked)
 
-    def layout_of(self, sheet: str) -> DetectedLayout | None:
-        self._detect(sheet)
-        return self.layouts[sheet]
-
     def looks_like_microdata(self) -> bool:
         """Whether the sheet shown looks like microdata (looks_like_microdata)."""
         return looks_like_microdata(self.layouts.get(self.current_sheet()))
 
-    def _detect(self, sheet: str, force: bool = False) -> None:
-        if sheet not in self.grids:
-            self.grids[sheet] = read_grid(self.workbook, sheet, self.path)
-        if force or sheet not in self.layouts:
-            _, self.layouts[sheet], problem = detected(self.grids[sheet])
-            self.problems.pop(sheet, None)
-            if problem:
-                self.problems[sheet] = problem
-        if sheet == self.current_sheet():
-            self._paint()
-
     def _show_sheet(self, sheet: str) -> None:
+        """Show a sheet: its cells and layout once read; else an empty preview saying it is being
+        read (or why it could not be), the reading started."""
         if not sheet:
             return
-        self._detect(sheet)
         self.preview.clearSpans()
-        self.model.set_grid(self.grids[sheet], self.layouts.get(sheet))
+        grid = self.grids.get(sheet)
+        if grid is None:
+            self.model.clear()
+            self._read_shown()
+            self._paint()
+            return
+        self.model.set_grid(grid, self.layouts.get(sheet))
         rows, columns = self.model.rowCount(), self.model.columnCount()
-        for r0, c0, r1, c1 in self.grids[sheet].merged:
+        for r0, c0, r1, c1 in grid.merged:
             if r0 < rows and c0 < columns and (r1 > r0 or c1 > c0):
                 self.preview.setSpan(r0, c0, min(r1, rows - 1) - r0 + 1, min(c1, columns - 1) - c0 + 1)
         self._paint()
         self.preview.resizeColumnToContents(0)
         self.preview.setColumnWidth(0, min(self.preview.columnWidth(0), 220))
 
+    def _read_shown(self) -> None:
+        """Read the sheet shown in the runner, unless it is read, could not be read, or another
+        sheet is being read (the end of that reading comes back here)."""
+        sheet = self.current_sheet()
+        if sheet in self.grids or sheet in self.layouts or self.runner.running:
+            return
+        self.reading = sheet
+        workbook, path = self.workbook, self.path
+        self.runner.start(f"read sheet {sheet}", lambda feed: read_sheet(workbook, sheet, path))
+
+    def _sheet_read(self, read: tuple[SheetGrid, DetectedLayout | None, str]) -> None:
+        sheet = self.reading
+        self.grids[sheet], self.layouts[sheet], problem = read
+        self.problems.pop(sheet, None)
+        if problem:
+            self.problems[sheet] = problem
+        self._after_reading(sheet)
+
+    def _sheet_failed(self, error: BaseException) -> None:
+        """A sheet that cannot be read: no layout, the reason kept (shown, and named if ticked at OK)."""
+        sheet = self.reading
+        self.layouts[sheet] = None
+        self.problems[sheet] = plain_message(error)
+        self._after_reading(sheet)
+
+    def _after_reading(self, sheet: str) -> None:
+        self.reading = ""
+        if sheet == self.current_sheet():
+            self._show_sheet(sheet)
+        else:
+            self._read_shown()  # the user moved on to a sheet not read yet
+
+    def _detect_again(self) -> None:
+        """Detect the shown sheet's layout again (corrections dropped); a sheet that could not be
+        read is read again."""
+        sheet = self.current_sheet()
+        grid = self.grids.get(sheet)
+        if grid is None:
+            if sheet != self.reading:
+                self.layouts.pop(sheet, None)
+                self.problems.pop(sheet, None)
+                self._show_sheet(sheet)
+            return
+        _, self.layouts[sheet], problem = detected(grid)
+        self.problems.pop(sheet, None)
+        if problem:
+            self.problems[sheet] = problem
+        self._paint()
+
     def _paint(self) -> None:
         """Colour the preview and describe the layout of the sheet shown."""
         sheet = self.current_sheet()
         layout = self.layouts.get(sheet)
-        self.description.setText(layout.describe() if layout is not None else self.problems.get(sheet, ""))
+        reading = sheet not in self.grids and sheet not in self.layouts
+        self.description.setText(f"Reading sheet '{sheet}'…" if reading else layout.describe() if layout is not None
+                                 else self.problems.get(sheet, ""))
         comma = layout.decimal_comma if layout is not None else None
         self.decimal_mark.setCurrentIndex(-1 if comma is None else [c for _, c in DECIMAL_MARKS].index(comma))
         self.model.set_layout(layout)

@@ -92,6 +92,13 @@ class SheetPreviewModel(QAbstractTableModel):
         self._roles = cell_roles(layout, self.rowCount(), self.columnCount())
         self.endResetModel()
 
+    def clear(self) -> None:
+        """Show no sheet (while one is being read)."""
+        self.beginResetModel()
+        self.grid = None
+        self._roles = np.zeros((0, 0), np.int8)
+        self.endResetModel()
+
     def set_layout(self, layout: DetectedLayout | None) -> None:
         """Colour the cells shown by ``layout`` (corrected or detected again)."""
         self._roles = cell_roles(layout, self.rowCount(), self.columnCount())
