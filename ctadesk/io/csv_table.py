@@ -42,10 +42,12 @@ from ctadesk.io.excel.workbook import SheetGrid, coordinate
 from ctadesk.io.numbers import (Kind, finite_values, not_a_number, number_style, out_of_range, parse_number,
                                 read_cell, unknown_value)
 from ctadesk.io.table_or_microdata import grid_records, microdata_reason, not_a_table, refuse_records
-from ctadesk.io.text import csv_records, read_text, split_lines
+from ctadesk.io.text import csv_records, decode_text, read_bytes, read_text, split_lines
 
 DELIMITERS = ("\t", ";", ",", "|")  # in this order where several split the lines alike
 MAX_BYTES = 512 * 1024 * 1024
+#: how much of a file guess_csv_kind reads
+GUESS_BYTES = 16 * 1024
 _FORMULA_STARTS = ("=", "+", "-", "@")
 
 
@@ -119,14 +121,29 @@ def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tupl
 def guess_csv_kind(path: str | Path) -> str:
     """'microdata' when the lines look like records of respondents (ctadesk.io.table_or_microdata),
     'long' when the last column holds numbers and first-column codes repeat (one line per cell),
-    else 'wide' (row labels listed once) -- the answer a reader offers before asking.  A field
-    counts as a number under either decimal mark when the file does not tell which it uses."""
-    return csv_kind(path)[0]
+    else 'wide' (row labels listed once) -- the answer a reader offers before asking, from the
+    file's first GUESS_BYTES, a few hundred lines: the window asks while it waits, and the 20 000
+    lines of sample_data/business_microdata.csv read whole took 100 ms.  A field counts as a
+    number under either decimal mark when the file does not tell which it uses."""
+    path = Path(path)
+    head = read_bytes(path, MAX_BYTES)[:GUESS_BYTES + 1]
+    if len(head) > GUESS_BYTES:     # whole lines only (a character is never cut either)
+        head = head[:head.rfind(b"\n", 0, GUESS_BYTES) + 1] or head[:GUESS_BYTES]
+    text = decode_text(head, None, file=path)
+    try:
+        dialect = detect_dialect(text)
+    except csv.Error as error:
+        raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
+    return _kind(csv_records(split_lines(text), dialect.delimiter, path), dialect)[0]
 
 
 def csv_kind(path: str | Path) -> tuple[str, str | None]:
-    """guess_csv_kind's answer, and for 'microdata' why (naming a column and lines), else None."""
-    records, dialect = _lined_rows(Path(path), None, None)
+    """guess_csv_kind's answer from the whole file, and for 'microdata' why (naming a column and
+    lines), else None."""
+    return _kind(*_lined_rows(Path(path), None, None))
+
+
+def _kind(records: list[tuple[int, list[str]]], dialect: CsvDialect) -> tuple[str, str | None]:
     if len(records) < 2 or len(records[0][1]) < 2:
         return "wide", None
     header, body = records[0][1], [(line, row) for line, row in records[1:] if any(f.strip() for f in row)]
