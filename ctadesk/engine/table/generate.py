@@ -4,6 +4,8 @@ as its preset -- the one generator of the app, the command line, the benchmarks 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
 import math
 from typing import Any
 
@@ -216,6 +218,10 @@ def linked_office_tables(shared: OfficeDimension, others: tuple[OfficeDimension,
 
 #: the kinds of office_shapes: how many spanning variables, and how many of them hierarchical
 OFFICE_KINDS = {"nested 2-D": (2, 2), "1H2D": (2, 1), "3-D": (3, 2)}
+#: office_shapes' hierarchies: levels and codes per total; flat variables: codes
+OFFICE_DEPTH = (2, 4)
+OFFICE_FANOUT = (2, 12)
+OFFICE_FLAT = (2, 60)
 
 
 def office_shapes(count: int, seed: int = 0, min_cells: int = 1000,
@@ -223,7 +229,10 @@ def office_shapes(count: int, seed: int = 0, min_cells: int = 1000,
     """``count`` shapes of hierarchical tables with min_cells..max_cells cells, log-uniform, the
     kinds of OFFICE_KINDS in turn: hierarchies of 2-3 levels with 2-12 codes per total, flat
     variables of 2-60 codes, and in every fourth shape a non-nested second breakdown of the first
-    variable's total (OfficeDimension)."""
+    variable's total (OfficeDimension).  A drawn shape is then moved towards its drawn size one
+    code or one level at a time (_towards: a fourth level where a hierarchy of three is too small,
+    as 1H2D tables of a million cells need), so every size the kind can reach is reached; a
+    ValueError names a kind that cannot have min_cells..max_cells cells."""
     rng = np.random.default_rng(seed)
     shapes: list[tuple[str, tuple[OfficeDimension, ...]]] = []
     kinds = list(OFFICE_KINDS)
@@ -237,13 +246,93 @@ def office_shapes(count: int, seed: int = 0, min_cells: int = 1000,
             if d < hierarchical:
                 depth = int(rng.integers(2, 4))
                 spread = per_variable ** (1 / depth) * rng.uniform(0.6, 1.4, depth)
-                fanouts = tuple(int(f) for f in np.clip(np.round(spread), 2, 12))
+                fanouts = tuple(int(f) for f in np.clip(np.round(spread), *OFFICE_FANOUT))
             else:
-                fanouts = (int(np.clip(round(per_variable * rng.uniform(0.6, 1.4)), 2, 60)),)
+                fanouts = (int(np.clip(round(per_variable * rng.uniform(0.6, 1.4)), *OFFICE_FLAT)),)
             alternative = int(rng.integers(2, 5)) if d == 0 and len(shapes) % 4 == 3 else 0
             dimensions.append(OfficeDimension(fanouts, alternative))
-        cells = math.prod(1 + sum(math.prod(dim.fanouts[:k + 1]) for k in range(len(dim.fanouts))) + dim.alternative
-                          for dim in dimensions)
-        if min_cells <= cells <= max_cells:
-            shapes.append((kind, tuple(dimensions)))
+        shape = _towards(tuple(dimensions), hierarchical, target, min_cells, max_cells)
+        if shape is None:
+            raise ValueError(f"office_shapes: found no {kind} table of {min_cells} to {max_cells} cells "
+                             f"(hierarchies of {OFFICE_DEPTH[1]} levels of at most {OFFICE_FANOUT[1]} codes a total, "
+                             f"flat variables of at most {OFFICE_FLAT[1]} codes)")
+        shapes.append((kind, shape))
     return shapes
+
+
+def office_cells(dimensions: tuple[OfficeDimension, ...]) -> int:
+    """The cells of office_table(dimensions): the product of each variable's codes."""
+    return math.prod(1 + sum(math.prod(dim.fanouts[:k + 1]) for k in range(len(dim.fanouts))) + dim.alternative
+                     for dim in dimensions)
+
+
+def _towards(dimensions: tuple[OfficeDimension, ...], hierarchical: int, target: float, min_cells: int,
+             max_cells: int) -> tuple[OfficeDimension, ...] | None:
+    """``dimensions`` changed one code or level at a time, each change the one that brings the cells
+    nearest ``target`` (in ratio), until they are min_cells..max_cells; where no such change helps,
+    one variable at a time replaced by the fan-outs (_fanouts_by_codes) that bring the cells nearest
+    (None where that does not reach the range either)."""
+    def distance(shape: tuple[OfficeDimension, ...]) -> float:
+        return abs(math.log(office_cells(shape) / target))
+
+    while not min_cells <= office_cells(dimensions) <= max_cells:
+        moves = [(*dimensions[:d], OfficeDimension(fanouts, dimension.alternative), *dimensions[d + 1:])
+                 for d, dimension in enumerate(dimensions)
+                 for fanouts in _neighbours(dimension.fanouts, d < hierarchical)]
+        nearest = min(moves, key=distance, default=dimensions)
+        if distance(nearest) >= distance(dimensions):
+            break
+        dimensions = nearest
+    for first, second in itertools.combinations(reversed(range(len(dimensions))), 2):
+        if min_cells <= office_cells(dimensions) <= max_cells:
+            break
+        dimensions = _pair_towards(dimensions, (second, first), hierarchical, target, min_cells, max_cells)
+    return dimensions if min_cells <= office_cells(dimensions) <= max_cells else None
+
+
+def _pair_towards(dimensions: tuple[OfficeDimension, ...], pair: tuple[int, int], hierarchical: int, target: float,
+                  min_cells: int, max_cells: int) -> tuple[OfficeDimension, ...]:
+    """``dimensions`` with the two variables of ``pair`` replaced by the fan-outs (_fanouts_by_codes)
+    whose cells are min_cells..max_cells and nearest ``target``, every combination tried; unchanged
+    where none is."""
+    rest = office_cells(dimensions) // math.prod(office_cells((dimensions[d],)) for d in pair)
+    options = [[(codes + dimensions[d].alternative, fanouts) for codes, fanouts in _fanouts_by_codes(d < hierarchical).items()
+                if rest * (codes + dimensions[d].alternative) * 3 <= max_cells] for d in pair]   # 3: the fewest codes
+    if not all(options):
+        return dimensions
+    cells = rest * np.multiply.outer(*(np.array([codes for codes, _ in option], float) for option in options))
+    gap = np.where((cells >= min_cells) & (cells <= max_cells), np.abs(np.log(cells / target)), np.inf)
+    i, j = np.unravel_index(np.argmin(gap), gap.shape)
+    if not np.isfinite(gap[i, j]):
+        return dimensions
+    chosen = list(dimensions)
+    for d, option, k in zip(pair, options, (i, j)):
+        chosen[d] = OfficeDimension(option[k][1], dimensions[d].alternative)
+    return tuple(chosen)
+
+
+@functools.cache
+def _fanouts_by_codes(hierarchical: bool) -> dict[int, tuple[int, ...]]:
+    """Every number of codes (the total included) a variable of office_shapes can have, with the most
+    even fan-outs that give it."""
+    low, high = OFFICE_FANOUT if hierarchical else OFFICE_FLAT
+    depths = range(OFFICE_DEPTH[0], OFFICE_DEPTH[1] + 1) if hierarchical else (1,)
+    found: dict[int, tuple[int, ...]] = {}
+    for fanouts in sorted((f for depth in depths for f in itertools.product(range(low, high + 1), repeat=depth)),
+                          key=lambda f: (max(f) - min(f), len(f))):
+        found.setdefault(office_cells((OfficeDimension(fanouts),)), fanouts)
+    return found
+
+
+def _neighbours(fanouts: tuple[int, ...], hierarchical: bool) -> list[tuple[int, ...]]:
+    """The fan-outs one code per total more or fewer at one level, or one level of two codes more or
+    the last level fewer (hierarchies of OFFICE_DEPTH levels of OFFICE_FANOUT codes); a flat
+    variable's one code more or fewer (OFFICE_FLAT)."""
+    low, high = OFFICE_FANOUT if hierarchical else OFFICE_FLAT
+    moves = [(*fanouts[:k], fanouts[k] + step, *fanouts[k + 1:]) for k in range(len(fanouts)) for step in (-1, 1)
+             if low <= fanouts[k] + step <= high]
+    if hierarchical and len(fanouts) < OFFICE_DEPTH[1]:
+        moves.append((*fanouts, low))
+    if hierarchical and len(fanouts) > OFFICE_DEPTH[0]:
+        moves.append(fanouts[:-1])
+    return moves

@@ -74,3 +74,29 @@ def test_office_shapes_span_the_kinds_and_sizes_asked(seed):
         problem = office_table(dimensions, seed=seed)
         assert 500 <= problem.n_cells <= 20000 and len(dimensions) == OFFICE_KINDS[kind][0]
         np.testing.assert_allclose(problem.relations @ problem.values, 0)
+
+
+@pytest.mark.parametrize(("min_cells", "max_cells"), [(300_000, 1_000_000), (1_000_000, 1_100_000), (2000, 2100)])
+def test_office_shapes_of_any_reachable_size_are_made_at_once(min_cells, max_cells):
+    """Sizes a 1H2D table of three levels cannot reach (a million cells) come from a fourth level; a
+    narrow range is met too (the sampler that drew shapes until one fitted never returned)."""
+    from ctadesk.engine.table.generate import OFFICE_KINDS, office_cells, office_shapes
+
+    shapes = office_shapes(9, seed=4, min_cells=min_cells, max_cells=max_cells)
+    assert {kind for kind, _ in shapes} == set(OFFICE_KINDS)
+    assert all(min_cells <= office_cells(dimensions) <= max_cells for _, dimensions in shapes)
+    assert all(2 <= f <= 12 for _, dimensions in shapes for dimension in dimensions[:1] for f in dimension.fanouts)
+
+
+def test_office_cells_counts_the_cells_of_office_table():
+    from ctadesk.engine.table.generate import office_cells, office_shapes, office_table
+
+    for _, dimensions in office_shapes(6, seed=1, min_cells=200, max_cells=5000):
+        assert office_cells(dimensions) == office_table(dimensions).n_cells
+
+
+def test_office_shapes_names_a_size_no_kind_reaches():
+    from ctadesk.engine.table.generate import office_shapes
+
+    with pytest.raises(ValueError, match="found no nested 2-D table of 10 to 12 cells"):
+        office_shapes(1, min_cells=10, max_cells=12)
