@@ -296,7 +296,7 @@ class TableEditor(QWidget):
             return np.zeros(0, np.int64)
         rows = np.fromiter((i.row() for i in indexes), np.int64, len(indexes))
         columns = np.fromiter((i.column() for i in indexes), np.int64, len(indexes))
-        return np.unique(self.model.shown_layout.cells[rows, columns])
+        return np.unique(self.model.shown_layout.cells_at(rows, columns))
 
     def select_cells(self, cells) -> None:
         """Select cells (flat indices), switching the slice to the first one's."""
@@ -362,7 +362,8 @@ class TableEditor(QWidget):
 
     def _numbers_changed(self) -> None:
         """The texts may have changed width: fit the columns now, or a large slice's soon."""
-        if self.model.layout_ is not None and self.model.layout_.cells.size > FIT_NOW_CELLS:
+        layout = self.model.layout_
+        if layout is not None and layout.n_rows * layout.n_columns > FIT_NOW_CELLS:
             self._fit_later.start()
         else:
             self._fit_later.stop()
@@ -406,7 +407,7 @@ class TableEditor(QWidget):
         layout = self.model.shown_layout
         if self._labels_measured[0] is not layout:
             metrics = QFontMetricsF(self.view.horizontalHeader().font())
-            n_columns = layout.cells.shape[1]
+            n_columns = layout.n_columns
             labels = [str(self.model.headerData(c, Qt.Orientation.Horizontal)) for c in range(n_columns)]
             advance = {character: metrics.horizontalAdvance(character) for character in set("".join(labels))}
             widths = np.fromiter((sum(map(advance.__getitem__, label)) for label in labels), float, n_columns)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import math
 
 import numpy as np
@@ -125,7 +126,10 @@ class Glyphs:
 class SliceLayout:
     """Which dimensions are rows and columns and the code chosen on every other one.
 
-    cells is the (rows x columns) array of flat cell indices of the slice.
+    A cell of the slice is ``offset + row * row_stride + column * column_stride`` in the flat
+    (C-order) index: ``cell(row, column)`` works it out; ``cells``, the (rows x columns) array
+    of them, is made only when asked for (on a 1000 x 1000 table, 8 MB the window would fill
+    every time it shows the table).
     """
 
     def __init__(self, shape: tuple[int, ...], row_dim: int = 0, column_dim: int | None = None,
@@ -137,13 +141,30 @@ class SliceLayout:
             self.column_dim = 1 if row_dim != 1 else 0
         self.fixed = {d: (fixed or {}).get(d, 0) for d in range(len(shape)) if d not in (row_dim, self.column_dim)}
         strides = np.cumprod((1, *shape[:0:-1]))[::-1]  # of the flat (C-order) index
-        offset = sum(int(k) * int(strides[d]) for d, k in self.fixed.items())
-        rows = np.arange(shape[row_dim], dtype=np.int64) * strides[row_dim] + offset
-        if self.column_dim is None:
-            self.cells = rows.reshape(-1, 1)
-        else:
-            columns = np.arange(shape[self.column_dim], dtype=np.int64) * strides[self.column_dim]
-            self.cells = rows[:, None] + columns[None, :]
+        self.offset = sum(int(k) * int(strides[d]) for d, k in self.fixed.items())
+        self.row_stride = int(strides[row_dim])
+        self.n_rows = int(shape[row_dim])
+        self.column_stride = int(strides[self.column_dim]) if self.column_dim is not None else 0
+        self.n_columns = int(shape[self.column_dim]) if self.column_dim is not None else 1
+
+    def cell(self, row: int, column: int) -> int:
+        """The flat index of the slice's cell at (row, column)."""
+        return self.offset + row * self.row_stride + column * self.column_stride
+
+    def cells_at(self, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+        """The flat indices of the slice's cells at (rows[k], columns[k])."""
+        return self.offset + rows * self.row_stride + columns * self.column_stride
+
+    @functools.cached_property
+    def cells(self) -> np.ndarray:
+        """The (rows x columns) array of the slice's flat cell indices."""
+        rows = np.arange(self.n_rows, dtype=np.int64) * self.row_stride + self.offset
+        return rows[:, None] + np.arange(self.n_columns, dtype=np.int64)[None, :] * self.column_stride
+
+    @property
+    def in_order(self) -> bool:
+        """Whether the slice is the whole table in its flat order (a 2-D table's first slice)."""
+        return not self.fixed and self.row_stride == self.n_columns and self.column_stride in (0, 1)
 
     def position(self, cell: int) -> tuple[int, int] | None:
         """(row, column) of a flat cell in this slice, or None when it lies in another slice."""
@@ -271,13 +292,13 @@ class CellTableModel(QAbstractTableModel):
 
     # ------------------------------------------------------------- reading
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if self.layout_ is None or parent.isValid() else self.layout_.cells.shape[0]
+        return 0 if self.layout_ is None or parent.isValid() else self.layout_.n_rows
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if self.layout_ is None or parent.isValid() else self.layout_.cells.shape[1]
+        return 0 if self.layout_ is None or parent.isValid() else self.layout_.n_columns
 
     def cell_at(self, row: int, column: int) -> int:
-        return int(self.shown_layout.cells[row, column])
+        return self.shown_layout.cell(row, column)
 
     def adjusted_values(self) -> np.ndarray | None:
         if self.project is None:
@@ -315,21 +336,15 @@ class CellTableModel(QAbstractTableModel):
     def slice_values(self) -> np.ndarray | None:
         """What the current display shows for the slice's cells, rows x columns (None without a
         result to show); a view of the values, not a copy, when the slice is the table in order."""
-        cells = self.shown_layout.cells
-        shown = self.shown_values(np.s_[:] if self._in_order() else cells.reshape(-1))
-        return None if shown is None else shown.reshape(cells.shape)
+        layout = self.shown_layout
+        shown = self.shown_values(np.s_[:] if layout.in_order else layout.cells.reshape(-1))
+        return None if shown is None else shown.reshape(layout.n_rows, layout.n_columns)
 
     def slice_of(self, array: np.ndarray) -> np.ndarray:
         """A per-cell array of the project (its flags, say) over the slice, rows x columns: a view
         when the slice is the table in order, else a copy."""
-        cells = self.shown_layout.cells
-        return array.reshape(cells.shape) if self._in_order() else array[cells]
-
-    def _in_order(self) -> bool:
-        """Whether the slice is the whole table in its flat order (a 2-D table's first slice)."""
-        cells = self.shown_layout.cells
-        return bool(cells.size == self.shown_project.n_cells and cells.size and cells[0, 0] == 0
-                    and cells[-1, -1] == cells.size - 1 and (cells.shape[1] == 1 or cells[0, 1] == 1))
+        layout = self.shown_layout
+        return array.reshape(layout.n_rows, layout.n_columns) if layout.in_order else array[layout.cells]
 
     def shown_value(self, cell: int) -> float | None:
         """What the current display shows for one cell (None without a result to show): scalar
@@ -465,7 +480,7 @@ class CellTableModel(QAbstractTableModel):
         layout = self.layout_
         if self.project is None or layout is None or not index.isValid():
             return None
-        return self._cell_data(int(layout.cells[index.row(), index.column()]), int(role))
+        return self._cell_data(layout.cell(index.row(), index.column()), int(role))
 
     def multiData(self, index: QModelIndex | QPersistentModelIndex, span) -> None:
         """Every role the view asks for one cell it paints (Qt's item delegate asks seven at once):
@@ -474,7 +489,7 @@ class CellTableModel(QAbstractTableModel):
         layout = self.layout_
         if self.project is None or layout is None or not index.isValid():
             return
-        cell = int(layout.cells[index.row(), index.column()])
+        cell = layout.cell(index.row(), index.column())
         for item in span:  # the delegate keeps its span from cell to cell: every role is answered or cleared
             value = self._cell_data(cell, item.role())
             if value is None:

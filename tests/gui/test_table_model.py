@@ -34,13 +34,18 @@ def test_a_slice_holds_the_flat_indices_numpy_gives_its_coordinates(shape, data)
     column = data.draw(st.sampled_from([d for d in range(len(shape)) if d != row])) if len(shape) > 1 else None
     fixed = {d: data.draw(st.integers(0, shape[d] - 1)) for d in range(len(shape)) if d not in (row, column)}
     layout = SliceLayout(shape, row, column, fixed)
+    assert layout.cells.shape == (layout.n_rows, layout.n_columns)
     for (r, c), cell in np.ndenumerate(layout.cells):
         coords = [fixed.get(d, 0) for d in range(len(shape))]
         coords[row] = r
         if column is not None:
             coords[column] = c
-        assert cell == np.ravel_multi_index(tuple(coords), shape)
+        assert cell == np.ravel_multi_index(tuple(coords), shape) == layout.cell(r, c)
         assert layout.position(int(cell)) == (r, c)
+    rows, columns = np.indices(layout.cells.shape)
+    assert np.array_equal(layout.cells_at(rows, columns), layout.cells)
+    whole = np.arange(int(np.prod(shape))).reshape(layout.cells.shape) if layout.cells.size == np.prod(shape) else None
+    assert not layout.in_order or np.array_equal(layout.cells, whole)  # a view of the values is then the slice
 
 
 ENGLISH = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
