@@ -137,9 +137,9 @@ class OnlineTable:
                 for i in range(self.structure.n_cells)]
 
 
-def table_microdata(microdata: Microdata, spanning: Sequence[str]) -> Microdata:
-    """The records of ``microdata`` spanned by the variables ``spanning`` (in that order), each
-    down to the level it asks for ("Region:1", ctadesk.app.online.levels)."""
+def requested_variables(microdata: Microdata, spanning: Sequence[str]) -> list[tuple[str, int | None]]:
+    """The variables ``spanning`` names, each with the level it asks for; OnlineError naming an
+    unknown or repeated one (before any work: a new store first protects its full table)."""
     names = [d.name for d in microdata.structure.dimensions]
     if not spanning:
         raise OnlineError("a table needs at least one spanning variable")
@@ -149,8 +149,15 @@ def table_microdata(microdata: Microdata, spanning: Sequence[str]) -> Microdata:
         raise OnlineError(f"no variable '{unknown[0]}' in the microdata (variables: {', '.join(names)})")
     if len({name for name, _ in requested}) != len(requested):
         raise OnlineError(f"table '{' x '.join(spanning)}' names a variable twice")
+    return requested
+
+
+def table_microdata(microdata: Microdata, spanning: Sequence[str]) -> Microdata:
+    """The records of ``microdata`` spanned by the variables ``spanning`` (in that order), each
+    down to the level it asks for ("Region:1", ctadesk.app.online.levels)."""
+    names = [d.name for d in microdata.structure.dimensions]
     dimensions, codes = [], []
-    for name, level in requested:
+    for name, level in requested_variables(microdata, spanning):
         d = names.index(name)
         dimension, column = microdata.structure.dimensions[d], microdata.codes[d]
         if level is not None:
@@ -319,6 +326,7 @@ class OnlineService:
         cannot be published.  ``abandoned`` is asked just before the table is recorded as
         published: True (its requester stopped waiting) leaves it recorded as requested only, its
         values not held for later tables (the senses chosen stay: they are consistent either way)."""
+        requested_variables(self.microdata, tuple(spanning))
         self.prepare()
         started = time.perf_counter()
         spanning = tuple(spanning)

@@ -184,10 +184,15 @@ def test_a_cell_on_the_other_side_of_its_sense_is_never_published():
         check_sides(problem, np.array([1]), np.array([9.0, 5.0, 14.0]))
 
 
-def test_an_unknown_variable_is_named(tmp_path):
+def test_an_unknown_variable_is_named_before_any_work(tmp_path, monkeypatch):
+    """A new store first protects its full table (up to FULL_TABLE_BUDGET seconds): a request
+    naming no variable of the data is refused before that."""
     with OnlineService(tmp_path / "senses.db", firms(), RULES, measure="Turnover", init_store=True) as service:
+        monkeypatch.setattr(service, "prepare", lambda: pytest.fail("the full table was protected first"))
         with pytest.raises(OnlineError, match="no variable 'Industry'.*Region, Size, Sector"):
             service.publish(("Region", "Industry"))
+        with pytest.raises(OnlineError, match="names a variable twice"):
+            service.publish(("Region", "Region"))
 
 
 def _publish_in_a_process(path, tables, results) -> None:
