@@ -41,10 +41,11 @@ from ctadesk.engine.methods import METHODS, choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers import newton_l2
 from ctadesk.engine.solvers.finish import weighted_sum
 from ctadesk.engine.solvers.network import sense_bounds
-from ctadesk.engine.table.generate import office_shapes, office_table
+from ctadesk.engine.table.generate import cox_table, office_shapes, office_table
 from ctadesk.io.jj import read_jj
 
 INSTANCES = Path(__file__).resolve().parents[2] / "shared" / "instances" / "castro-l2"
@@ -167,6 +168,18 @@ def qdldl_alone(problem: CTAProblem, parameters: dict, time_limit: float) -> tup
         newton_l2.FACTORISER = factoriser
 
 
+def warm_up() -> None:
+    """A solve by each method and factorisation path first, not timed: the first loads the solvers'
+    modules (benchmarks/startup.py times that), and the first dense factorisation scipy.linalg's
+    (a Cox 100x100 table's first Newton solve took 0.44 s of processor time, its next 0.12 s)."""
+    warm = office_table(office_shapes(1, 0, 100, 300)[0][1])
+    _, dense = cox_table((10, 10))
+    for problem in (warm, dense.with_senses(ordering_senses(dense))):
+        for method in (newton_l2.METHOD_L2, "l2"):
+            solve(problem, method)
+        plain_clarabel(problem)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--instances", nargs="*", default=list(NAMES), choices=NAMES)
@@ -176,10 +189,7 @@ def main() -> None:
     parser.add_argument("--qdldl", action="store_true", help="the Newton method with QDLDL alone too")
     args = parser.parse_args()
     known = best_known()
-    # the first solve() loads the solvers' modules (benchmarks/startup.py times that): not in a ratio
-    warm = office_table(office_shapes(1, 0, 100, 300)[0][1])
-    solve(warm, choose_method(warm, Distance.L2, Senses.FIXED).method)
-    plain_clarabel(warm)
+    warm_up()
     print(f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
     print(f"{'instance':>9} {'cells':>6} {'rels':>6} {'method':>10} {'seconds':>8} {'qdldl s':>8} {'objective':>14} "
           f"{'clarabel s':>10} {'clarabel obj':>14} {'ratio':>6} {'cpu':>6} {'best known':>14}  status")

@@ -5,6 +5,7 @@ on tables nobody tuned for, never slower).
     .venv/bin/python benchmarks/l2_shapes.py                       # 24 shapes, 1e3..2e5 cells
     .venv/bin/python benchmarks/l2_shapes.py --count 40 --seed 3 --max-cells 1000000 --repeats 1
     .venv/bin/python benchmarks/l2_shapes.py --qdldl                # the Newton method with QDLDL alone too
+    .venv/bin/python benchmarks/l2_shapes.py --both --cox 100x100x5 300x300   # both methods; Cox tables too
 
 Shapes from engine/table/generate.py's office_shapes (nested 2-D, 1H2D, 3-D with hierarchies,
 every fourth with a non-nested second breakdown), tables from office_table.  Per table: the
@@ -16,6 +17,10 @@ whether the Newton method handed the QP to clarabel.  The closing line gives the
 geometric mean and worst, and the load average.
 With --qdldl, the Newton method with QDLDL as its only factoriser too, in the same turns
 (castro_l2.py's qdldl_alone, stopped at 3 times clarabel's seconds: marked >).
+With --both, the Newton method (network-l2) and clarabel's method (l2) each through solve() too, and
+at the end the choice against the one of the two that took fewer processor seconds, counted (a
+confusion table: how often choose_method's rule picked the faster method).  --cox adds Cox-recipe
+tables (Cox 2005b, §3) of the shapes given, senses from the ordering heuristic.
 """
 
 from __future__ import annotations
@@ -26,17 +31,43 @@ import os
 import statistics
 import time
 
-from castro_l2 import plain_clarabel, qdldl_alone
+from castro_l2 import plain_clarabel, qdldl_alone, warm_up
 
 from ctadesk.engine.methods import choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.table.generate import office_shapes, office_table
+from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.table.generate import cox_table, office_shapes, office_table
 
 
 def describe(dimensions) -> str:
     return " x ".join("(" + ",".join(map(str, d.fanouts)) + (f"|{d.alternative}" if d.alternative else "") + ")"
                       for d in dimensions)
+
+
+def timed(problem, method: str, parameters) -> tuple[float, float, object]:
+    """(seconds, processor seconds, result) of solve(problem, method)."""
+    began, cpu = time.perf_counter(), time.process_time()
+    result = solve(problem, method, SolveOptions(parameters=parameters))
+    return time.perf_counter() - began, time.process_time() - cpu, result
+
+
+def tables(args):
+    """(kind, shape, problem) of the office shapes asked, then of the Cox shapes."""
+    for number, (kind, dimensions) in enumerate(office_shapes(args.count, args.seed, args.min_cells, args.max_cells)):
+        yield kind, describe(dimensions), office_table(dimensions, seed=args.seed * 1000 + number)
+    for shape in args.cox:
+        _, problem = cox_table(tuple(int(size) for size in shape.split("x")), seed=args.seed)
+        yield "Cox", shape, problem.with_senses(ordering_senses(problem))
+
+
+def confusion(rows: list[tuple[str, str]]) -> None:
+    """The choices against the faster method, counted."""
+    methods = sorted({method for pair in rows for method in pair})
+    print(f"{'chosen / faster':>16} " + " ".join(f"{method:>10}" for method in methods))
+    for chosen in methods:
+        counts = " ".join(f"{sum(pair == (chosen, faster) for pair in rows):>10}" for faster in methods)
+        print(f"{chosen:>16} {counts}")
 
 
 def main() -> None:
@@ -48,18 +79,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--clarabel-limit", type=float, default=60.0)
     parser.add_argument("--qdldl", action="store_true", help="the Newton method with QDLDL alone too")
+    parser.add_argument("--both", action="store_true", help="network-l2 and l2 through solve() too")
+    parser.add_argument("--cox", nargs="*", default=[], help="Cox-recipe tables of these shapes too (10x10x10)")
     args = parser.parse_args()
     print(f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
     print(f"{'kind':>10} {'shape':>34} {'cells':>7} {'rels':>6} {'method':>10} {'seconds':>8} {'qdldl s':>8} "
           f"{'clarabel s':>10} "
-          f"{'ratio':>7} {'cpu':>7}  objective ours / clarabel")
-    ratios, cpu_ratios = [], []
-    # the first solve() loads the solvers' modules (benchmarks/startup.py times that): not in a ratio
-    warm = office_table(office_shapes(1, 0, 100, 300)[0][1])
-    solve(warm, choose_method(warm, Distance.L2, Senses.FIXED).method)
-    plain_clarabel(warm)
-    for number, (kind, dimensions) in enumerate(office_shapes(args.count, args.seed, args.min_cells, args.max_cells)):
-        problem = office_table(dimensions, seed=args.seed * 1000 + number)
+          f"{'ratio':>7} {'cpu':>7}" + (f" {'newton cpu':>10} {'l2 cpu':>8}" if args.both else "")
+          + "  objective ours / clarabel")
+    ratios, cpu_ratios, decisions = [], [], []
+    warm_up()
+    for kind, shape, problem in tables(args):
         choice = choose_method(problem, Distance.L2, Senses.FIXED)
         qdldl = args.qdldl and choice.method == "network-l2"
         ours, theirs, alone, cpu_ours, cpu_theirs = [], [], [], [], []
@@ -78,17 +108,25 @@ def main() -> None:
         ratios.append(mine / reference)
         cpu_ratios.append(statistics.median(cpu_ours) / statistics.median(cpu_theirs))
         handed = " (handed to clarabel)" if "network" in result.info else ""
+        both = ""
+        if args.both:
+            cpu = {method: timed(problem, method, choice.parameters if method == choice.method else {})[1]
+                   for method in ("network-l2", "l2")}
+            decisions.append((choice.method, min(cpu, key=cpu.__getitem__)))
+            both = f" {cpu['network-l2']:>10.3f} {cpu['l2']:>8.3f}"
         column = (f"{'>' if not alone[-1][1] else ' '}{statistics.median(s for s, _ in alone):>7.2f}" if qdldl
                   else f"{'':>8}")
-        print(f"{kind:>10} {describe(dimensions):>34} {problem.n_cells:>7} {problem.n_relations:>6} "
+        print(f"{kind:>10} {shape:>34} {problem.n_cells:>7} {problem.n_relations:>6} "
               f"{choice.method:>10} "
               f"{mine:>8.2f} {column} {reference:>10.2f} {'<' if stopped else ' '}{ratios[-1]:>6.2f} "
-              f"{'<' if stopped else ' '}{cpu_ratios[-1]:>6.2f}  "
+              f"{'<' if stopped else ' '}{cpu_ratios[-1]:>6.2f}{both}  "
               f"{result.model_objective:.8g} / {theirs[-1][1]:.8g} {theirs[-1][2]}"
               f"{'' if result.verified else ' NOT VERIFIED'}{handed}", flush=True)
     print(f"ratio: geometric mean {math.exp(statistics.fmean(map(math.log, ratios))):.2f}, worst {max(ratios):.2f}; "
           f"of processor seconds: {math.exp(statistics.fmean(map(math.log, cpu_ratios))):.2f}, worst "
           f"{max(cpu_ratios):.2f}; load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
+    if decisions:
+        confusion(decisions)
 
 
 if __name__ == "__main__":
