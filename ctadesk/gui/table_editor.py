@@ -26,6 +26,8 @@ from ctadesk.gui.table_model import CellTableModel, Display, Glyphs, SliceLayout
 from ctadesk.io.project import Project
 
 MIN_COLUMN_WIDTH, MAX_COLUMN_WIDTH = 48, 320
+#: sections at each end of a header its size hint is read from (SampledHeader)
+SAMPLED_SECTIONS = 4
 #: a slice of more cells is fitted at the next turn of the event loop, once for all the changes
 #: made meanwhile (a table and its result shown: three), and after the grid has painted
 FIT_NOW_CELLS = 100_000
@@ -131,6 +133,26 @@ class NumberDelegate(QStyledItemDelegate):
         return editor
 
 
+class SampledHeader(QHeaderView):
+    """A header whose size hint is read from its first and last SAMPLED_SECTIONS sections.
+
+    Qt's reads the first and the last hundred labels, each asked for four roles: on a table of
+    1000 x 1000, some 1,600 calls into the model's headerData (and PySide's conversion of their
+    arguments) each time the view lays itself out, twice a table shown.  The labels are one
+    line each, so a few give the height of a row of column labels; the rows' labels are as
+    wide as the editor makes them (TableEditor._width_rows_header)."""
+
+    def sizeHint(self) -> QSize:
+        count = self.count()
+        if count <= 2 * SAMPLED_SECTIONS:
+            return super().sizeHint()
+        size = QSize(0, 0)
+        for section in (*range(SAMPLED_SECTIONS), *range(count - SAMPLED_SECTIONS, count)):
+            if not self.isSectionHidden(section):
+                size = size.expandedTo(self.sectionSizeFromContents(section))
+        return size
+
+
 class TableEditor(QWidget):
     """Slice selector, display selector, the audit's legend (while an audit is shown) and the grid of one slice.
 
@@ -157,6 +179,8 @@ class TableEditor(QWidget):
         self._margins: dict[str, int] = {}
         self.view = QTableView()
         self.view.setObjectName("table_view")
+        self.view.setHorizontalHeader(SampledHeader(Qt.Orientation.Horizontal, self.view))
+        self.view.setVerticalHeader(SampledHeader(Qt.Orientation.Vertical, self.view))
         self.view.setModel(self.model)
         self.view.setItemDelegate(NumberDelegate(self.view))
         self.view.setWordWrap(False)
@@ -408,7 +432,7 @@ class TableEditor(QWidget):
         if self._labels_measured[0] is not layout:
             metrics = QFontMetricsF(self.view.horizontalHeader().font())
             n_columns = layout.n_columns
-            labels = [str(self.model.headerData(c, Qt.Orientation.Horizontal)) for c in range(n_columns)]
+            labels = self.model.column_labels()
             advance = {character: metrics.horizontalAdvance(character) for character in set("".join(labels))}
             widths = np.fromiter((sum(map(advance.__getitem__, label)) for label in labels), float, n_columns)
             self._labels_measured = (layout, np.ceil(widths).astype(np.int64) + 16)

@@ -55,6 +55,8 @@ STATUS_NAMES = {CellStatus.SAFE: "safe", CellStatus.SENSITIVE: "sensitive (prima
 SENSE_NAMES = {1: "up", -1: "down", 0: "free"}
 #: colour of the triangle showing a sensitive cell's sense
 SENSE_COLOUR = QColor(90, 40, 30)
+#: what a label is indented by at each level of its hierarchy
+INDENT = "  "
 #: most contributions the cell information lists
 SHOWN_CONTRIBUTIONS = 5
 #: the roles data() answers, as the ints the view passes
@@ -534,7 +536,15 @@ class CellTableModel(QAbstractTableModel):
         if dim is None:
             return "Value"
         dimension = project.structure.dimensions[dim]
-        return "  " * int(dimension.depth[section]) + dimension.codes[section]
+        return INDENT * int(dimension.depth[section]) + dimension.codes[section]
+
+    def column_labels(self) -> list[str]:
+        """Every column label of the slice shown, as headerData gives them (without a call a label)."""
+        dim = self.shown_layout.column_dim
+        if dim is None:
+            return ["Value"]
+        dimension = self.shown_project.structure.dimensions[dim]
+        return [INDENT * depth + code for depth, code in zip(dimension.depth.tolist(), dimension.codes)]
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         return _EDITABLE if self.display is Display.ORIGINAL and not self.read_only else _SHOWN

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from PySide6.QtCore import QLocale, Qt
 from PySide6.QtGui import QBrush, QFontMetrics, QFontMetricsF
-from PySide6.QtWidgets import QStyleOptionViewItem
+from PySide6.QtWidgets import QHeaderView, QStyleOptionViewItem
 
 from ctadesk.engine.result import CTAResult, Status
 from ctadesk.engine.table.generate import GeneratorSpec, cox_table
@@ -267,3 +267,32 @@ def test_a_painted_cell_shows_what_data_answers_for_each_role(qtbot):
                 assert option.font.bold() == (model.data(index, roles.FontRole) is not None)
                 assert option.icon.isNull() == (model.data(index, roles.DecorationRole) is None)
                 assert option.displayAlignment & Qt.AlignmentFlag.AlignRight
+
+
+def test_showing_a_1000_by_1000_table_asks_for_a_screenful_of_labels(qtbot):
+    """The headers' size hints are read from a few labels (SampledHeader), the column fit reads
+    the labels without headerData: a table shown asks for some hundreds of labels, not thousands."""
+    editor = TableEditor()
+    qtbot.addWidget(editor)
+    editor.resize(1000, 700)
+    editor.set_project(_protected((20, 30)))
+    editor.show()
+    qtbot.waitExposed(editor)
+    asked = []
+    header_data = editor.model.headerData
+    editor.model.headerData = lambda *args: asked.append(args) or header_data(*args)
+    editor.set_project(generated_project(GeneratorSpec(shape=(1000, 1000), seed=1)))
+    qtbot.wait(50)
+    assert 0 < len(asked) < 1000
+    model, header = editor.model, editor.view.horizontalHeader()
+    assert model.column_labels() == [header_data(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert header.sizeHint().height() == QHeaderView.sizeHint(header).height()  # Qt's, from 200 labels
+
+
+def test_column_labels_are_the_headers_of_a_hierarchy_and_of_a_single_column(qapp):
+    model = CellTableModel()
+    model.set_project(generated_project(GeneratorSpec(shape=(4, 3, 2), seed=1)))
+    model.set_layout(SliceLayout((5, 4, 3), row_dim=2, column_dim=0))
+    assert model.column_labels() == [model.headerData(c, Qt.Orientation.Horizontal) for c in range(5)]
+    model.set_project(generated_project(GeneratorSpec(shape=(6,), seed=1)))
+    assert model.column_labels() == [model.headerData(0, Qt.Orientation.Horizontal)] == ["Value"]
