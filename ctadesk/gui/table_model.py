@@ -486,8 +486,7 @@ class CellTableModel(QAbstractTableModel):
 
     def multiData(self, index: QModelIndex | QPersistentModelIndex, span) -> None:
         """Every role the view asks for one cell it paints (Qt's item delegate asks seven at once):
-        one call from the view a cell, not one a role, which halves what painting a screen of
-        cells costs the window."""
+        one call from the view into Python a cell, not one a role."""
         layout = self.layout_
         if self.project is None or layout is None or not index.isValid():
             return
