@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+from openpyxl.utils import range_boundaries
 
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.table.microdata import Microdata
@@ -32,9 +33,9 @@ from ctadesk.io.cells import check_table_size
 from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.cell_values import DamagedCell
-from ctadesk.io.excel.safe_xml import UnsafeXML
-from ctadesk.io.excel.sheet_part import PartReader
-from ctadesk.io.excel.workbook import DAMAGED, MAX_CELLS, check_workbook_archive, open_workbook
+from ctadesk.io.excel.safe_xml import UnsafeXML, safe_parser
+from ctadesk.io.excel.sheet_part import PartReader, TooManyCells, read_sheet_part
+from ctadesk.io.excel.workbook import DAMAGED, MAX_CELLS, open_workbook
 from ctadesk.io.hierarchy import digit_levels, flat_dimension
 from ctadesk.io.numbers import not_a_number, parse_number
 from ctadesk.io.text import csv_records, read_text, split_lines
@@ -187,46 +188,65 @@ def read_xlsx_microdata(path: str | Path, spec: MicrodataSpec, sheet: str | None
     return microdata_from_columns(columns, spec, source=path, first_row=2, row_word="row")
 
 
-def _xlsx_rows(path: Path, sheet: str | None) -> tuple[str | None, list[tuple]]:
-    """The title and the rows of values of the sheet (openpyxl's read-only, streaming mode)."""
-    import openpyxl
-
-    check_workbook_archive(path)
-    title = sheet
+def _xlsx_rows(path: Path, sheet: str | None) -> tuple[str, list[list]]:
+    """The title and the rows of values of the first (or the named) sheet, read by the workbook
+    reader of ctadesk.io.excel (openpyxl's read-only worksheet, used before, parsed a sheet that
+    declares no extent twice: once for the extent, once for the rows).  Refused beyond MAX_CELLS
+    cells: by the extent the sheet declares, before reading; by the cells and the extent read."""
+    workbook = open_workbook(path)
+    if sheet is None and not workbook.worksheets:
+        raise FileFormatError("the workbook has no sheet", file=path)
+    entry = workbook.worksheets[0] if sheet is None else workbook.sheet(sheet)
+    if entry.part is None:
+        raise FileFormatError("the workbook names no part for this sheet", file=path, sheet=entry.title)
     try:
-        workbook = openpyxl.load_workbook(path, read_only=True, data_only=True, keep_links=False)
-        try:
-            if sheet is not None and sheet not in workbook.sheetnames:
-                raise FileFormatError(f"no sheet named '{sheet}' (sheets: {', '.join(workbook.sheetnames)})",
-                                      file=path)
-            worksheet = workbook[sheet] if sheet is not None else workbook.worksheets[0]
-            title = worksheet.title
-            return title, _sheet_rows(worksheet, path)
-        finally:
-            workbook.close()
-    except FileFormatError:
-        raise
-    except DAMAGED as error:
+        with zipfile.ZipFile(path) as archive:
+            declared = _declared_extent(archive, entry.part)
+        if declared is not None and declared[0] * declared[1] > MAX_CELLS:
+            raise TooManyCells(f"the sheet spans {declared[0]} rows x {declared[1]} columns, more than the "
+                               f"{MAX_CELLS:,} cells ctadesk reads")
+        part = read_sheet_part(workbook, entry, MAX_CELLS)
+    except TooManyCells as error:
+        raise FileFormatError(str(error), file=path, sheet=entry.title) from None
+    except (*DAMAGED, UnsafeXML, DamagedCell) as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise FileFormatError(f"the workbook is damaged and cannot be read ({first})", file=path,
-                              sheet=title) from None
+                              sheet=entry.title) from None
+    rows: list[list] = [[None] * part.n_columns for _ in range(part.n_rows)]
+    for row, column, value in zip(part.rows.tolist(), part.columns.tolist(), part.values):
+        rows[row][column] = value
+    return entry.title, rows
 
 
-def _sheet_rows(worksheet, path: Path) -> list[tuple]:
-    """The rows of a read-only worksheet, refused beyond MAX_CELLS cells: by the extent the
-    sheet declares before reading, by the cells read while reading (a sheet may not say)."""
-    declared = (worksheet.max_row or 0) * (worksheet.max_column or 0)
-    if declared > MAX_CELLS:
-        raise FileFormatError(f"the sheet spans {worksheet.max_row} rows x {worksheet.max_column} columns, more "
-                              f"than the {MAX_CELLS:,} cells ctadesk reads", file=path, sheet=worksheet.title)
-    rows, cells = [], 0
-    for row in worksheet.iter_rows(values_only=True):
-        cells += max(len(row), 1)
-        if cells > MAX_CELLS:
-            raise FileFormatError(f"the sheet holds more than the {MAX_CELLS:,} cells ctadesk reads", file=path,
-                                  sheet=worksheet.title)
-        rows.append(row)
-    return rows
+class _SheetDataReached(Exception):
+    """The cells of a sheet part start: what comes before them has been read."""
+
+
+def _declared_extent(archive: zipfile.ZipFile, part: str) -> tuple[int, int] | None:
+    """The rows and columns a sheet part's <dimension ref="A1:H20001"> declares (None when it
+    declares none, or none that reads as a range), from what precedes its cells."""
+    parser = safe_parser()
+    references: list[str] = []
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        element = name.rpartition(":")[2]
+        if element == "dimension":
+            references.append(attrs.get("ref", ""))
+        elif element == "sheetData":
+            raise _SheetDataReached
+
+    parser.StartElementHandler = start
+    with archive.open(part) as stream:
+        try:
+            while chunk := stream.read(HEADER_CHUNK):
+                parser.Parse(chunk, False)
+        except _SheetDataReached:
+            pass
+    try:
+        _, _, last_column, last_row = range_boundaries(references[0]) if references else (0, 0, None, None)
+    except (ValueError, TypeError):
+        return None
+    return None if last_row is None or last_column is None else (last_row, last_column)
 
 
 def xlsx_columns(path: str | Path) -> list[str]:
