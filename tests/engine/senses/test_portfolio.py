@@ -108,7 +108,9 @@ def test_the_progress_reports_are_in_the_distance_the_result_reports():
             assert r.gap == pytest.approx(max(0.0, (r.objective - r.bound) / abs(r.objective)), abs=1e-9)
 
 
-@pytest.mark.parametrize("shape, seconds", [((15, 15, 15), 1.0), ((12, 12, 12), 3.0)])
+# the fast path gets 30 % of the time: at 1 s its LP (0.05 s idle) ran out of time on a machine at load
+# 10 (no table at all), so the 15x15x15 table is given 2 s
+@pytest.mark.parametrize("shape, seconds", [((15, 15, 15), 2.0), ((12, 12, 12), 3.0)])
 def test_the_portfolio_is_never_worse_than_its_fast_path(monkeypatch, shape, seconds):
     """Issue 29 (office scale): on big tables the MILP and the helper may not reach, in the time, the
     table fixed senses from the ordering heuristic give; the portfolio starts from it (here from
