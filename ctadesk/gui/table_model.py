@@ -91,9 +91,10 @@ def sense_icon(sense: int, colour: QColor = SENSE_COLOUR) -> QIcon:
 
 
 def relative_change(original: np.ndarray, adjusted: np.ndarray) -> np.ndarray:
-    """(x - a) / |a| in percent; 0 where nothing changed, inf where a zero cell moved."""
-    change = adjusted - original
-    with np.errstate(divide="ignore", invalid="ignore"):
+    """(x - a) / |a| in percent; 0 where nothing changed, inf where a zero cell moved or the
+    change overflows (NaN, shown as missing, where both are infinite)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        change = adjusted - original
         relative = np.where(change == 0, 0.0, 100.0 * change / np.abs(original))
     return relative
 
@@ -332,7 +333,8 @@ class CellTableModel(QAbstractTableModel):
         if self.display is Display.ADJUSTED:
             return adjusted[cells]
         if self.display is Display.DIFFERENCE:
-            return adjusted[cells] - original
+            with np.errstate(invalid="ignore"):  # infinite both: NaN, shown as missing
+                return adjusted[cells] - original
         return relative_change(original, adjusted[cells])
 
     def slice_values(self) -> np.ndarray | None:
@@ -376,21 +378,20 @@ class CellTableModel(QAbstractTableModel):
         its symbol).  Digits count at the widest digit's advance, so a text is never wider than
         this; no text is formatted."""
         decimals = 2 if self.display is Display.RELATIVE else self.numbers.decimals
-        finite = np.isfinite(values)
-        with np.errstate(invalid="ignore"):
-            rounded = np.round(np.where(finite, values, 0.0), decimals)
+        plain = np.abs(values) < PLAIN_LIMIT  # as fixed() decides, on the number before rounding
+        rounded = np.round(np.where(plain, values, 0.0), decimals)
         magnitude = np.abs(rounded)
         digits = np.floor(np.log10(np.maximum(magnitude, 1.0))) + 1
         digits -= (digits > 1) & (10.0 ** (digits - 1) > magnitude)  # log10 rounded up to a power of 10
-        signs = (rounded < 0) * glyphs.minus
+        signed = np.where(plain, rounded, values)  # a number in exponent form keeps its sign
+        signs = (signed < 0) * glyphs.minus
         if self.display in (Display.DIFFERENCE, Display.RELATIVE):
-            signs = signs + (rounded > 0) * glyphs.plus
-        widths = signs + np.where(magnitude >= PLAIN_LIMIT, glyphs.exponent, digits * glyphs.digit
-                                  + (digits - 1) // 3 * glyphs.group
-                                  + ((glyphs.point + decimals * glyphs.digit) if decimals else 0))
+            signs = signs + (signed > 0) * glyphs.plus
+        widths = signs + np.where(plain, digits * glyphs.digit + (digits - 1) // 3 * glyphs.group
+                                  + ((glyphs.point + decimals * glyphs.digit) if decimals else 0), glyphs.exponent)
         special = np.where(np.isnan(values), glyphs.missing,
                            np.where(values > 0, glyphs.infinity, glyphs.minus_infinity))
-        return np.ceil(np.where(finite, widths, special)).astype(np.int64)
+        return np.ceil(np.where(np.isfinite(values), widths, special)).astype(np.int64)
 
     def column_text_widths(self, shown: np.ndarray, glyphs: Glyphs) -> np.ndarray:
         """The width (px) of the widest text of each column of ``shown`` (the slice's numbers,
