@@ -19,20 +19,24 @@ again, not copied here:
   sensitive, so many cells move and the simplex pivots long, and large office tables.  The
   exceptions lp_choice.py shows (a table with 35 % of its cells sensitive, Cox tables up to
   10x10x10) differ by hundredths of a second.
-- fixed-sense L2: the dual Newton method where the relations that define the table's totals
-  (network.defining_relations: one per total, so one Newton unknown per total) are few enough to
-  factorise its Newton system quickly (NEWTON_RELATIONS, or NEWTON_SPARSE_RELATIONS where each
-  meets few others, as in hierarchical 2-D tables), else clarabel (benchmarks/castro_l2.py on J.
-  Castro's tables, benchmarks/l2_shapes.py on generated office tables, up to a million cells with
-  --max-cells).  Small tables too: there clarabel's interior point iterations and our building
-  of its model cost more than the few Newton steps (benchmarks/l2_shapes.py --min-cells 60
-  --max-cells 1000), and the Newton method converged on every cross-check instance with positive
-  weights (3 to 300 cells, magnitudes 1e-3 to 1e7; clarabel solves any it does not).  Where the
-  relations that define the totals are not all (linked tables, second breakdowns of a total) the
-  Newton method adds the ones its answer breaks, which fills its Newton system in; CHOLMOD's
-  supernodal Cholesky (the extra ctadesk[cholmod]) factorises it where QDLDL took seconds a step,
-  and with QDLDL alone the Newton method hands such a QP to clarabel (J. Castro's CUTEst tables:
-  benchmarks/castro_l2.py --sif --qdldl prints both beside clarabel).
+- fixed-sense L2: the dual Newton method wherever the weights are positive and CHOLMOD's
+  supernodal Cholesky (the extra ctadesk[cholmod]) factorises its Newton systems: one unknown per
+  relation that defines a total (network.defining_relations), the cells eliminated, so each system
+  is a part of the one clarabel's interior point method factorises, with fewer relations, and the
+  Newton method factorises it a few times (3-15) where clarabel takes 10-40 iterations.  Measured
+  on every table tried, nothing tuned: generated office tables of every kind from 100 cells to a
+  million (benchmarks/l2_shapes.py --both, which prints this choice against the faster method),
+  Cox 2-D and 3-D tables (--cox), J. Castro's instances and CUTEst tables
+  (benchmarks/castro_l2.py), the Newton method took 0.01-0.3 of clarabel's processor time
+  (a 73 008-cell 3-D office table 1.6 s against 71 s; Cox 100x100x5 0.83 s against 5.7 s), and it
+  converged on every cross-check instance with positive weights (3 to 300 cells, magnitudes 1e-3
+  to 1e7; clarabel solves any it does not).  Relation counts do not predict its cost: the former
+  caps (10 000 defining relations, 100 000 where each meets at most 20 others) sent tables it
+  solves in 2 % of clarabel's time to clarabel.
+  With QDLDL alone (cvxopt not installed) its column by column factor fills in on tables whose
+  relations meet many others (a Cox 40x40x40 table 14.8 s, clarabel 16 s): there clarabel takes
+  tables of more than NEWTON_RELATIONS defining relations, or NEWTON_SPARSE_RELATIONS where each
+  meets at most network.SPARSE_DEGREE others (benchmarks/castro_l2.py --sif --qdldl).
 - optimal senses: the exact MILP alone on small problems (HiGHS proves 10x10 tables optimal
   within seconds), else the portfolio with learning beside the MILP, the best at 60 s on 3-D
   tables against the plain MILP, and even with it on 2-D ones where HiGHS finds good tables
@@ -50,12 +54,18 @@ from typing import NamedTuple
 import numpy as np
 
 from ctadesk.engine.errors import MethodError
+from ctadesk.engine.methods.spec import ParameterValue
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
-from ctadesk.engine.methods.spec import ParameterValue
 from ctadesk.engine.settings import MIN_HEURISTIC_SECONDS
-from ctadesk.engine.solvers.network import (SIMPLEX_ROWS, SPARSE_DEGREE, defining_relations, network_form,
-                                            relation_degree)
+from ctadesk.engine.solvers import newton_l2
+from ctadesk.engine.solvers.network import (
+    SIMPLEX_ROWS,
+    SPARSE_DEGREE,
+    defining_relations,
+    network_form,
+    relation_degree,
+)
 
 #: at most this many free senses: the plain MILP (its proof comes quickly; a portfolio's second
 #: process would only cost its start)
@@ -64,13 +74,12 @@ SMALL_MILP = 40
 #: cells in at most SIMPLEX_CELLS cells, else the IPM (module docstring)
 SIMPLEX_SHARE = 0.2
 SIMPLEX_CELLS = 10000
-#: above this many defining relations the Newton system's factorisation costs more than clarabel's
-#: whole solve (J. Castro's nine5d, benchmarks/castro_l2.py) ...
+#: with QDLDL alone (no CHOLMOD) clarabel takes fixed-sense L2 above this many defining
+#: relations (J. Castro's nine5d, benchmarks/castro_l2.py --qdldl) ...
 NEWTON_RELATIONS = 10000
 #: ... or this many where the relations meet few others (network.SPARSE_DEGREE) and QDLDL factorises
 #: the system on a fixed pattern (1H2D tables of benchmarks/l2_shapes.py --max-cells 1000000)
 NEWTON_SPARSE_RELATIONS = 100_000
-
 
 class Choice(NamedTuple):
     """A method of the registry, the reason for it in a sentence for the log, and the parameters
@@ -140,16 +149,16 @@ def _fixed_l1(problem: CTAProblem, fixed: str) -> Choice:
 
 
 def _fixed_l2(problem: CTAProblem, fixed: str) -> Choice:
+    unknowns = int(np.count_nonzero(kept := defining_relations(problem.relations)))
     if np.any(problem.weights <= 0):
         why = "some weights are 0"
-    elif (unknowns := int(np.count_nonzero(kept := defining_relations(problem.relations)))) > (
+    elif newton_l2.FACTORISER == "qdldl" and unknowns > (
             NEWTON_SPARSE_RELATIONS if relation_degree(problem.relations[kept]) <= SPARSE_DEGREE
             else NEWTON_RELATIONS):
-        why = f"{unknowns} relations define its totals"
+        why = f"{unknowns} relations define its totals, too many for QDLDL alone (install ctadesk[cholmod])"
     else:
         return Choice("network-l2", f"{fixed}, L2 by a Newton method on its dual ({unknowns} unknowns, one per "
                                     "relation defining a total; clarabel if it does not converge)")
     return Choice("l2", f"{fixed}, L2 as a quadratic program (clarabel): {why}")
-
 
 __all__ = ["SIMPLEX_CELLS", "SIMPLEX_SHARE", "SMALL_MILP", "Choice", "choose_method"]

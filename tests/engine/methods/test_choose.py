@@ -1,5 +1,7 @@
 """The algorithm is chosen from the model, the table's structure, its size and the time (issue 12)."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 
@@ -117,10 +119,12 @@ def test_every_choice_is_a_method_solving_that_model(distance, senses):
     assert solve(problem, name, SolveOptions(time_limit=30, parameters=parameters)).verified
 
 
-def test_fixed_sense_l2_of_many_relations_takes_the_newton_method_only_where_they_meet_few_others():
+def test_fixed_sense_l2_of_many_relations_takes_the_newton_method_with_cholmod_and_clarabel_with_qdldl_alone():
     """Over NEWTON_RELATIONS defining relations: a 1H2D table (each relation meets 16 others on
-    average) still goes to the Newton method, whose QDLDL factorisation stays sparse; a 3-D table
-    (each relation meets 121) goes to clarabel."""
+    average) goes to the Newton method whatever the factoriser; a 3-D table (each relation meets
+    121) goes to it where CHOLMOD factorises its systems, to clarabel with QDLDL alone."""
+    from ctadesk.engine.solvers import newton_l2
+
     levels = [level for _ in range(60) for level in [1] + [2] * 4 + [3] * 12]
     structure = TableStructure((Dimension.from_levels("H", levels, [f"h{i}" for i in range(len(levels))]),
                                 Dimension.flat("C", [str(j) for j in range(200)])))
@@ -128,9 +132,14 @@ def test_fixed_sense_l2_of_many_relations_takes_the_newton_method_only_where_the
     sensitive = np.flatnonzero(structure.inner_mask())[:50]
     hierarchical = CTAProblem(values, structure.relations(), lower=0.0, upper=2 * values, sensitive=sensitive,
                               lower_protection=0.5 * values[sensitive], upper_protection=0.5 * values[sensitive])
-    assert np.count_nonzero(defining_relations(hierarchical.relations)) > NEWTON_RELATIONS
-    assert choose_method(hierarchical, Distance.L2, Senses.FIXED)[0] == "network-l2"
     _, cube = cox_table((60, 60, 60), seed=1)
+    assert np.count_nonzero(defining_relations(hierarchical.relations)) > NEWTON_RELATIONS
     assert np.count_nonzero(defining_relations(cube.relations)) > NEWTON_RELATIONS
-    name, reason, _ = choose_method(cube, Distance.L2, Senses.FIXED)
-    assert name == "l2" and "relations define its totals" in reason
+    for factoriser in ("cholmod", "qdldl"):
+        with mock.patch.object(newton_l2, "FACTORISER", factoriser):
+            assert choose_method(hierarchical, Distance.L2, Senses.FIXED)[0] == "network-l2"
+            name, reason, _ = choose_method(cube, Distance.L2, Senses.FIXED)
+        if factoriser == "cholmod":
+            assert name == "network-l2"
+        else:
+            assert name == "l2" and "too many for QDLDL alone" in reason
