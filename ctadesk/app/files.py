@@ -16,6 +16,7 @@ Which importer reads which file is the format registry's to say (ctadesk.app.for
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -311,10 +312,12 @@ def export_sol(path: str | Path, project: Project) -> Path:
 
 def tab_exportable(project: Project) -> bool:
     """Whether the project's table can be written as a .tab: read from a .tab (written in its
-    layout) or tabulated from microdata as one table (its response variable known)."""
-    from ctadesk.io.tauargus import TauArgusTable
-
-    return isinstance(project.source, TauArgusTable) or (project.response is not None and project.source is None)
+    layout) or tabulated from microdata as one table (its response variable known).  The window
+    asks after every run: the .tab reader is not imported for it (a table read from a .tab has
+    loaded it already)."""
+    tauargus = sys.modules.get("ctadesk.io.tauargus")
+    from_tab = tauargus is not None and isinstance(project.source, tauargus.TauArgusTable)
+    return from_tab or (project.response is not None and project.source is None)
 
 
 def export_tab(path: str | Path, project: Project) -> Path:
