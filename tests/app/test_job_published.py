@@ -20,8 +20,18 @@ from hypothesis import strategies as st
 from ctadesk.app import ProtectionRequest, protect
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.publish.precision import published_decimals
-from tests.crosscheck.published import (check_claims, grid_units, linked_faults, linked_office_table, office_table,
-                                        published_faults, requests, runnable, tables)
+from tests.crosscheck.published import (
+    check_claims,
+    grid_units,
+    l2_off_grid,
+    linked_faults,
+    linked_office_table,
+    office_table,
+    published_faults,
+    requests,
+    runnable,
+    tables,
+)
 
 #: the sheets a release has beside its table (what was done, never a value of the table)
 SIDE_SHEETS = ("Quality", "Method", "Log", "Notes", "About")
@@ -171,3 +181,17 @@ def test_a_table_read_from_excel_is_read_right_or_refused_and_published_right(tm
              if sheet.title not in SIDE_SHEETS for row in sheet.iter_rows() for cell in row
              if isinstance(cell.value, (int, float))]
     assert sorted(shown) == pytest.approx(sorted(protection.result.values.tolist()))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_an_l2_table_of_large_totals_is_rounded_not_replaced(seed):
+    """The Newton method stopped at a relative residual of 1e-10 of a relation's scale: a total of
+    4e8 off by 0.03, three steps of the 2-decimal grid, and no rounding of the L2 table added up;
+    the grid table nearest it in absolute change cost 400 times the L2 optimum (jobcheck seed 3,
+    table 2, 3 x 4 x 4).  Now the L2 table is rounded, each cell within a step of its optimum."""
+    structure, problem = office_table(np.random.default_rng([3, 2]))
+    request = ProtectionRequest(distance="l2", senses="fixed", weights="inverse", precision=2, seed=seed)
+    protection = protect(problem, request)
+    assert protection.result.protected and protection.decimals == 2
+    assert "a controlled rounding of the l2 table" in protection.result.message
+    assert l2_off_grid(protection, protection.result.values) == 0.0
