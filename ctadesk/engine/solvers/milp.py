@@ -201,7 +201,8 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
         solved = within_radius(solved, *start, radius)
     outcome = solve_model(solved, options.within(options.started_budget.child(fraction=MILP_SHARE)),
                           {"mip_rel_gap": float(options.gap), **cost_tolerances(model.cost)}, start=start)
-    info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m.origin}
+    info = {"highs_status": outcome.model_status, "binaries": int(free.size), "big_m_from": m.origin,
+            "big_m_guessed": bool(m.guessed.any())}
     bound, gap = outcome.bound, outcome.gap
     if radius is not None:      # what HiGHS proves holds near the start only
         bound = gap = None
@@ -247,7 +248,7 @@ def _again_with_its_own_m(problem: CTAProblem, options: SolveOptions, result: CT
     again = solve_milp(problem, dataclasses.replace(options, start_senses=senses), cuts, certify=False,
                        starts=lambda _problem: iter((senses,)), fewest_changes=fewest_changes)
     if not again.verified or again.info.get("big_m_certified") is False \
-            or "guessed" in str(again.info.get("big_m_from", "guessed")):
+            or again.info.get("big_m_guessed", True):
         return result
     return again if again.objective <= result.objective * (1 + 1e-9) else result
 
