@@ -369,21 +369,24 @@ class ExcelImportDialog(QDialog):
 
     def mark_rows(self, rows: set[int], role: str) -> None:
         sheet = self.current_sheet()
-        if rows and self.layouts.get(sheet) is not None:
-            self.layouts[sheet] = set_row_role(self.layouts[sheet], set(rows), role)
+        layout = self.layouts.get(sheet)
+        if rows and layout is not None:
+            self.layouts[sheet] = set_row_role(layout, set(rows), role)
             self._paint()
 
     def set_decimal_comma(self, comma: bool) -> None:
         """Read the current sheet's numbers written as text with a decimal comma (or point)."""
         sheet = self.current_sheet()
-        if self.layouts.get(sheet) is not None:
-            self.layouts[sheet] = dataclasses.replace(self.layouts[sheet], decimal_comma=comma)
+        layout = self.layouts.get(sheet)
+        if layout is not None:
+            self.layouts[sheet] = dataclasses.replace(layout, decimal_comma=comma)
             self._paint()
 
     def mark_columns(self, columns: set[int], role: str) -> None:
         sheet = self.current_sheet()
-        if columns and self.layouts.get(sheet) is not None:
-            self.layouts[sheet] = set_column_role(self.layouts[sheet], set(columns), role)
+        layout = self.layouts.get(sheet)
+        if columns and layout is not None:
+            self.layouts[sheet] = set_column_role(layout, set(columns), role)
             self._paint()
 
     def accept(self) -> None:
@@ -437,28 +440,30 @@ class MicrodataDialog(QDialog):
         super().__init__(parent)
         self.path = Path(path)
         self.loader = loader
-        self.project = None
+        self.project: object = None
         self.setWindowTitle(f"Tabulate {self.path.name}")
         self.setObjectName("microdata_dialog")
         self.variables = named(QTableWidget(len(columns), 2), "micro_variables")
         self.variables.setHorizontalHeaderLabels(["Spanning variable", "Hierarchy file (.hrc or level CSV)"])
         self.variables.horizontalHeader().setStretchLastSection(True)
         self.variables.setColumnWidth(0, 200)
-        for row, name in enumerate(columns):
-            item = QTableWidgetItem(name)
+        #: each variable's row of the table: its name (ticked or not) and its hierarchy file
+        self.name_items = [QTableWidgetItem(name) for name in columns]
+        self.file_items = [QTableWidgetItem("") for _ in columns]
+        for row, (item, file_item) in enumerate(zip(self.name_items, self.file_items, strict=True)):
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsSelectable)
             item.setCheckState(Qt.CheckState.Unchecked)
             self.variables.setItem(row, 0, item)
-            self.variables.setItem(row, 1, QTableWidgetItem(""))
+            self.variables.setItem(row, 1, file_item)
         self.variables.itemChanged.connect(self._ticked)
         #: the ticked variables in table order: the order ticked, then as moved up and down
         self.order = named(QListWidget(), "micro_order")
         self.order.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.order.setMaximumHeight(90)
         move_up = named(QPushButton("Up"), "micro_up")
-        move_up.clicked.connect(lambda: self.move(-1))
+        move_up.clicked.connect(lambda: self.move_selected(-1))
         move_down = named(QPushButton("Down"), "micro_down")
-        move_down.clicked.connect(lambda: self.move(1))
+        move_down.clicked.connect(lambda: self.move_selected(1))
         browse = named(QPushButton("Hierarchy file for the selected variable…"), "micro_browse")
         browse.clicked.connect(self._browse)
         self.table_list = QListWidget()
@@ -497,10 +502,10 @@ class MicrodataDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("Tick the spanning variables (the table's first dimension first):"))
         layout.addWidget(self.variables, 1)
-        row = QHBoxLayout()
-        row.addWidget(browse)
-        row.addStretch(1)
-        layout.addLayout(row)
+        browse_row = QHBoxLayout()
+        browse_row.addWidget(browse)
+        browse_row.addStretch(1)
+        layout.addLayout(browse_row)
         order = QHBoxLayout()
         order.addWidget(QLabel("Table order\n(drag, or Up/Down):"))
         order.addWidget(self.order, 1)
@@ -529,8 +534,7 @@ class MicrodataDialog(QDialog):
 
     def set_spanning(self, names: list[str]) -> None:
         """Tick exactly ``names``, in that table order."""
-        for row in range(self.variables.rowCount()):
-            item = self.variables.item(row, 0)
+        for item in self.name_items:
             if item.text() not in names:
                 item.setCheckState(Qt.CheckState.Unchecked)
         for name in names:
@@ -556,7 +560,7 @@ class MicrodataDialog(QDialog):
             for found in listed:
                 self.order.takeItem(self.order.row(found))
 
-    def move(self, step: int) -> None:
+    def move_selected(self, step: int) -> None:
         """Move the variable selected in the table order one place up (-1) or down (1)."""
         row = self.order.currentRow()
         target = row + step
@@ -597,8 +601,8 @@ class MicrodataDialog(QDialog):
 
     def hierarchy_files(self) -> dict[str, str]:
         used = {name for table in self.tables() for name in table}
-        files = {self.variables.item(r, 0).text(): self.variables.item(r, 1).text().strip()
-                 for r in range(self.variables.rowCount())}
+        files = {item.text(): file_item.text().strip()
+                 for item, file_item in zip(self.name_items, self.file_items, strict=True)}
         return {name: file for name, file in files.items() if file and name in used}
 
     def _browse(self) -> None:
@@ -609,7 +613,7 @@ class MicrodataDialog(QDialog):
         path, _ = QFileDialog.getOpenFileName(self, "Hierarchy file", str(self.path.parent),
                                               "Hierarchies (*.hrc *.csv);;All files (*)")
         if path:
-            self.variables.item(row, 1).setText(path)
+            self.file_items[row].setText(path)
 
     def accept(self) -> None:
         if not self.tables():

@@ -8,6 +8,9 @@ tools and the closing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from typing import Any
+
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QLabel, QMenu, QMessageBox, QToolBar, QVBoxLayout, QWidget
@@ -40,8 +43,21 @@ def start_size(available: tuple[int, int]) -> tuple[int, int]:
 class MainWindow(WindowPanes):
     """settings: where recent files and choices are remembered; solve: the solve function (tests swap it)."""
 
-    def __init__(self, settings: QSettings | None = None, solve=engine_solve) -> None:
+    def __init__(self, settings: QSettings | None = None, solve=engine_solve, *, in_steps: bool = False) -> None:
+        """in_steps: build only the bare window; build_step() builds each next part (the app's
+        start: one part per turn of the event loop)."""
         super().__init__()
+        self._steps = self._build(settings, solve)
+        if not in_steps:
+            while self.build_step():
+                pass
+
+    def build_step(self) -> bool:
+        """Build the window's next part; False once it is all built.  The parts take 10-20 ms
+        each, where the whole window holds the GUI thread 40-150 ms (more on a busy machine)."""
+        return next(self._steps, False) is not False
+
+    def _build(self, settings: QSettings | None, solve) -> Iterator[bool]:
         self.settings = settings or QSettings("ctadesk", "ctadesk")
         self.ask_before_closing = True
         self.session = None
@@ -82,9 +98,12 @@ class MainWindow(WindowPanes):
         central_layout.addWidget(self.stale_banner)
         central_layout.addWidget(self.editor)
         self.setCentralWidget(central)
+        yield True
         self._build_workflow_dock()
+        yield True
         self._build_bottom_dock()
         self._build_cell_dock()
+        yield True
         self._build_actions()
         self.statusBar().showMessage("Ready")
         self.resize(*start_size(self.screen().availableGeometry().size().toTuple()))
@@ -120,7 +139,8 @@ class MainWindow(WindowPanes):
                                          "act_open_store_url"))
         self.recent_menu = QMenu("Open &recent", self)
         file_menu.addMenu(self.recent_menu)
-        file_menu.addAction(self._action("&Save project", self.save, S.Save, "act_save"))
+        self.save_action = self._action("&Save project", self.save, S.Save, "act_save")
+        file_menu.addAction(self.save_action)
         file_menu.addAction(self._action("Save project &as…", self.save_as, S.SaveAs, "act_save_as"))
         self.export_menu = named(QMenu("&Export", self), "export_menu")
         self.export_actions = {}
@@ -171,7 +191,7 @@ class MainWindow(WindowPanes):
         self.toolbar = named(QToolBar("Main", self), "main_toolbar")
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.toolbar.setMovable(False)
-        for action in (self.table_actions[1], self.findChild(QAction, "act_save")):
+        for action in (self.table_actions[1], self.save_action):
             self.toolbar.addAction(action)
         self.toolbar.addSeparator()
         for action in (self.protect_action, self.audit_action, self.cancel_action):
@@ -183,8 +203,10 @@ class MainWindow(WindowPanes):
         help_menu.addAction(self._action("&About ctadesk", self.show_about, None, "act_about"))
         self._update_recent_menu()
 
-    def _job_finished(self, value) -> None:
-        handlers = {PROTECT: self._solved, AUDIT: self._audited, LOAD: self._loaded, EXPORT: self._exported}
+    def _job_finished(self, value: Any) -> None:
+        """A job's value to the part that started it (each handler takes its own job's value)."""
+        handlers: dict[str, Callable[[Any], None]] = {PROTECT: self._solved, AUDIT: self._audited,
+                                                      LOAD: self._loaded, EXPORT: self._exported}
         handlers[self.runner.name](value)
 
     def _job_failed(self, error: BaseException) -> None:

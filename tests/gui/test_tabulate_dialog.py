@@ -35,10 +35,10 @@ def test_spanning_variables_keep_the_order_ticked_and_move(qtbot):
         dialog.variables.item(rows[name], 0).setCheckState(Qt.CheckState.Checked)
     assert dialog.spanning() == ["size_class", "region", "industry"]
     dialog.order.setCurrentRow(2)
-    dialog.move(-1)
+    dialog.move_selected(-1)
     assert dialog.spanning() == ["size_class", "industry", "region"]
-    dialog.move(-1)
-    dialog.move(-1)                                      # at the top already: stays
+    dialog.move_selected(-1)
+    dialog.move_selected(-1)                                      # at the top already: stays
     assert dialog.spanning() == ["industry", "size_class", "region"]
     dialog.variables.item(rows["size_class"], 0).setCheckState(Qt.CheckState.Unchecked)
     assert dialog.spanning() == ["industry", "region"]
