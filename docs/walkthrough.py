@@ -15,8 +15,8 @@ the window has had 0.3 s to show the outcome.
 Prints one line per action (its longest stall, and what it came to) and exits 1, naming them,
 when an action stalled longer than --limit (default 0.1 s) or failed; 0 otherwise.  --quick
 leaves out the large tables (1000 x 1000, 300 x 350).  The stalls are wall-clock figures: a
-machine busy with other work stalls longer.  The app runs as installed, its bytecode compiled
-once beforehand (into a temporary folder; as_installed).
+machine busy with other work stalls longer.  The app runs as installed: a copy of the package
+in a temporary folder, its bytecode compiled once beforehand (as_installed).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import argparse
 import compileall
 import gc
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,22 +87,29 @@ START_PROBE = textwrap.dedent("""
 """)
 
 
-def as_installed(bytecode: Path) -> None:
-    """Run the app as an installed copy does, its bytecode compiled (a wheel's install compiles it
-    once): this environment sets PYTHONDONTWRITEBYTECODE, and then every module the window imports
-    on first use, the tau-argus writer deciding an export's menu entry for one, is compiled on its
-    thread (97 ms after a protection run).  The bytecode goes to ``bytecode``, not the repository."""
-    sys.pycache_prefix = str(bytecode)
-    os.environ["PYTHONPYCACHEPREFIX"] = str(bytecode)
-    compileall.compile_dir(ROOT / "ctadesk", quiet=1)
+def as_installed(folder: Path) -> None:
+    """Run the app from an installed copy, as a wheel's install lays it out: the package copied
+    to ``folder`` with its resources inside and its bytecode compiled once (a wheel's install
+    compiles it).  This environment sets PYTHONDONTWRITEBYTECODE, and then every module the window
+    imports on first use is compiled on its thread (the tau-argus writer deciding an export's menu
+    entry: 97 ms after a protection run).  Not PYTHONPYCACHEPREFIX: with it Python ignores the
+    libraries' own compiled bytecode too and compiles numpy, scipy and pyqtgraph at every start,
+    holding the GIL for each module."""
+    package = folder / "ctadesk"
+    shutil.copytree(ROOT / "ctadesk", package, ignore=shutil.ignore_patterns("__pycache__"))
+    compileall.compile_dir(package, quiet=1)
+    for shipped, checkout in (("_resources", "resources"), ("_samples", "sample_data"),
+                              ("_user_guide", "docs/user-guide")):
+        (package / shipped).symlink_to(ROOT / checkout, target_is_directory=True)
+    sys.path.insert(0, str(folder))
+    os.environ["PYTHONPATH"] = str(folder)
 
 
 def measure_start() -> tuple[float, float, float, float]:
     """In a fresh interpreter, as `ctadesk gui` starts: the seconds from the end of Qt's import to
     the start screen, the longest stall from then until the first table is shown, the seconds to
     that table, and Qt's import."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-c", START_PROBE], capture_output=True, text=True, env=env, timeout=120)
+    run = subprocess.run([sys.executable, "-c", START_PROBE], capture_output=True, text=True, timeout=120)
     if run.returncode != 0:
         raise RuntimeError(f"the start probe failed: {run.stderr.strip().splitlines()[-1:]}")
     screen, stall, table, qt = map(float, run.stdout.split()[-4:])
@@ -289,8 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="leave out the 1000 x 1000 and 300 x 350 tables")
     args = parser.parse_args(argv)
     print(f"walkthrough: the longest main-thread stall of each action (limit {1000 * args.limit:.0f} ms)", flush=True)
-    bytecode = tempfile.TemporaryDirectory(prefix="ctadesk-bytecode-")
-    as_installed(Path(bytecode.name))
+    installed = tempfile.TemporaryDirectory(prefix="ctadesk-installed-")
+    as_installed(Path(installed.name))
     screen, stall, table, qt = measure_start()
     print(f"  start: Qt imported in {qt:.2f} s; the start screen {1000 * screen:.0f} ms after; "
           f"the first table {table:.2f} s after", flush=True)

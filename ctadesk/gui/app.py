@@ -131,10 +131,10 @@ def run_app(path: str | None = None) -> int:
     app.processEvents()
     windows: list[MainWindow] = []
 
-    def ready() -> None:
+    def ready() -> None:  # the window built a part per turn of the event loop, then shown, then its table
         from ctadesk.gui.main_window import MainWindow
 
-        window = MainWindow()
+        window = MainWindow(in_steps=True)
         windows.append(window)
 
         def unexpected(kind, error, trace) -> None:  # never a traceback dialog, never a silent crash
@@ -142,9 +142,20 @@ def run_app(path: str | None = None) -> int:
             window.report_error("Unexpected problem", error)
 
         sys.excepthook = unexpected
+        QTimer.singleShot(0, build)
+
+    def build() -> None:
+        QTimer.singleShot(0, build if windows[0].build_step() else shown)
+
+    def shown() -> None:
+        window = windows[0]
         window.show()
         screen.close()
         gc.freeze()  # the modules' and the window's objects, alive while the app runs, left out of full collections
+        QTimer.singleShot(0, first_table)
+
+    def first_table() -> None:
+        window = windows[0]
         window.new_generated(wait=False)
         if path:  # once the generated table is in: it stays if the file cannot be read
 

@@ -98,6 +98,30 @@ def test_the_start_needs_qt_alone_and_the_window_modules_load_later():
     assert run.stdout.strip() == "[]"
 
 
+def test_the_window_built_a_part_at_a_time_is_the_window_built_at_once(qtbot, tmp_path):
+    """run_app builds the window one part per turn of the event loop (MainWindow(in_steps=True)),
+    so the start never holds the thread for the whole window: the parts add up to the same window."""
+    from PySide6.QtCore import QObject, QSettings
+    from PySide6.QtWidgets import QDockWidget
+
+    from ctadesk.gui.main_window import MainWindow
+
+    def names(window) -> list[str]:
+        return sorted(child.objectName() for child in window.findChildren(QObject) if child.objectName())
+
+    whole = MainWindow(QSettings(str(tmp_path / "whole.ini"), QSettings.Format.IniFormat))
+    stepped = MainWindow(QSettings(str(tmp_path / "stepped.ini"), QSettings.Format.IniFormat), in_steps=True)
+    qtbot.addWidget(whole)
+    qtbot.addWidget(stepped)
+    assert not stepped.findChildren(QDockWidget)
+    steps = 0
+    while stepped.build_step():
+        steps += 1
+    assert steps >= 3 and not stepped.build_step()
+    assert names(stepped) == names(whole)
+    whole.ask_before_closing = stepped.ask_before_closing = False
+
+
 def test_the_meter_counts_a_held_thread_as_a_stall(qtbot):
     meter = StallMeter()
     with meter.action("held"):
