@@ -58,7 +58,6 @@ from ctadesk.engine.methods.spec import ParameterValue
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.settings import MIN_HEURISTIC_SECONDS
-from ctadesk.engine.solvers import newton_l2
 from ctadesk.engine.solvers.network import (
     SIMPLEX_ROWS,
     SPARSE_DEGREE,
@@ -149,6 +148,8 @@ def _fixed_l1(problem: CTAProblem, fixed: str) -> Choice:
 
 
 def _fixed_l2(problem: CTAProblem, fixed: str) -> Choice:
+    from ctadesk.engine.solvers import newton_l2     # scipy.linalg and the factorisers: L2 only
+
     unknowns = int(np.count_nonzero(kept := defining_relations(problem.relations)))
     if np.any(problem.weights <= 0):
         why = "some weights are 0"
