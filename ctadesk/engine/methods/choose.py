@@ -148,7 +148,7 @@ def _fixed_l1(problem: CTAProblem, fixed: str) -> Choice:
 
 
 def _fixed_l2(problem: CTAProblem, fixed: str) -> Choice:
-    from ctadesk.engine.solvers import newton_l2     # scipy.linalg and the factorisers: L2 only
+    from ctadesk.engine.solvers import newton_l2  # scipy.linalg and the factorisers: L2 only
 
     unknowns = int(np.count_nonzero(kept := defining_relations(problem.relations)))
     if np.any(problem.weights <= 0):
