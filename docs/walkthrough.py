@@ -14,8 +14,9 @@ the window has had 0.3 s to show the outcome.
 
 Prints one line per action (its longest stall, and what it came to) and exits 1, naming them,
 when an action stalled longer than --limit (default 0.1 s) or failed; 0 otherwise.  --quick
-leaves out the large tables (1000 x 1000, 300 x 350).  The stalls are wall-clock figures: a
-machine busy with other work stalls longer.  The app runs as installed: a copy of the package
+leaves out the large tables (1000 x 1000, 300 x 350); --trace FILE writes every thread's stack
+there whenever the window misses its heartbeat for 50 ms (what held it).  The stalls are
+wall-clock figures: a machine busy with other work stalls longer.  The app runs as installed: a copy of the package
 in a temporary folder, its bytecode compiled once beforehand (as_installed).
 """
 
@@ -33,6 +34,7 @@ import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -152,7 +154,7 @@ class Walkthrough:
     with Discard, dialogs accepted as they open, a CSV's kind as guessed, Yes to recomputing
     totals, no other precision offered."""
 
-    def __init__(self, folder: Path, limit: float) -> None:
+    def __init__(self, folder: Path, limit: float, trace: TextIO | None = None) -> None:
         from PySide6.QtCore import QSettings
         from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -162,7 +164,7 @@ class Walkthrough:
         self.app = QApplication.instance() or QApplication(sys.argv[:1])
         self.folder = folder
         self.limit = limit
-        self.meter = StallMeter()
+        self.meter = StallMeter(trace=trace)
         self.failures: dict[str, str] = {}
         QMessageBox.question = staticmethod(lambda *args, **kwargs: QMessageBox.StandardButton.Discard)
         self.window = MainWindow(QSettings(str(folder / "settings.ini"), QSettings.Format.IniFormat))
@@ -295,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=float, default=0.100, help="the longest stall allowed, in seconds")
     parser.add_argument("--quick", action="store_true", help="leave out the 1000 x 1000 and 300 x 350 tables")
+    parser.add_argument("--trace", type=argparse.FileType("w"), metavar="FILE",
+                        help="write every thread's stack there while the window stalls (StallMeter's trace)")
     args = parser.parse_args(argv)
     print(f"walkthrough: the longest main-thread stall of each action (limit {1000 * args.limit:.0f} ms)", flush=True)
     installed = tempfile.TemporaryDirectory(prefix="ctadesk-installed-")
@@ -307,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     if screen > args.limit:
         stalls["start screen after Qt"] = screen
     with tempfile.TemporaryDirectory(prefix="ctadesk-walkthrough-") as folder:
-        walk = Walkthrough(Path(folder), args.limit)
+        walk = Walkthrough(Path(folder), args.limit, args.trace)
         for name in TABLES:
             walk.table(name, lambda path=SAMPLES / name: walk.window.open_path(path))
         for name in MICRODATA:
