@@ -32,14 +32,14 @@ import numpy as np
 
 from ctadesk.engine.model import Model, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
+from ctadesk.engine.publish.verify import Verification, verify
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status, relative_gap
-from ctadesk.engine.solvers.finish import cells_changed, describe, weighted_l1
+from ctadesk.engine.solvers.finish import cells_changed, describe, verified_before, weighted_l1
 from ctadesk.engine.solvers.lower_bound import LowerBound, lower_bound
 from ctadesk.engine.solvers.milp import relations_admit_a_table
 from ctadesk.engine.solvers.protection_bound import protection_bound
 from ctadesk.engine.solvers.slice_bound import with_slices
 from ctadesk.engine.table.units import in_units, table_unit, weight_unit
-from ctadesk.engine.publish.verify import verify
 
 Method = Callable[[CTAProblem, SolveOptions], CTAResult]
 
@@ -52,6 +52,9 @@ BOUND_SHARE = 0.2
 #: above this many cells a method that is not exact reports the protection part of the bound alone
 #: (solvers/protection_bound.py): the whole bound's propagation takes about 0.5 s a million cells
 FULL_BOUND_CELLS = 100_000
+#: the smallest normal floating-point number: a table with values below it is verified again in
+#: the user's units (_verified_in_units)
+_NORMAL = float(np.finfo(float).tiny)
 
 
 def in_table_units(model: Model, method: Method, lengths: Collection[str] = ()) -> Method:
@@ -74,7 +77,7 @@ def in_table_units(model: Model, method: Method, lengths: Collection[str] = ()) 
         result = honest(scaled, model, method(scaled, scaled_options), options, certified)
         if note and result.log:
             result = result.replace(log=f"{note}\n{result.log}")
-        return to_table_units(problem, result, unit, power, weight)
+        return to_table_units(problem, result, unit, power, weight, scaled)
 
     run.__name__ = getattr(method, "__name__", "run")
     run.__doc__ = method.__doc__
@@ -151,7 +154,7 @@ def honest(problem: CTAProblem, model: Model, result: CTAResult, options: SolveO
         info["bound_from"] = "protection levels and relation imbalances"
     message = result.message
     if status is not result.status or notes:
-        message = "; ".join([describe(status)] + notes)
+        message = "; ".join([describe(status), *notes])
     return result.replace(status=status, bound=bound, gap=gap, message=message, info=info)
 
 
@@ -181,9 +184,11 @@ def _senses_origin(result: CTAResult) -> str:
 DISTANCE_INFO = ("milp_objective", "heuristic_objective", "start_objective", "solver_bound")
 
 
-def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: int, weight: float) -> CTAResult:
-    """``result`` (found for ``problem`` in units of ``unit`` and ``weight``, see units.in_units) in
-    the user's units, verified there."""
+def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: int, weight: float,
+                   scaled: CTAProblem | None = None) -> CTAResult:
+    """``result`` (found for ``scaled`` = in_units(problem, unit, weight), see units.in_units) in
+    the user's units, verified there (_verified_in_units: by the verification of the same table in
+    ``scaled`` where that one passed)."""
     cost = unit * weight
     info = {key: value * cost if key in DISTANCE_INFO and isinstance(value, float) else value
             for key, value in result.info.items()}
@@ -191,7 +196,7 @@ def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: i
     if result.values is None:
         return result.replace(objective=math.nan, bound=None if result.bound is None else result.bound * cost)
     values = np.asarray(result.values, dtype=float) * unit
-    verification = verify(problem, values, result.senses)
+    verification = _verified_in_units(problem, scaled, result, values, unit) or verify(problem, values, result.senses)
     status, message = result.status, result.message
     if not verification.ok:         # said again in the user's units
         said = result.info.get("solver_said") or ("" if status is Status.NOT_PROTECTED else message)
@@ -203,6 +208,29 @@ def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: i
                           bound=None if result.bound is None else result.bound * cost,
                           info={**result.info, "table_unit": unit, "weight_unit": weight,
                                 "cells_changed": cells_changed(problem, values)})
+
+
+def _verified_in_units(problem: CTAProblem, scaled: CTAProblem | None, result: CTAResult, values: np.ndarray,
+                       unit: float) -> Verification | None:
+    """The passed verification of ``result``'s table in ``scaled`` (finish.verified_before), which
+    is that of ``values`` in ``problem``: every check of the verifier compares sums, differences,
+    products with the relations' coefficients and maxima of the table's values, right-hand sides,
+    bounds and protection levels with tolerances in the table's unit and relative errors, and
+    in_units divides all of these but the coefficients by the power of two ``unit``; a power of
+    two moves exponents alone, so every rounding and every comparison comes out the same, and a
+    passed verification says only ok and relative errors.  None where a premise fails (then the
+    table is verified again): the units are not each other's ``unit`` multiple, a value is not
+    finite or not a normal floating-point number in the user's units, or finish kept no passed
+    verification of this very table."""
+    if scaled is None or result.values is None:
+        return None
+    earlier = verified_before(scaled, result.values, result.senses)
+    if earlier is None or not earlier.ok or table_unit(scaled) * unit != table_unit(problem):
+        return None
+    magnitudes = np.abs(values)
+    if not np.all(np.isfinite(magnitudes)) or np.any((magnitudes < _NORMAL) & (magnitudes > 0)):
+        return None
+    return earlier
 
 
 __all__ = ["honest", "in_table_units", "to_table_units"]

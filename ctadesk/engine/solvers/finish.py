@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
+from ctadesk.engine.publish.verify import Verification, verify
 from ctadesk.engine.result import CTAResult, Status
-from ctadesk.engine.publish.verify import verify
-
 
 #: a cell is changed when it moves by more than this times max(1, |a_i|)
 CHANGE_RTOL = 1e-9
+#: id of a read-only table that finish verified -> (its problem, the senses it was verified with,
+#: what the verifier found), while the table lives (verified_before)
+_VERIFIED: dict[int, tuple[weakref.ref, np.ndarray | None, Verification]] = {}
 
 
 def weighted_sum(weights: np.ndarray, terms: np.ndarray) -> float:
@@ -74,6 +77,7 @@ def finish(problem: CTAProblem, method: str, status: Status, values: np.ndarray 
         began = time.perf_counter()
         verification = verify(problem, values, senses)
         verify_seconds = time.perf_counter() - began
+        _remember(problem, values, senses, verification)
         objective = weighted_l1(problem, values)
         info["cells_changed"] = cells_changed(problem, values)
         if not verification.ok:
@@ -90,6 +94,31 @@ def finish(problem: CTAProblem, method: str, status: Status, values: np.ndarray 
     return CTAResult(method=method, status=status, message=message, values=values, senses=senses,
                      objective=objective, model_objective=model_objective, bound=bound, gap=gap,
                      log=log, timings=timings, verification=verification, info=info)
+
+
+def _remember(problem: CTAProblem, values: np.ndarray, senses: np.ndarray | None,
+              verification: Verification) -> None:
+    """Keep what the verifier found for ``values`` where no one can write to them any more: a
+    read-only array that owns its data (a method that hands finish such a table asks for it)."""
+    if values.flags.writeable or values.base is not None:
+        return
+    _VERIFIED[id(values)] = (weakref.ref(problem), None if senses is None else senses.copy(), verification)
+    weakref.finalize(values, _VERIFIED.pop, id(values), None)
+
+
+def verified_before(problem: CTAProblem, values: np.ndarray, senses: np.ndarray | None) -> Verification | None:
+    """What finish's verifier found for this very table of ``problem`` with ``senses``, where it
+    kept it (_remember): the inputs of a verification the same objects, unchanged, and the
+    verifier a function of them alone.  None where it did not."""
+    kept = _VERIFIED.get(id(values))
+    if kept is None or values.flags.writeable:
+        return None
+    owner, seen, verification = kept
+    if owner() is not problem:
+        return None
+    if seen is None or senses is None:
+        return verification if seen is None and senses is None else None
+    return verification if np.array_equal(seen, senses) else None
 
 
 def describe(status: Status) -> str:

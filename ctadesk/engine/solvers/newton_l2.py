@@ -36,8 +36,14 @@ from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers.conic import solve_l2
 from ctadesk.engine.solvers.finish import finish, weighted_sum
 from ctadesk.engine.solvers.lp import fixed_senses
-from ctadesk.engine.solvers.network import (SPARSE_DEGREE, defining_relations, log_line, relation_degree,
-                                            report_optimum, sense_bounds)
+from ctadesk.engine.solvers.network import (
+    SPARSE_DEGREE,
+    defining_relations,
+    log_line,
+    relation_degree,
+    report_optimum,
+    sense_bounds,
+)
 
 METHOD_L2 = "network-l2"
 #: the L2 Newton method stops when every relation holds to this relative accuracy; its log line
@@ -108,6 +114,7 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
                           solve_seconds=solve_seconds, senses=senses, message=note, log=note, info=info)
         return _fallback_qp(problem, options, senses, note)
     values = np.clip(problem.values + z, problem.lower, problem.upper)
+    values.flags.writeable = False          # finish keeps its verification for claims.to_table_units
     report_optimum(options, started, weighted_sum(problem.weights, np.abs(z)))
     result = finish(problem, METHOD_L2, Status.OPTIMAL, values, started=started, build_seconds=build_seconds,
                     solve_seconds=solve_seconds, senses=senses,
@@ -371,28 +378,41 @@ class _Pattern:
         self.solver: qdldl.Solver | None = None
 
     @classmethod
-    def of(cls, A: sp.csr_array, half_inverse: np.ndarray, movable: np.ndarray) -> _Pattern | None:
-        """The pattern of A's Newton systems: its spread has, per movable cell, an entry for each
-        pair of the relations it is in, so its size grows with the cells, whatever the relations'
-        degree.  With QDLDL alone, None where a relation meets more than SPARSE_DEGREE others on
-        average (_factor then): QDLDL's column by column factor of a Cox 40x40x40 table's systems
-        took 14.8 s of processor time where SuperLU's took 7.5 s and CHOLMOD's 1.3 s."""
+    def of(cls, A: sp.csr_array, half_inverse: np.ndarray, movable: np.ndarray,
+           At: sp.csr_array | None = None) -> _Pattern | None:
+        """The pattern of A's Newton systems (``At``: A's transpose in CSR, where the caller has
+        it): its spread has, per movable cell, an entry for each pair of the relations it is in,
+        so its size grows with the cells, whatever the relations' degree.  With QDLDL alone, None
+        where a relation meets more than SPARSE_DEGREE others on average (_factor then): QDLDL's
+        column by column factor of a Cox 40x40x40 table's systems took 14.8 s of processor time
+        where SuperLU's took 7.5 s and CHOLMOD's 1.3 s.  The spread is built in CSR at once, its
+        rows sorted with the pattern's keys (a COO array converted took 70 of the 170
+        microseconds that a 147-cell table's pattern took)."""
         m = A.shape[0]
         cells = np.flatnonzero(movable)
         if FACTORISER == "qdldl" and relation_degree(A, cells) > SPARSE_DEGREE:
             return None
-        columns = A.tocsc() if cells.size == A.shape[1] else sp.csc_array(A[:, cells])
-        columns.sort_indices()
+        columns = (A.T.tocsr() if At is None else At)[cells] if cells.size < A.shape[1] else (
+            A.T.tocsr() if At is None else At)
+        if not columns.has_sorted_indices:
+            columns = columns.sorted_indices()
         column_of = np.repeat(np.arange(cells.size), np.diff(columns.indptr))
         partners = columns.indptr[column_of + 1] - np.arange(columns.nnz)     # entries from here to the column's end
         first = np.repeat(np.arange(columns.nnz), partners)
         second = first + np.arange(first.size) - np.repeat(np.cumsum(partners) - partners, partners)
         row, col = columns.indices[first], columns.indices[second]          # row <= col: indices sorted
         keys = np.concatenate([col.astype(np.int64) * m + row, np.arange(m, dtype=np.int64) * (m + 1)])
-        unique, where = np.unique(keys, return_inverse=True)
-        cell = cells[column_of[first]]
-        spread = sp.csr_array((columns.data[first] * columns.data[second] * half_inverse[cell],
-                               (where[:first.size], cell)), shape=(unique.size, A.shape[1]))
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        starts = np.concatenate([[True], ordered[1:] != ordered[:-1]])
+        unique = ordered[starts]
+        where = np.empty(keys.size, np.int64)
+        where[order] = np.cumsum(starts) - 1
+        pairs = order[order < first.size]                                   # the pairs in the order of their entries
+        cell = cells[column_of[first[pairs]]]
+        counts = np.bincount(where[pairs], minlength=unique.size)
+        spread = sp.csr_array((columns.data[first[pairs]] * columns.data[second[pairs]] * half_inverse[cell],
+                               cell, np.concatenate([[0], np.cumsum(counts)])), shape=(unique.size, A.shape[1]))
         indptr = np.concatenate([[0], np.cumsum(np.bincount(unique // m, minlength=m))])
         return cls(spread, (unique % m).astype(np.int32), indptr.astype(np.int32), where[first.size:])
 
@@ -453,8 +473,10 @@ def _cholmod_solve(factor: object, gradient: np.ndarray) -> np.ndarray:
 
 class _NewtonSystems:
     """The Newton systems of successive iterations, whose free cells change little near the end:
-    a system whose free cells differ from the last factorised one's in at most REUSE_SHARE of
-    them is solved by conjugate gradients preconditioned with that factorisation (exact on the
+    a system with the free cells of the last factorised one is that system, solved with its
+    factorisation (the polishing steps, _polished: conjugate gradients around it took 0.1 ms of
+    a 150-cell table's 1.6 ms); one whose free cells differ from the last factorised one's in at
+    most REUSE_SHARE of them is solved by conjugate gradients preconditioned with that factorisation (exact on the
     unchanged part, so a few iterations), else factorised anew (_Pattern's; with CHOLMOD whatever
     the relations' degree: its supernodal factor took Cox 100x100x5 from 4.9 s by SuperLU to 0.83 s
     of processor time, 40x40x40 from 7.5 s to 1.15 s; _factor's with QDLDL alone where the
@@ -468,9 +490,10 @@ class _NewtonSystems:
         self.A = A
         self.At = At
         self.half_inverse = half_inverse
-        self.pattern = _Pattern.of(A, half_inverse, movable)
+        self.pattern = _Pattern.of(A, half_inverse, movable, At)
         self.solve: Callable[[np.ndarray], np.ndarray] | None = None
         self.free: np.ndarray | None = None
+        self.diagonal = np.zeros(0)             # the diagonal of the system last factorised
         self.factor_seconds = 0.0
         self.solve_seconds = math.inf
         self.iteration_seconds: float | None = None     # a timed conjugate-gradient iteration
@@ -483,6 +506,8 @@ class _NewtonSystems:
     def step(self, free: np.ndarray, gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(the system's diagonal, its shifted solution for ``gradient``)."""
         m = self.A.shape[0]
+        if self.solve is not None and self.free is not None and np.array_equal(free, self.free):
+            return self.diagonal, self.solve(gradient)          # the system last factorised
         hessian = None
         if self.pattern is not None:
             data, diagonal, shift = self.pattern.entries(free)
@@ -506,7 +531,7 @@ class _NewtonSystems:
             if info == 0 and np.all(np.isfinite(step)):
                 return diagonal, step
         began = time.perf_counter()
-        self.solve, self.free = factorise(), free
+        self.solve, self.free, self.diagonal = factorise(), free, diagonal
         factorised = time.perf_counter()
         step = self.solve(gradient)
         self.factor_seconds = factorised - began

@@ -4,16 +4,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ctadesk.engine.table.generate import cox_table
-from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.methods import METHODS, solve
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.publish.verify import verify
+from ctadesk.engine.result import CTAResult, SolveOptions, Status
+from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.claims import honest
 from ctadesk.engine.solvers.lower_bound import lower_bound
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.table.structure import TableStructure
 from ctadesk.engine.table.units import in_units, table_unit
-from ctadesk.engine.publish.verify import verify
 from ctadesk.io.jj import read_jj
 
 SAMPLES = Path(__file__).resolve().parents[3] / "sample_data"
@@ -212,3 +215,65 @@ def test_the_solver_log_says_its_units_where_they_are_not_the_tables():
     lines = []
     solve(unit, "milp", SolveOptions(time_limit=5, on_log=lines.append))
     assert not any("divided by" in line for line in lines)
+
+
+def _magnified(problem: CTAProblem, factor: float) -> CTAProblem:
+    return problem.replace(values=problem.values * factor, rhs=problem.rhs * factor, lower=problem.lower * factor,
+                           upper=problem.upper * factor, lower_protection=problem.lower_protection * factor,
+                           upper_protection=problem.upper_protection * factor)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1e-9, 3e-3, 1.0, 7e5, 2e11]), st.floats(0.0, 3e-9),
+       st.floats(0.0, 1.0))
+def test_a_verification_in_table_units_is_the_verification_in_the_users(seed, factor, noise, moved):
+    """claims._verified_in_units reuses the verification made in table units: every check comes out
+    the same in the user's units, passing or failing, on tables near the verifier's tolerances
+    (relations off by up to 3e-9 of their scale, cells moved into their protection intervals)."""
+    from ctadesk.engine.solvers.conic import solve_l2
+
+    _, base = cox_table((4, 5), seed=seed % 1000)
+    problem = _magnified(base.with_senses(ordering_senses(base)), factor)
+    unit = table_unit(problem)
+    scaled = in_units(problem, unit)
+    result = solve_l2(scaled)
+    assert result.values is not None
+    rng = np.random.default_rng(seed)
+    table = result.values * (1 + noise * rng.uniform(-1, 1, problem.n_cells))
+    table[problem.sensitive] -= moved * (table[problem.sensitive] - scaled.values[problem.sensitive])
+    there = verify(scaled, table, result.senses)
+    here = verify(problem, table * unit, result.senses)
+    assert (there.ok, there.counts) == (here.ok, here.counts)
+    assert (there.max_relation_error, there.max_bound_error, there.min_protection_margin) == (
+        here.max_relation_error, here.max_bound_error, here.min_protection_margin)
+
+
+@pytest.mark.parametrize("cells", [60, 400])
+def test_a_table_verified_in_table_units_is_not_verified_again_and_keeps_its_figures(cells, monkeypatch):
+    from ctadesk.engine.solvers import claims
+    from ctadesk.engine.table.generate import office_shapes, office_table
+
+    _, dimensions = office_shapes(1, 5, cells, 2 * cells)[0]
+    problem = office_table(dimensions, seed=5)
+    checks = []
+    monkeypatch.setattr(claims, "verify", lambda *args: checks.append(args) or verify(*args))
+    result = solve(problem, "network-l2")
+    assert result.verified and not checks
+    again = verify(problem, result.values, result.senses)
+    assert again.ok and again == result.verification
+
+
+def test_a_table_that_fails_in_table_units_is_verified_again_in_the_users():
+    from ctadesk.engine.solvers.claims import to_table_units
+    from ctadesk.engine.solvers.finish import finish
+
+    problem = _magnified(small_table(), 1000.0)
+    unit = table_unit(problem)
+    scaled = in_units(problem, unit)
+    table = scaled.values.copy()                            # the sensitive cell left inside its interval
+    table.flags.writeable = False
+    result = finish(scaled, "test", Status.FEASIBLE, table, started=0.0, build_seconds=0.0, solve_seconds=0.0)
+    assert not result.verified
+    found = to_table_units(problem, result, unit, 1, 1.0, scaled)
+    assert found.status is Status.NOT_PROTECTED and found.verification == verify(problem, table * unit, result.senses)
+    assert "3000" in found.message or "5000" in found.message       # the interval in the user's units

@@ -24,3 +24,47 @@ def test_a_weighted_sum_is_the_dot_product_of_weights_and_terms(seed, size, magn
 def test_the_weighted_l1_distance_sums_weighted_absolute_changes():
     problem = CTAProblem(values=[1.0, 2.0, 3.0], relations=[[1.0, 1.0, -1.0]], weights=[1.0, 2.0, 0.5])
     assert weighted_l1(problem, np.array([2.0, 0.0, 3.0])) == 1.0 + 4.0
+
+
+def _verified_table(problem: CTAProblem, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from ctadesk.engine.result import Status
+    from ctadesk.engine.solvers.finish import finish
+
+    result = finish(problem, "test", Status.FEASIBLE, values, started=0.0, build_seconds=0.0, solve_seconds=0.0)
+    return result.values, result.senses
+
+
+def test_finish_keeps_the_verification_of_a_read_only_table_for_that_table_problem_and_senses_alone():
+    from ctadesk.engine.solvers.finish import verified_before
+
+    problem = CTAProblem(values=[1.0, 2.0, 3.0], relations=[[1.0, 1.0, -1.0]], sensitive=[0], upper_protection=[0.5],
+                         lower_protection=[0.5])
+    table = np.array([1.5, 1.5, 3.0])
+    table.flags.writeable = False
+    values, senses = _verified_table(problem, table)
+    assert values is table and verified_before(problem, table, senses).ok
+    assert verified_before(problem, table, -senses) is None                 # other senses
+    assert verified_before(problem.replace(weights=[2.0, 1.0, 1.0]), table, senses) is None  # another problem
+    writeable = np.array([1.5, 1.5, 3.0])
+    values, senses = _verified_table(problem, writeable)
+    assert verified_before(problem, writeable, senses) is None             # it could change after the check
+    view = np.array([1.5, 1.5, 3.0, 0.0])[:3]
+    view.flags.writeable = False
+    values, senses = _verified_table(problem, view)
+    assert verified_before(problem, view, senses) is None                  # its base could change
+
+
+def test_a_kept_verification_goes_with_its_table():
+    import gc
+
+    from ctadesk.engine.solvers import finish
+
+    problem = CTAProblem(values=[1.0, 2.0, 3.0], relations=[[1.0, 1.0, -1.0]])
+    table = np.array([1.0, 2.0, 3.0])
+    table.flags.writeable = False
+    _verified_table(problem, table)
+    key = id(table)
+    assert key in finish._VERIFIED
+    del table
+    gc.collect()
+    assert key not in finish._VERIFIED

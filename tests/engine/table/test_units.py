@@ -45,3 +45,21 @@ def test_a_median_is_kept_while_its_read_only_array_lives_and_only_then():
     del problem
     gc.collect()
     assert key not in units._MEDIANS
+
+
+@settings(max_examples=80, deadline=None)
+@given(values=arrays(float, 7, elements=entries),
+       weights=arrays(float, 7, elements=st.sampled_from([0.0, 0.25, 1.0, 3e-6, 7e4])),
+       shift=st.integers(-60, 60), weight_shift=st.integers(-60, 60))
+def test_a_restated_problem_keeps_the_medians_a_fresh_count_finds(values, weights, shift, weight_shift):
+    """in_units hands the scaled problem the original's medians divided by its units: the same
+    numbers np.median finds on the scaled arrays, so a verification in units takes the same unit."""
+    problem = CTAProblem(values=values, relations=np.zeros((0, 7)), weights=weights)
+    table_unit(problem), weight_unit(problem)                     # the originals' medians kept
+    unit, weight = 2.0 ** shift, 2.0 ** weight_shift
+    scaled = units.in_units(problem, unit, weight)
+    if unit == weight == 1.0:
+        return
+    for kept in (scaled.values, scaled.weights):
+        assert id(kept) in units._MEDIANS
+        assert units._MEDIANS[id(kept)] == units._median_magnitude(kept.copy())     # a writeable copy: counted
