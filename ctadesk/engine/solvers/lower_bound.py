@@ -40,7 +40,7 @@ from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.solvers.highs import ColumnMatrix, HighsRun, LinearModel
 from ctadesk.engine.solvers.cuts import imbalance_bounds
-from ctadesk.engine.solvers.lp import l1_column_bounds
+from ctadesk.engine.solvers.lp import deviation_bounds, l1_column_bounds
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
 #: passes that raise the relation multipliers y with the cells' unused weight
@@ -75,9 +75,11 @@ def lower_bound(problem: CTAProblem, budget: Budget = Budget()) -> LowerBound:
 def _lower_bound(problem: CTAProblem, budget: Budget) -> tuple[LowerBound, bool]:
     n = problem.n_cells
     senses = problem.effective_senses
-    implied_lower, implied_upper = propagated_deviation_bounds(problem)
-    col_lower, col_upper = l1_column_bounds(problem, senses)
     free = senses == SENSE_FREE
+    # propagation narrows free cells' ranges; a fixed sense's level it only finds unreachable where no
+    # table is protected (then every bound holds): without free senses the cells' own ranges do
+    implied_lower, implied_upper = propagated_deviation_bounds(problem) if free.any() else deviation_bounds(problem)
+    col_lower, col_upper = l1_column_bounds(problem, senses)
     cells = problem.sensitive[free]
     col_upper[cells] = np.minimum(col_upper[cells], np.maximum(implied_upper[cells], 0.0))
     col_upper[n + cells] = np.minimum(col_upper[n + cells], np.maximum(-implied_lower[cells], 0.0))

@@ -88,3 +88,23 @@ def test_a_time_limited_milp_reports_the_certified_bound_when_higher():
     if result.info.get("bound_from"):
         assert result.bound == pytest.approx(certified)
         assert result.info["solver_bound"] is None or result.info["solver_bound"] < certified
+
+
+@pytest.mark.parametrize("problem", list(cases()) + [pytest.param(hierarchical_problem(seed), id=f"1h2d-{seed}")
+                                                     for seed in range(3)])
+def test_without_free_senses_the_bound_skips_propagation_and_is_the_same_where_a_table_exists(problem, monkeypatch):
+    """With every sense fixed, bound propagation only finds a sense's level unreachable where no
+    table is protected: the bound without it equals the bound with it wherever the fixed-sense LP
+    finds a table, and stays below that LP's optimum."""
+    from ctadesk.engine.senses.ordering import ordering_senses
+    from ctadesk.engine.solvers import lower_bound as module
+    from ctadesk.engine.solvers.lp import solve_lp
+
+    fixed = problem.with_senses(ordering_senses(problem))
+    found = lower_bound(fixed)
+    monkeypatch.setattr(module, "deviation_bounds", module.propagated_deviation_bounds)
+    propagated = module._lower_bound(fixed, module.Budget())[0]
+    table = solve_lp(fixed)
+    assert table.verified
+    assert found.value == propagated.value
+    assert found.value <= table.objective * (1 + 1e-9)
