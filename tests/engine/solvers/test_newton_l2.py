@@ -308,3 +308,20 @@ def test_pattern_entries_count_pairs_of_relations_sharing_a_movable_cell():
     A = sp.csr_array(np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 1]], float))
     assert pattern_entries(A, np.ones(4, bool)) == 3 + 2              # the diagonal and (0, 1), (1, 0)
     assert pattern_entries(A, np.array([True, False, True, True])) == 3
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(20, 3000))
+def test_the_newton_deviations_hold_every_relation_to_rounding_error(seed, cells):
+    """Convergence to L2_TOLERANCE, then polishing steps down to POLISH_FLOOR: every relation of
+    an office table holds to 1e-15 of its scale (sum |c| max(|a|, 1)), not only to 1e-10."""
+    from ctadesk.engine.solvers.newton_l2 import least_squares_deviations
+
+    count = 3 if cells >= 150 else 2            # 3-D tables have at least 147 cells
+    kind, dimensions = office_shapes(count, seed % 1000, cells, 3 * cells + 60)[seed % count]
+    problem = office_table(dimensions, seed=seed)
+    lower, upper = sense_bounds(problem, problem.senses)
+    z, note = least_squares_deviations(problem, lower, upper, SolveOptions().begun())
+    assert z is not None, note
+    scale = abs(problem.relations) @ np.maximum(np.abs(problem.values), 1.0)
+    assert np.max(np.abs(problem.deviation_rhs - problem.relations @ z) / scale) <= 1e-15, (kind, note)
