@@ -13,6 +13,7 @@ from typing import NoReturn
 
 from ctadesk import __version__
 from ctadesk.cli.interrupt import EXIT_INTERRUPTED, interruptible
+from ctadesk.cli.lazy_imports import defer_numpy_tools
 from ctadesk.engine.errors import CTAError
 
 #: every command's module name in ctadesk/cli/commands/ and the line ``ctadesk --help`` shows for
@@ -90,7 +91,10 @@ def _run(args: argparse.Namespace) -> int:
 def console() -> NoReturn:
     """The ``ctadesk`` program (and ``python -m ctadesk``): main(), then the process ends with
     its status without waiting for a solver run left behind (solvers/highs.py end_process).
-    Ctrl-C while the commands load (seconds: the solvers' libraries) is reported as in a command."""
+    Ctrl-C while the commands load (seconds: the solvers' libraries) is reported as in a command.
+    numpy's testing and Fortran tools, which SciPy's import would load, load only if used
+    (ctadesk.cli.lazy_imports)."""
+    defer_numpy_tools()
     try:
         code = main()
     except KeyboardInterrupt:
