@@ -98,7 +98,7 @@ def _scaled_options(options: SolveOptions, unit: float, power: int, weight: floa
                     lengths: Collection[str]) -> SolveOptions:
     """Options for the solve in table units: progress reported in the user's units, the
     parameters that are lengths (the pseudo-Huber delta) in the table's."""
-    if unit == 1.0 and weight == 1.0:
+    if (unit == 1.0 and weight == 1.0) or (options.on_progress is None and not set(lengths) & set(options.parameters)):
         return options
     on_progress = options.on_progress
     scale = unit ** power * weight

@@ -210,8 +210,9 @@ def _dual_newton(A: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights:
         def slope_at(t: float) -> float:
             return slope - weighted_sum(np.clip(start + t * rate, lower, upper) - z, moved)
 
-        ahead = pi + _line_search(slope_at, slope) * direction
-        return (ahead, *point(ahead))
+        length = _line_search(slope_at, slope)
+        ahead = np.clip(start + length * rate, lower, upper)        # z there, without a product with A^T
+        return pi + length * direction, ahead, d - A @ ahead
 
     z, residual = point(pi)
     systems = _NewtonSystems(A, At, half_inverse, lower < upper)
