@@ -192,21 +192,21 @@ def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: i
     cost = unit * weight
     info = {key: value * cost if key in DISTANCE_INFO and isinstance(value, float) else value
             for key, value in result.info.items()}
-    result = result.replace(info=info)
     if result.values is None:
-        return result.replace(objective=math.nan, bound=None if result.bound is None else result.bound * cost)
+        return result.replace(objective=math.nan, bound=None if result.bound is None else result.bound * cost,
+                              info=info)
     values = np.asarray(result.values, dtype=float) * unit
     verification = _verified_in_units(problem, scaled, result, values, unit) or verify(problem, values, result.senses)
     status, message = result.status, result.message
     if not verification.ok:         # said again in the user's units
-        said = result.info.get("solver_said") or ("" if status is Status.NOT_PROTECTED else message)
+        said = info.get("solver_said") or ("" if status is Status.NOT_PROTECTED else message)
         status = Status.NOT_PROTECTED
         message = verification.summary() + (f" (the solver said: {said})" if said else "")
     return result.replace(values=values, status=status, message=message, verification=verification,
                           objective=weighted_l1(problem, values),
                           model_objective=result.model_objective * unit ** power * weight,
                           bound=None if result.bound is None else result.bound * cost,
-                          info={**result.info, "table_unit": unit, "weight_unit": weight,
+                          info={**info, "table_unit": unit, "weight_unit": weight,
                                 "cells_changed": cells_changed(problem, values)})
 
 
