@@ -129,8 +129,9 @@ def best_known() -> dict[str, float]:
 
 
 def compare(name: str, problem: CTAProblem, repeats: int, method: str | None, known: float,
-            qdldl: bool = False) -> float:
-    """One line of the table: ours and clarabel's (and QDLDL's), timed in turns; the ratio of their medians."""
+            qdldl: bool = False) -> tuple[float, float]:
+    """One line of the table: ours and clarabel's (and QDLDL's), timed in turns; the ratios of their
+    medians, of seconds and of processor seconds."""
     method, _, parameters = ((method, "", {}) if method
                              else choose_method(problem, Distance.L2, Senses.FIXED, float("inf")))
     qdldl = qdldl and method == newton_l2.METHOD_L2
@@ -154,7 +155,7 @@ def compare(name: str, problem: CTAProblem, repeats: int, method: str | None, kn
           f"{statistics.median(cpu_ours) / statistics.median(cpu_theirs):>6.2f} "
           f"{known:>14.8g}  {result.status.value}{'' if result.verified else ' NOT VERIFIED'}"
           f"{' (clarabel)' if 'network' in result.info else ''} / clarabel {reference[-1][2]}", flush=True)
-    return ours / theirs
+    return ours / theirs, statistics.median(cpu_ours) / statistics.median(cpu_theirs)
 
 
 def qdldl_alone(problem: CTAProblem, parameters: dict, time_limit: float) -> tuple[float, bool]:
@@ -197,8 +198,11 @@ def main() -> None:
               for name in args.instances]
     ratios += [compare(path.stem.lower(), load_sif(path), args.repeats, args.method, float("nan"), args.qdldl)
                for path in args.sif]
-    print(f"ratio: geometric mean {math.exp(statistics.fmean(map(math.log, ratios))):.2f}, worst {max(ratios):.2f}; "
-          f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
+    for label, column in (("ratio", [wall for wall, _ in ratios]),
+                          ("of processor seconds", [cpu for _, cpu in ratios])):
+        print(f"{label}: geometric mean {math.exp(statistics.fmean(map(math.log, column))):.2f}, worst "
+              f"{max(column):.2f}, {sum(ratio <= 0.5 for ratio in column)} of {len(column)} at most 1/2")
+    print(f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
 
 
 if __name__ == "__main__":
