@@ -1,12 +1,14 @@
 """Tables in CSV files: long format (one line per cell: codes, then the value) and
 wide format (row labels down the left, column labels across the top, as a sheet).
 
-The delimiter (`;` `,` tab `|`) is detected unless given, the encoding by
-ctadesk.io.text (UTF-8, else cp1252).  The decimal mark is decided from all
-the file's numbers (ctadesk.io.numbers.number_style: the value column of a long
-file, the data cells of a wide one); a mark that could be either ('1.234') is a
-decimal comma in a semicolon file, and where nothing decides the file is
-refused naming a number, unless decimal_comma is given.  Numbers must be
+The delimiter (`;` `,` tab `|`) is detected unless given, from the first lines
+(ctadesk.io.csv_dialect), the encoding by ctadesk.io.text (UTF-8, else cp1252).
+The decimal mark is decided by the file's numbers (ctadesk.io.numbers.number_style):
+a long file's by its value column, from its first lines, every later line held to
+them (ctadesk.io.csv_dialect.decimal_mark: a value written with the other mark is
+refused naming its line); a wide file's by its data cells.  A mark that could be
+either ('1.234') is a decimal comma in a semicolon file, and where nothing decides
+the file is refused naming a number, unless decimal_comma is given.  Numbers must be
 finite; values are read as data cells are (ctadesk.io.numbers.read_cell:
 '12 e' is 12, '-' is 0, ':' and 'x' are refused naming the line).  Wide files
 go through the same layout detection as Excel sheets (ctadesk.io.excel), so
@@ -35,28 +37,28 @@ import numpy as np
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.cells import CellLocator
+from ctadesk.io.csv_dialect import (
+    CsvDialect,
+    decimal_mark,
+    detect_delimiter,
+    plain_numbers,
+    sample_lines,
+    sample_text,
+    sniff_dialect,
+)
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.layout import TOTAL_CODES, DetectedLayout, detect_layout, is_total_code
 from ctadesk.io.excel.table import ExcelTable, build_table
 from ctadesk.io.excel.workbook import SheetGrid, coordinate
-from ctadesk.io.numbers import (Kind, finite_values, not_a_number, number_style, out_of_range, parse_number,
-                                read_cell, unknown_value)
+from ctadesk.io.gc_pause import gc_paused
+from ctadesk.io.numbers import Kind, finite_values, not_a_number, out_of_range, parse_number, read_cell, unknown_value
 from ctadesk.io.table_or_microdata import grid_records, microdata_reason, not_a_table, refuse_records
 from ctadesk.io.text import csv_records, decode_text, read_bytes, read_text, split_lines
 
-DELIMITERS = ("\t", ";", ",", "|")  # in this order where several split the lines alike
 MAX_BYTES = 512 * 1024 * 1024
 #: how much of a file guess_csv_kind reads
 GUESS_BYTES = 16 * 1024
 _FORMULA_STARTS = ("=", "+", "-", "@")
-
-
-@dataclasses.dataclass(frozen=True)
-class CsvDialect:
-    """delimiter, and decimal_comma: True, False, or None where the numbers do not tell."""
-
-    delimiter: str
-    decimal_comma: bool | None
 
 
 def _text(path: Path) -> str:
@@ -66,56 +68,27 @@ def _text(path: Path) -> str:
     return text
 
 
-def _delimiter(text: str) -> str:
-    """The delimiter that splits the first lines into the same number (> 1) of fields most often."""
-    lines = [line for line in text.splitlines()[:50] if line.strip()]
-    best, delimiter = (0, 0), None
-    for candidate in DELIMITERS:
-        counts = [len(row) for row in csv.reader(lines, delimiter=candidate)]
-        common = max(set(counts), key=counts.count) if counts else 1
-        score = (counts.count(common), common) if common > 1 else (0, 0)
-        if score > best:
-            best, delimiter = score, candidate
-    return delimiter or ","
-
-
-def detect_dialect(text: str, delimiter: str | None = None, decimal_comma: bool | None = None) -> CsvDialect:
-    """The delimiter (see _delimiter) and whether the numbers of all lines use a decimal comma
-    (None when they do not tell; never with a comma delimiter)."""
-    delimiter = delimiter or _delimiter(text)
-    if decimal_comma is None:
-        lines = enumerate(csv.reader(text.splitlines(), delimiter=delimiter), start=1)
-        fields = ((field, f"line {line}") for line, row in lines for field in row)
-        decimal_comma = False if delimiter == "," else number_style(fields, comma_likely=delimiter == ";")[0]
-    return CsvDialect(delimiter, decimal_comma)
-
-
-def _records(path: Path, delimiter: str | None) -> tuple[list[tuple[int, list[str]]], str]:
-    """The file's CSV records with the line each starts on, and its delimiter."""
+def _records(path: Path, delimiter: str | None) -> tuple[list[tuple[int, list[str]]], str, int]:
+    """The file's CSV records with the line each starts on, its delimiter, and how many of its
+    lines its dialect is detected from (ctadesk.io.csv_dialect.sample_lines)."""
     text = _text(path)
     try:
-        delimiter = delimiter or _delimiter(text)
+        delimiter = delimiter or detect_delimiter(text)
     except csv.Error as error:
         raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
-    return csv_records(split_lines(text), delimiter, path), delimiter
+    return csv_records(split_lines(text), delimiter, path), delimiter, sample_lines(text)
 
 
 def _lined_rows(path: Path, delimiter: str | None, decimal_comma: bool | None
                 ) -> tuple[list[tuple[int, list[str]]], CsvDialect]:
     """The file's CSV records (blank lines too, as []) with the line each starts on, and its
-    dialect (detect_dialect)."""
+    dialect (detected from its first lines, sniff_dialect)."""
     text = _text(path)
     try:
-        dialect = detect_dialect(text, delimiter, decimal_comma)
+        dialect = sniff_dialect(text, delimiter, decimal_comma)
     except csv.Error as error:
         raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
     return csv_records(split_lines(text), dialect.delimiter, path), dialect
-
-
-def _rows(path: Path, delimiter: str | None, decimal_comma: bool | None) -> tuple[list[list[str]], CsvDialect]:
-    """The file's CSV records (blank lines too, as []), and its dialect (detect_dialect)."""
-    records, dialect = _lined_rows(path, delimiter, decimal_comma)
-    return [fields for _, fields in records], dialect
 
 
 def guess_csv_kind(path: str | Path) -> str:
@@ -131,12 +104,13 @@ def guess_csv_kind(path: str | Path) -> str:
         head = head[:head.rfind(b"\n", 0, GUESS_BYTES) + 1] or head[:GUESS_BYTES]
     text = decode_text(head, None, file=path)
     try:
-        dialect = detect_dialect(text)
+        dialect = sniff_dialect(text)
     except csv.Error as error:
         raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
     return _kind(csv_records(split_lines(text), dialect.delimiter, path), dialect)[0]
 
 
+@gc_paused()
 def csv_kind(path: str | Path) -> tuple[str, str | None]:
     """guess_csv_kind's answer from the whole file, and for 'microdata' why (naming a column and
     lines), else None."""
@@ -146,7 +120,7 @@ def csv_kind(path: str | Path) -> tuple[str, str | None]:
 def _kind(records: list[tuple[int, list[str]]], dialect: CsvDialect) -> tuple[str, str | None]:
     if len(records) < 2 or len(records[0][1]) < 2:
         return "wide", None
-    header, body = records[0][1], [(line, row) for line, row in records[1:] if any(f.strip() for f in row)]
+    header, body = records[0][1], [(line, row) for line, row in records[1:] if "".join(row).strip()]
     if not body:
         return "wide", None
     why = microdata_reason(header, body)
@@ -160,9 +134,8 @@ def _kind(records: list[tuple[int, list[str]]], dialect: CsvDialect) -> tuple[st
 
 def csv_header(path: str | Path) -> list[str]:
     """The names in the first line of a CSV file (its delimiter detected)."""
-    text = _text(Path(path))
-    dialect = detect_dialect(text)
-    header = next(csv.reader(text.splitlines()[:1], delimiter=dialect.delimiter), [])
+    text = sample_text(_text(Path(path)))
+    header = next(csv.reader(text.splitlines()[:1], delimiter=detect_delimiter(text)), [])
     return [h.strip() for h in header if h.strip()]
 
 
@@ -178,6 +151,7 @@ class LongTable:
     messages: tuple[str, ...] = ()
 
 
+@gc_paused()
 def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, value: str | None = None,
                   hierarchies: Mapping[str, Dimension] | None = None, total: str | None = None,
                   delimiter: str | None = None, decimal_comma: bool | None = None, *,
@@ -194,8 +168,8 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     Cells the file does not list are 0 and reported.
     """
     path = Path(path)
-    records, delimiter = _records(path, delimiter)
-    records = [(line, row) for line, row in records if any(f.strip() for f in row)]
+    records, delimiter, first_lines = _records(path, delimiter)
+    records = [(line, row) for line, row in records if "".join(row).strip()]   # a field not blank
     if len(records) < 2:
         raise FileFormatError("expected a header line and at least one line of cells", file=path)
     (header_line, header), body = records[0], records[1:]
@@ -216,11 +190,9 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
         if len(row) != len(header):
             raise FileFormatError(f"{len(row)} fields, the header has {len(header)}", file=path, row=line)
     _refuse_wide(path, header, [row for _, row in body], code_at)
+    texts = [row[value_at] for _, row in body]
     if decimal_comma is None:
-        decimal_comma, why = number_style(((row[value_at], f"line {line}") for line, row in body),
-                                          comma_likely=delimiter == ";")
-        if decimal_comma is None:
-            raise FileFormatError(why, file=path)
+        decimal_comma = decimal_mark(path, texts, [line for line, _ in body], first_lines, delimiter == ";")
     structure, messages = _long_structure(path, dimensions, code_at, body, dict(hierarchies or {}), total)
     related = no_totals or bool(sum(structure.relation_counts()))
     records_why = None if related else microdata_reason(header, body)
@@ -228,11 +200,14 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
         raise not_a_table(path, records_why)
     locator = CellLocator(structure, path)
     values = np.zeros(structure.n_cells)
+    cells = _locate(locator, body, code_at)
+    numbers = plain_numbers(texts, decimal_comma)
     flagged = 0
-    for line, row in body:
-        i = locator.locate([row[at] for at in code_at], line)
-        values[i], flag = _long_value(path, line, value, row[value_at], decimal_comma)
+    for k in np.flatnonzero(np.isnan(numbers)).tolist():     # grouped, flagged, marks: read one by one
+        line, row = body[k]
+        numbers[k], flag = _long_value(path, line, value, row[value_at], decimal_comma)
         flagged += bool(flag)
+    values[cells] = numbers
     if flagged:
         messages.append(f"{flagged} value(s) carry a footnote flag ('12 e'); the numbers were read, the flags "
                         "left out")
@@ -247,6 +222,22 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     if absent:
         messages.append(f"{absent} cell(s) not in the file were taken as 0")
     return LongTable(path, structure, values, lines, CsvDialect(delimiter, decimal_comma), tuple(messages))
+
+
+def _locate(locator: CellLocator, body: list[tuple[int, list[str]]], code_at: list[int]) -> np.ndarray:
+    """The cell of each line of body, as locator.locate finds it (a code exactly, else without
+    its surrounding spaces), each code column looked up at once and the cells listed twice found
+    by numpy; a line refused (a code not in its hierarchy, a cell listed again) is found by
+    locating the lines one by one, so the message names it as locate does."""
+    index = np.empty((len(code_at), len(body)), np.int64)
+    for d, (at, position) in enumerate(zip(code_at, locator.positions)):
+        get = position.get
+        index[d] = [get(row[at], get(row[at].strip(), -1)) for _, row in body]
+    cells = np.asarray(np.ravel_multi_index(index, locator.structure.shape, mode="clip"), np.int64)
+    if (index < 0).any() or np.bincount(cells, minlength=locator.lines.size).max(initial=0) > 1:
+        return np.array([locator.locate([row[at] for at in code_at], line) for line, row in body], np.int64)
+    locator.lines[cells] = [line for line, _ in body]
+    return cells
 
 
 def _total_code(path: Path, name: str, codes: list[str], total: str | None) -> str | None:
@@ -287,7 +278,7 @@ def _long_value(path: Path, line: int, name: str, text: str, decimal_comma: bool
     """The number of a long file's value field and its footnote flag; FileFormatError naming the
     line when it holds no number (an empty field, a mark such as ':' or 'x', other text)."""
     reading = read_cell(text, decimal_comma)
-    if reading.kind in (Kind.NUMBER, Kind.ZERO):
+    if reading.number is not None:      # a number, or 0 for a zero mark
         return reading.number, reading.flag if reading.kind is Kind.NUMBER else ""
     why = unknown_value() if reading.kind is Kind.UNKNOWN else ""
     message = f"'{text}' is not a number: {why}" if why else not_a_number(text, decimal_comma)
@@ -323,7 +314,7 @@ def write_long_csv(path: str | Path, structure: TableStructure, values: np.ndarr
         writer.writerow([_safe(d.name) for d in structure.dimensions] + [_safe(value)])
         for i, coords in enumerate(zip(*(g.reshape(-1) for g in grids))):
             codes = [_safe(d.codes[k]) for d, k in zip(structure.dimensions, coords)]
-            writer.writerow(codes + [_number(values[i], decimal_comma, decimals)])
+            writer.writerow([*codes, _number(values[i], decimal_comma, decimals)])
     return path
 
 
@@ -341,7 +332,7 @@ def read_wide_csv(path: str | Path, layout: DetectedLayout | None = None, delimi
 def wide_grid(path: Path, delimiter: str | None = None) -> tuple[SheetGrid, str]:
     """The CSV as a sheet grid of texts (leading spaces of labels count as indentation), and its
     delimiter; numbers out of range are refused."""
-    records, delimiter = _records(path, delimiter)
+    records, delimiter, _ = _records(path, delimiter)
     rows = [fields for _, fields in records]
     width = max((len(r) for r in rows), default=0)
     values = []
@@ -361,7 +352,7 @@ def write_wide_csv(path: str | Path, table: ExcelTable, values: np.ndarray, *, d
                    decimal_comma: bool | None = None) -> Path:
     """The source CSV of `table` again, with `values` in its data cells."""
     path = Path(path)
-    records, source_delimiter = _records(table.source, None)
+    records, source_delimiter, _ = _records(table.source, None)
     rows = [fields for _, fields in records]
     delimiter = delimiter or source_delimiter
     decimal_comma = bool(table.layout.decimal_comma) if decimal_comma is None else decimal_comma

@@ -29,7 +29,8 @@ import numpy as np
 
 from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.cells import CellLocator
-from ctadesk.io.csv_table import MAX_BYTES, detect_dialect
+from ctadesk.io.csv_dialect import decimal_mark, detect_delimiter, sample_lines
+from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.export import unique_title
 from ctadesk.io.excel.grid import HEADER_ROW, grid_sheets
@@ -106,8 +107,8 @@ def released_csv(path: str | Path, structure: TableStructure) -> ReleasedTable:
     """A long CSV release: a header line, the original's code columns, the value last."""
     path = Path(path)
     text = read_text(path, max_bytes=MAX_BYTES)
-    dialect = detect_dialect(text)
-    records = [(row, fields) for row, fields in csv_records(split_lines(text), dialect.delimiter, path)
+    delimiter = detect_delimiter(text)
+    records = [(row, fields) for row, fields in csv_records(split_lines(text), delimiter, path)
                if any(f.strip() for f in fields)]
     if len(records) < 2:
         raise FileFormatError("expected a header line and a line per cell", file=path)
@@ -119,8 +120,11 @@ def released_csv(path: str | Path, structure: TableStructure) -> ReleasedTable:
     for row, fields in body:
         if len(fields) != len(header):
             raise FileFormatError(f"{len(fields)} fields, the header has {len(header)}", file=path, row=row)
-    return _collect(path, structure, [(row, fields[:codes], fields[codes], False) for row, fields in body],
-                    bool(dialect.decimal_comma))
+    texts = [fields[codes] for _, fields in body]
+    decimal_comma = delimiter != "," and decimal_mark(path, texts, [row for row, _ in body], sample_lines(text),
+                                                      delimiter == ";", undecided=False)
+    return _collect(path, structure, [(row, fields[:codes], text, False) for (row, fields), text in zip(body, texts)],
+                    decimal_comma)
 
 
 def _collect(path: Path, structure: TableStructure, cells: list[tuple[int, list[str], str, bool]],

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from ctadesk.engine.table.structure import Dimension
-from ctadesk.io.csv_table import (detect_dialect, read_long_csv, read_wide_csv, write_long_csv,
-                                  write_wide_csv)
+from ctadesk.io.csv_dialect import detect_dialect
+from ctadesk.io.csv_table import read_long_csv, read_wide_csv, write_long_csv, write_wide_csv
 from ctadesk.io.errors import FileFormatError
 
 LONG = """region;size;turnover
@@ -58,7 +58,7 @@ def test_long_csv_reports_missing_cells_and_bad_numbers(tmp_path):
     table = read_long_csv(tmp_path / "m.csv")
     assert "1 cell(s) not in the file were taken as 0" in table.messages
     (tmp_path / "bad.csv").write_text("r;v\na;1\nb;lots\n")
-    with pytest.raises(FileFormatError, match="bad.csv, line 3: v 'lots' is not a number"):
+    with pytest.raises(FileFormatError, match=r"bad\.csv, line 3: v 'lots' is not a number"):
         read_long_csv(tmp_path / "bad.csv")
 
 

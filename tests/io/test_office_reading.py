@@ -14,7 +14,8 @@ import re
 import numpy as np
 import pytest
 
-from ctadesk.io.csv_table import detect_dialect, read_long_csv, read_wide_csv
+from ctadesk.io.csv_dialect import detect_dialect
+from ctadesk.io.csv_table import read_long_csv, read_wide_csv
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel import import_table, read_layout
 from tests.io import office_books as office
