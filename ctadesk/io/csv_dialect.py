@@ -2,9 +2,10 @@
 
 The delimiter and the decimal mark are detected from a sample, the file's first SAMPLE_BYTES
 characters cut after a line's end (a few thousand lines of a long table), as Python's
-csv.Sniffer detects a dialect from a sample: reading every field of a million-line file only to
-detect its dialect took 9 s (benchmarks/csv_read.py).  Quoting is the CSV standard's (RFC 4180, Shafranovich
-2005): a field may be enclosed in double quotes, a quote inside it doubled.
+csv.Sniffer detects a dialect from a sample: reading every field of a million-line file only
+to detect its dialect took 9 s (benchmarks/csv_read.py).  Quoting is the CSV standard's
+(RFC 4180, Shafranovich 2005): a field may be enclosed in double quotes, a quote inside it
+doubled.
 
 The rest of the file is then read with that dialect, and a line that does not fit it is
 refused naming its line, never read some other way: a line split into another number of
@@ -12,7 +13,9 @@ fields by the delimiter is refused by the readers; a number written with the oth
 mark (the first lines read '12.5', a later line '12,5' or '1.234,5') by decimal_mark.  Whether
 the file's numbers tell the mark at all is number_style's rule (ctadesk.io.numbers): when the
 first lines hold only numbers that read alike with either mark (integers, say), the first
-later number that tells decides, as it would reading every line.
+later number that tells decides, as it would reading every line.  The first line names the
+columns unless it reads as one of the lines below it (header_missing); the readers refuse a
+file without such a line, whose first cell would otherwise be read as names and lost.
 
 decimal_mark sees every value nonetheless, at the cost of one pass in C: number_style's answer
 depends only on which kinds of number text occur (read by one mark only, read by both
@@ -143,6 +146,25 @@ def decimal_mark(path: Path, texts: Sequence[str], lines: Sequence[int], first_l
             raise FileFormatError(why, file=path)
         return undecided
     return whole
+
+
+def header_missing(rows: Sequence[Sequence[str]]) -> bool:
+    """Does the first of ``rows`` (a file's first lines, blank ones left out) read as one of the
+    lines under it rather than as the names of their columns: in every column, a text the lines
+    under it hold in that column too (the codes of a long table repeat), or a number where they
+    all hold numbers?  csv.Sniffer.has_header's rule, by columns of codes and of numbers."""
+    first, rest = [f.strip() for f in rows[0]], [[f.strip() for f in row] for row in rows[1:]]
+    if not rest or any(len(row) != len(first) for row in rest):
+        return False
+    for c, text in enumerate(first):
+        column = [row[c] for row in rest]
+        if text not in column and not all(_number(t) for t in [text, *column]):
+            return False
+    return True
+
+
+def _number(text: str) -> bool:
+    return read_cell(text, None).number is not None
 
 
 def plain_numbers(texts: Sequence[str], decimal_comma: bool) -> np.ndarray:

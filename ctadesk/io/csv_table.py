@@ -41,6 +41,7 @@ from ctadesk.io.csv_dialect import (
     CsvDialect,
     decimal_mark,
     detect_delimiter,
+    header_missing,
     plain_numbers,
     sample_lines,
     sample_text,
@@ -173,6 +174,7 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     if len(records) < 2:
         raise FileFormatError("expected a header line and at least one line of cells", file=path)
     (header_line, header), body = records[0], records[1:]
+    _refuse_headless(path, header_line, [fields for line, fields in records if line <= first_lines])
     header = [h.strip() for h in header]
     value = value or header[-1]
     if value not in header:
@@ -222,6 +224,16 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     if absent:
         messages.append(f"{absent} cell(s) not in the file were taken as 0")
     return LongTable(path, structure, values, lines, CsvDialect(delimiter, decimal_comma), tuple(messages))
+
+
+def _refuse_headless(path: Path, line: int, rows: list[list[str]]) -> None:
+    """FileFormatError naming the first line when it reads as a line of cells, not the names of
+    the columns (ctadesk.io.csv_dialect.header_missing): read as names, its cell would be lost."""
+    if header_missing(rows):
+        raise FileFormatError(f"the first line ({', '.join(f.strip() for f in rows[0])}) reads as a line of cells "
+                              "like those below it (each field a code they use, or a number), not as the names of "
+                              "the columns; a long CSV starts with a line naming them, such as region;size;value",
+                              file=path, row=line)
 
 
 def _locate(locator: CellLocator, body: list[tuple[int, list[str]]], code_at: list[int]) -> np.ndarray:

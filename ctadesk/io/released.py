@@ -29,7 +29,7 @@ import numpy as np
 
 from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.cells import CellLocator
-from ctadesk.io.csv_dialect import decimal_mark, detect_delimiter, sample_lines
+from ctadesk.io.csv_dialect import decimal_mark, detect_delimiter, header_missing, sample_lines
 from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.excel.export import unique_title
@@ -113,6 +113,12 @@ def released_csv(path: str | Path, structure: TableStructure) -> ReleasedTable:
     if len(records) < 2:
         raise FileFormatError("expected a header line and a line per cell", file=path)
     (header_row, header), body = records[0], records[1:]
+    first_lines = sample_lines(text)
+    if header_missing([fields for row, fields in records if row <= first_lines]):
+        raise FileFormatError("the first line reads as a line of cells like those below it (each field a code they "
+                              "use, or a number), not as the names of the columns; a release CSV starts with a line "
+                              "naming them",
+                              file=path, row=header_row)
     codes = len(structure.dimensions)
     if len(header) != codes + 1:
         raise FileFormatError(f"{len(header)} columns; expected the {codes} code column(s) of the original "
@@ -121,7 +127,7 @@ def released_csv(path: str | Path, structure: TableStructure) -> ReleasedTable:
         if len(fields) != len(header):
             raise FileFormatError(f"{len(fields)} fields, the header has {len(header)}", file=path, row=row)
     texts = [fields[codes] for _, fields in body]
-    decimal_comma = delimiter != "," and decimal_mark(path, texts, [row for row, _ in body], sample_lines(text),
+    decimal_comma = delimiter != "," and decimal_mark(path, texts, [row for row, _ in body], first_lines,
                                                       delimiter == ";", undecided=False)
     return _collect(path, structure, [(row, fields[:codes], text, False) for (row, fields), text in zip(body, texts)],
                     decimal_comma)

@@ -151,3 +151,21 @@ def _structure(n: int) -> TableStructure:
     regions = Dimension.flat("region", [f"R{k:04d}" for k in range((n + 99) // 100)])
     industries = Dimension.flat("industry", [f"I{k:02d}" for k in range(100)])
     return TableStructure((regions, industries))
+
+
+def test_a_first_line_of_cells_instead_of_column_names_is_refused_naming_it(tmp_path):
+    # read as names, its cell was lost: 'Total' and 'a' became the names of the code columns
+    lines = ["Total;a;4", "Total;b;6", "Total;Total;10", "A;a;4", "A;b;6", "A;Total;10"]
+    with pytest.raises(FileFormatError, match=r"t\.csv, line 1: the first line \(Total, a, 4\) reads as a line of "
+                                              "cells"):
+        read_long_csv(write(tmp_path, lines))
+    with pytest.raises(FileFormatError, match=r"line 1: the first line reads as a line of cells"):
+        released_csv(write(tmp_path, lines), TableStructure((Dimension.flat("r", ["A"]),
+                                                             Dimension.flat("s", ["a", "b"]))))
+
+
+def test_column_names_that_are_numbers_or_codes_used_below_are_names_still(tmp_path):
+    table = read_long_csv(write(tmp_path, ["region;2023", "Total;10", "A;4", "B;6"]))
+    assert table.values.tolist() == [10, 4, 6]
+    table = read_long_csv(write(tmp_path, ["Total;value", "Total;10", "A;4", "B;6"], "names.csv"))
+    assert [d.name for d in table.structure.dimensions] == ["Total"]
