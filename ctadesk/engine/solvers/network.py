@@ -79,15 +79,14 @@ class NetworkForm:
 def network_form(problem: CTAProblem) -> NetworkForm | None:
     """The network form of the problem's relations, or None when they are not a network.
 
-    Remembered for the last FORM_CACHE relation matrices (by a digest of their content): the
+    Remembered for the last FORM_CACHE relation matrices (by their digest, _digest): the
     automatic choice of method and the network solver ask for the same table's form in turn
-    (1000x1000: 0.4-0.6 s each; the digest takes a few milliseconds).
+    (1000x1000: about 0.1 s; the digest takes 5 ms).
     """
     A = problem.relations
-    digest = hashlib.blake2b(np.asarray(A.shape, np.int64).tobytes(), digest_size=20)
-    for part in (A.indptr, A.indices, A.data):
-        digest.update(np.ascontiguousarray(part).view(np.uint8))
-    key = digest.digest()
+    if A.nnz and not np.all(np.abs(A.data) == 1.0):
+        return None
+    key = _digest(A)
     with _FORMS_LOCK:
         if key in _FORMS:
             _FORMS.move_to_end(key)
@@ -103,22 +102,81 @@ def network_form(problem: CTAProblem) -> NetworkForm | None:
     return form
 
 
+def _digest(relations: sp.csr_array) -> bytes:
+    """SHA-256 of a matrix of +-1 coefficients: its shape, its pattern (cell indices in the
+    narrowest type that holds them) and the signs of its coefficients, one bit each, all that
+    tells such matrices apart (1000x1000: 5 ms; SHA-256 runs in the processor's SHA instructions
+    where they exist, about twice as fast as BLAKE2 there)."""
+    cells = relations.indices.astype(np.min_scalar_type(relations.shape[1]), copy=False)
+    digest = hashlib.sha256(np.asarray(relations.shape, np.int64).tobytes())
+    for part in (np.asarray(relations.indptr, np.int64), cells, np.packbits(relations.data < 0)):
+        digest.update(np.ascontiguousarray(part).data)
+    return digest.digest()
+
+
 def _network_form(problem: CTAProblem) -> NetworkForm | None:
     # scipy.sparse.csgraph (and its scipy.linalg) load here, when a table's form is first asked
     # for: choosing a method for a small table never asks
     import scipy.sparse.csgraph as csgraph
 
-    A = problem.relations.tocsc()
-    if A.nnz and not np.all(np.abs(A.data) == 1.0):
+    relations = problem.relations
+    kept = _uncrowded(relations)
+    kept_rows = np.flatnonzero(kept)
+    A = sp.csr_array(relations if kept.all() else relations[kept_rows])
+    if not A.has_sorted_indices:
+        A = A.sorted_indices()
+    k = A.shape[0]
+    rows = np.repeat(np.arange(k, dtype=np.int32), np.diff(A.indptr))  # the relation of each entry of A
+    # each cell's entries as their positions in A, in relation order (A's transpose, a counting sort)
+    by_cell = sp.csr_array((np.arange(A.nnz), A.indices, A.indptr), shape=A.shape).tocsc()
+    count = np.diff(by_cell.indptr)
+    pairs = by_cell.indptr[:-1][count == 2]
+    at1, at2 = by_cell.data[pairs], by_cell.data[pairs + 1]
+    # sign two-colouring on a doubled graph: node r is (r, +), node r + k is (r, -); a cell in r1 and
+    # r2 joins (r1, +) to (r2, +) when its coefficients differ (both relations keep their sign),
+    # else to (r2, -); each entry of A is an edge from its relation to the other relation of its
+    # cell (to itself for a cell in one relation), so the graph's rows are A's and it is symmetric
+    flip = np.where(A.data[at1] == A.data[at2], np.int32(k), np.int32(0))
+    top = rows.copy()
+    top[at1] = rows[at2] + flip
+    top[at2] = rows[at1] + flip
+    bottom = np.where(top < k, top + k, top - k)
+    graph = sp.csr_array((np.ones(2 * A.nnz), np.concatenate([top, bottom]),
+                          np.concatenate([A.indptr, A.indptr[1:] + A.nnz])), shape=(2 * k, 2 * k))
+    # (its strong components would be the same, found without a transpose, but scipy 1.17's search
+    # for them does not end on a graph with repeated edges: two cells in the same two relations)
+    _, component = csgraph.connected_components(graph, directed=False)
+    if np.any(component[:k] == component[k:]):
         return None
-    m = problem.n_relations
+    # each component pair signed so that its first relation keeps its sign
+    _, lead, pair = np.unique(np.minimum(component[:k], component[k:]), return_index=True, return_inverse=True)
+    sign = np.where(component[:k] == component[lead[pair]], 1.0, -1.0)
+    dropped = np.flatnonzero(~kept)
+    if dropped.size and not _implied(sp.csr_array(sp.diags_array(sign) @ A), relations, dropped):
+        return None
+    # each cell an arc from the relation it enters with +1 (once signed) to the one it enters with
+    # -1, or the ground: a cell in two relations enters one with each sign
+    ground = k
+    enters = sign[rows] * A.data > 0
+    tail = np.full(problem.n_cells, ground, np.int64)
+    head = np.full(problem.n_cells, ground, np.int64)
+    tail[A.indices[enters]] = rows[enters]
+    head[A.indices[~enters]] = rows[~enters]
+    return NetworkForm(kept_rows, sign, tail, head)
+
+
+def _uncrowded(relations: sp.csr_array) -> np.ndarray:
+    """A mask of the relations kept so that no cell lies in more than two: while some does, drop
+    the relations holding most such cells, several at once when they share none of them."""
+    m = relations.shape[0]
     kept = np.ones(m, bool)
+    if np.bincount(relations.indices, minlength=relations.shape[1]).max(initial=0) <= 2:
+        return kept
+    A = relations.tocsc()
     for _ in range(m):
         crowded = np.diff(A.indptr) > 2
         if not crowded.any():
             break
-        # drop the relations holding most cells that lie in more than two kept relations,
-        # several at once when they share none of those cells
         rows = A.tocsr()
         crowding = rows[:, np.flatnonzero(crowded)] @ np.ones(int(crowded.sum()))
         batch = np.flatnonzero(crowding == crowding.max())
@@ -131,36 +189,7 @@ def _network_form(problem: CTAProblem) -> NetworkForm | None:
         drop[batch] = 1.0
         A = sp.csc_array(sp.diags_array(1.0 - drop) @ rows)
         A.eliminate_zeros()
-    kept_rows = np.flatnonzero(kept)
-    if kept_rows.size < m:
-        A = sp.csc_array(A.tocsr()[kept_rows])
-    A.sort_indices()
-    count = np.diff(A.indptr)
-    first = A.indptr[:-1]
-    two = np.flatnonzero(count == 2)
-    r1, r2 = A.indices[first[two]], A.indices[first[two] + 1]
-    same = A.data[first[two]] * A.data[first[two] + 1] < 0   # +1/-1 pair: both relations keep their sign
-    k = kept_rows.size
-    # sign two-colouring on a doubled graph: node r is (r, +), node r + k is (r, -)
-    src = np.concatenate([np.where(same, r1, r1), np.where(same, r1 + k, r1 + k)])
-    dst = np.concatenate([np.where(same, r2, r2 + k), np.where(same, r2 + k, r2)])
-    graph = sp.coo_array((np.ones(src.size), (src, dst)), shape=(2 * k, 2 * k))
-    _, component = csgraph.connected_components(graph, directed=False)
-    if np.any(component[:k] == component[k:]):
-        return None
-    sign = np.where(component[:k] < component[k:], 1.0, -1.0)
-    dropped = np.flatnonzero(~kept)
-    if dropped.size and not _implied(sp.csr_array(sp.diags_array(sign) @ A), problem.relations, dropped):
-        return None
-    ground = k
-    n = problem.n_cells
-    tail = np.full(n, ground, np.int64)
-    head = np.full(n, ground, np.int64)
-    column = np.repeat(np.arange(n), count)
-    signed = sign[A.indices] * A.data
-    tail[column[signed > 0]] = A.indices[signed > 0]
-    head[column[signed < 0]] = A.indices[signed < 0]
-    return NetworkForm(kept_rows, sign, tail, head)
+    return kept
 
 
 def _implied(incidence: sp.csr_array, relations: sp.csr_array, dropped: np.ndarray) -> bool:

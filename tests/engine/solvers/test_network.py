@@ -3,10 +3,11 @@ are the kept relations, and the sense bounds shared by the L1 and L2 methods."""
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP
+from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.solvers.network import network_form, sense_bounds
 from ctadesk.engine.table.generate import cox_table
 from tests.engine.solvers.network_tables import hierarchical_table
@@ -30,6 +31,73 @@ def test_node_balances_are_the_signed_relations_of_a_2d_table(seed, rows, column
     balance = node_balance(form, flow)
     np.testing.assert_allclose(balance[:-1], form.sign * (problem.relations @ flow)[form.kept], atol=1e-9)
     assert balance.sum() == pytest.approx(0.0, abs=1e-9)
+
+
+def parity_signs(relations: sp.csr_array) -> np.ndarray | None:
+    """A reference signing of relations in which no cell lies in more than two: one relation of
+    a cell's two keeps its sign and the other flips it when their coefficients agree, the first
+    relation of each connected group keeps its sign; None when no signing fits.  Walked one
+    relation at a time, as a plain breadth-first search."""
+    by_cell = relations.tocsc()
+    by_relation = relations.tocsr()
+    sign = np.zeros(relations.shape[0])
+    for root in range(relations.shape[0]):
+        if sign[root]:
+            continue
+        sign[root] = 1.0
+        queue = [root]
+        while queue:
+            r = queue.pop()
+            for cell, coefficient in zip(*by_relation[[r]].nonzero()[1:], by_relation[[r]].data):
+                column = by_cell[:, [cell]]
+                for other, other_coefficient in zip(column.indices, column.data):
+                    if other == r:
+                        continue
+                    wanted = -sign[r] * coefficient * other_coefficient
+                    if sign[other] == 0:
+                        sign[other] = wanted
+                        queue.append(other)
+                    elif sign[other] != wanted:
+                        return None
+    return sign
+
+
+@st.composite
+def sparse_networks(draw) -> CTAProblem:
+    """Relations with coefficients +-1 in which each cell lies in zero, one or two of them:
+    several groups, duplicate pairs and signings that do not fit among them."""
+    m = draw(st.integers(1, 12))
+    n = draw(st.integers(1, 40))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    rows, cells = [], []
+    for cell in range(n):
+        for r in rng.choice(m, size=min(int(rng.integers(0, 3)), m), replace=False):
+            rows.append(r)
+            cells.append(cell)
+    data = rng.choice([-1.0, 1.0], size=len(rows))
+    return CTAProblem(np.zeros(n), sp.csr_array((data, (rows, cells)), shape=(m, n)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(sparse_networks())
+def test_the_signing_is_the_breadth_first_one(problem):
+    form = network_form(problem)
+    expected = parity_signs(problem.relations)
+    assert (form is None) == (expected is None)
+    if form is not None:
+        np.testing.assert_array_equal(form.sign, expected)
+        flow = np.random.default_rng(0).normal(size=problem.n_cells)
+        np.testing.assert_allclose(node_balance(form, flow)[:-1], form.sign * (problem.relations @ flow), atol=1e-9)
+
+
+def test_tables_that_differ_in_one_sign_are_not_taken_for_each_other():
+    _, problem = cox_table((3, 4), seed=1)
+    flipped = problem.relations.copy()
+    flipped.data[0] = -flipped.data[0]
+    first = network_form(problem)
+    assert first is not None
+    assert network_form(CTAProblem(problem.values, flipped, rhs=flipped @ problem.values)) is None
+    assert network_form(problem) is first
 
 
 def test_a_1h2d_table_keeps_all_but_the_subtotals_row_relations():
