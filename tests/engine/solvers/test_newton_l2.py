@@ -89,6 +89,15 @@ def test_the_chosen_l2_method_reaches_clarabels_optimum_on_office_tables(seed, c
     chosen_l2_reaches_clarabels_optimum(office_table(dimensions, seed=seed), kind)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(20, 150))
+def test_the_chosen_l2_method_reaches_clarabels_optimum_on_small_office_tables(seed, cells):
+    """Nested 2-D and 1H2D office tables of 20 to 510 cells, where the solve's fixed costs weigh
+    most (one verification reused in the user's units, no polishing below rounding)."""
+    kind, dimensions = office_shapes(2, seed % 1000, cells, 3 * cells + 60)[seed % 2]
+    chosen_l2_reaches_clarabels_optimum(office_table(dimensions, seed=seed), kind)
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.lists(st.integers(2, 6), min_size=1, max_size=3))
 def test_the_chosen_l2_method_reaches_clarabels_optimum_on_small_cox_tables(seed, shape):
