@@ -10,6 +10,7 @@ from ctadesk.io.decimals import CHUNK, WHOLE_DIGITS, padded, parse_decimals, par
 
 _TOKENS = st.one_of(
     st.from_regex(r"-?[0-9]{0,9}(\.[0-9]{0,9})?", fullmatch=True),
+    st.from_regex(r"[-+]?[0-9]{0,10}(\.[0-9]{0,10})?([eE][-+]?[0-9]{1,3})?", fullmatch=True),
     st.text(alphabet="0123456789.-+eE", min_size=1, max_size=12),
     st.sampled_from(["inf", "-inf", "Infinity", "1e20", "-0", ".5", "5.", "00000007"]),
 )
@@ -47,6 +48,19 @@ def _readable(token: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: tokens on the edges of the eight bytes read at once: a '-' before eight of them, a '.' first or last
+EDGES = ["-12345678", "-123456789", "-1234567.8", "-.1234567", "-.12345678", "-1234567.", "12345678",
+         "123456789", "1234567.8", ".1234567", "1234567.", "-0", "-0.0", "-.0", "-0.", "00000000.", "-9.9999999"]
+
+
+def test_tokens_on_the_edges_of_a_word_are_read_as_float_reads_them():
+    values, whole = _parse(EDGES)
+    assert np.array_equal(values.view(np.uint64), np.array([float(token) for token in EDGES]).view(np.uint64))
+    assert whole.tolist() == [token.isdigit() and len(token) <= 8 for token in EDGES]
+    for refused in ("-", "--1", "-.", ".", "1..2", "1.2.3", "-1-", "1-"):
+        assert _parse(["5", refused]) is None, refused
 
 
 def test_many_tokens_over_several_chunks():
