@@ -229,7 +229,7 @@ def _read_bulk(raw: bytes) -> _Parsed | None:
     if raw.translate(None, _BULK_BYTES):
         return None
     buffer = padded(raw, b"\n")
-    ends = np.flatnonzero(buffer == ord("\n"))
+    ends = _newlines(buffer)
     starts = np.r_[0, ends[:-1] + 1]
 
     def fields(line: int) -> list[bytes]:
@@ -253,6 +253,13 @@ def _read_bulk(raw: bytes) -> _Parsed | None:
     if cells is None or relations is None:
         return None
     return cells, *relations, np.arange(n + 4, n + 4 + m)
+
+
+def _newlines(buffer: np.ndarray) -> np.ndarray:
+    """Where buffer's newlines are, looked for BLOCK bytes at a time: a mask of the whole file
+    would be as large as the file, and memory a process touches first is slow to come by."""
+    return np.concatenate([np.flatnonzero(buffer[at:at + BLOCK] == ord("\n")) + at
+                           for at in range(0, buffer.size, BLOCK)])
 
 
 def _blocks(line_starts: np.ndarray, line_ends: np.ndarray) -> list[slice]:
