@@ -1,7 +1,8 @@
 """Command start and JJ reading (issue 34): wall and CPU seconds of whole processes, median of --runs.
 
 Printed side by side: a bare interpreter, the numerical libraries a solve cannot start without
-(numpy, scipy.sparse, highspy: the floor no change to ctadesk lowers), `ctadesk --help`,
+(numpy, scipy.sparse, highspy: the floor, once plainly and once as the `ctadesk` program imports
+them, numpy.testing and numpy.f2py left to load on first use: ctadesk.cli.lazy_imports), `ctadesk --help`,
 `ctadesk solve --help` and a 3x4 solve (`ctadesk solve sample_data/thesis_3x4.jj`), each as
 overhead over the bare interpreter and, for the solve, over the seconds the solve itself reports
 (target <= 0.3 s), with the machine's load average when measured; and a Cox-recipe JJ file
@@ -67,7 +68,10 @@ def start_up(python: str, runs: int, env: dict[str, str] | None) -> None:
     """The rows of the start-up table in the environment env."""
     bare, bare_cpu = medians([python, "-c", "pass"], runs, env)
     print(f"{'python -c pass':{NAME}s} {bare:8.3f} {'':11s} {bare_cpu:7.3f}")
-    for name, command in (("import numpy, scipy.sparse, highspy", ["-c", "import numpy, scipy.sparse, highspy"]),
+    libraries = "import numpy, scipy.sparse, highspy"
+    deferred = "from ctadesk.cli.lazy_imports import defer_numpy_tools; defer_numpy_tools(); "
+    for name, command in ((libraries, ["-c", libraries]),
+                          ("  the same, numpy's tools deferred", ["-c", deferred + libraries]),
                           ("ctadesk --help", ["-m", "ctadesk", "--help"]),
                           ("ctadesk solve --help", ["-m", "ctadesk", "solve", "--help"])):
         seconds, cpu = medians([python, *command], runs, env)

@@ -5,6 +5,7 @@ subcommand the desktop app opens."""
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 import threading
@@ -93,7 +94,10 @@ def console() -> NoReturn:
     its status without waiting for a solver run left behind (solvers/highs.py end_process).
     Ctrl-C while the commands load (seconds: the solvers' libraries) is reported as in a command.
     numpy's testing and Fortran tools, which SciPy's import would load, load only if used
-    (ctadesk.cli.lazy_imports)."""
+    (ctadesk.cli.lazy_imports).  Before the exit every object is frozen out of the garbage
+    collector's reach (gc.freeze): the interpreter's teardown would otherwise search the tens of
+    thousands of objects the numerical libraries hold for cycles (about 0.03 s after a 3x4 solve),
+    to free memory the process is about to give back whole."""
     defer_numpy_tools()
     try:
         code = main()
@@ -102,4 +106,5 @@ def console() -> NoReturn:
         code = EXIT_INTERRUPTED
     from ctadesk.app.process import end_process
 
+    gc.freeze()
     end_process(code)
