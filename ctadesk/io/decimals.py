@@ -10,7 +10,7 @@ power of ten at most 10**7), so the division is correctly rounded and the value 
 bit for bit what ``float`` gives.  Every other token (an exponent, ``inf``, more
 digits) is handed to ``float`` itself, so the results never differ from it.
 
-    buffer = padded(data)
+    buffer = np.frombuffer(data, np.uint8)
     values, whole = parse_decimals(buffer, starts, ends)   # None if a token is no number
     indices = parse_whole(buffer, starts, ends)            # None if a token is not digits only
 
@@ -19,6 +19,9 @@ sample of SAMPLE tokens) is read by the byte, and only its other tokens word by 
 word is read at its first byte, and again past its '-' for the negative ones; its bytes are
 checked to be digits in one step (adding 0x46 sets a byte's high bit from ':' on, subtracting
 '0' below '0'), and that subtraction is kept as the digits.
+
+The buffer is the data itself, not a copy: a token with fewer than eight bytes from its first to
+the buffer's end (the last one or two of a file) is read by float or int.
 
 ``parse_whole`` reads tokens that must be whole numbers (the cells of a JJ relation, its count
 of terms, a cell's index) with the digit step alone: a third of the work of a decimal.
@@ -52,29 +55,34 @@ _STEPS = [(np.uint64(10), np.uint64(8), np.uint64(0x00FF00FF00FF00FF)),
 WHOLE_DIGITS = 18
 
 
-def padded(data: bytes, after: bytes = b"") -> np.ndarray:
-    """data and then ``after`` as a uint8 array with eight zero bytes after them, so a word can be
-    read at any byte (one copy of data: a JJ file of a million cells is 55 MB)."""
-    buffer = np.empty(len(data) + len(after) + 8, np.uint8)
-    buffer[:len(data)] = np.frombuffer(data, np.uint8)
-    buffer[len(data):len(data) + len(after)] = np.frombuffer(after, np.uint8)
-    buffer[len(data) + len(after):] = 0
-    return buffer
+def _words(buffer: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The eight bytes of buffer from each position in at, as little-endian words, and a mask of
+    the positions with eight bytes left in buffer (None when all have them: nearly always)."""
+    count = max(buffer.size - 7, 0)
+    words = np.ndarray(shape=(count,), dtype="<u8", buffer=buffer, strides=(1,))  # one at each byte
+    if at.size == 0 or at.max() < count:
+        return words[at], None
+    inside = at < count
+    return (words[np.where(inside, at, 0)] if count else np.zeros(at.size, np.uint64)), inside
 
 
 def _short(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Values of the tokens [starts, ends) of buffer that are short decimals, a mask of those
     tokens, and a mask of the ones written with digits only (whole numbers 0, 1, 2, ...)."""
-    words = np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))  # one at each byte
-    word = words[starts]
+    word, inside = _words(buffer, starts)
     negative = (word & np.uint64(0xFF)) == np.uint64(ord("-"))
     signed = bool(negative.any())
     length = ends - starts
     if signed:  # the word after the '-'
         length -= negative
         after = np.flatnonzero(negative)
-        word[after] = words[starts[after] + 1]
+        word[after], inside_after = _words(buffer, starts[after] + 1)
+        if inside_after is not None:
+            inside = np.ones(starts.size, bool) if inside is None else inside
+            inside[after] &= inside_after
     simple = (length >= 1) & (length <= 8)
+    if inside is not None:
+        simple &= inside
     length = np.clip(length, 1, 8)
     word *= _FACTORS[length]  # the last byte on top (numpy's shift by an array is slow)
     word |= _PADS[length]  # '0's below the first
@@ -106,11 +114,13 @@ def _short(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np
 def _short_whole(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Values of the tokens [starts, ends) of buffer written with one to eight digits and
     nothing else, and a mask of those tokens."""
-    words = np.ndarray(shape=(buffer.size - 7,), dtype="<u8", buffer=buffer, strides=(1,))
+    word, inside = _words(buffer, starts)
     length = ends - starts
     simple = (length >= 1) & (length <= 8)
+    if inside is not None:
+        simple &= inside
     length = np.clip(length, 1, 8)
-    word = words[starts] * _FACTORS[length]
+    word *= _FACTORS[length]
     word |= _PADS[length]
     text, word = word, word - _ZEROS
     simple &= (((text + _PAST_NINE) | word) & _HIGH_BITS) == 0  # every byte a digit
@@ -131,7 +141,7 @@ def _digits(digits: np.ndarray) -> np.ndarray:
 
 def parse_whole(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
     """The whole numbers the tokens buffer[starts[k]:ends[k]] spell with digits alone (at most
-    WHOLE_DIGITS of them), as int64; None when a token is not such.  buffer is padded."""
+    WHOLE_DIGITS of them), as int64; None when a token is not such."""
     values = np.empty(starts.size, np.int64)
     for begin in range(0, starts.size, CHUNK):
         part = slice(begin, begin + CHUNK)
@@ -153,7 +163,9 @@ def _one_digit(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tupl
 def parse_decimals(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The numbers the tokens buffer[starts[k]:ends[k]] spell, as float would read them, and a mask
     of the tokens written as whole numbers (digits only, at most eight); None when a token is
-    no number float reads.  buffer is padded (see padded)."""
+    no number float reads."""
+    if starts.size and starts.max() >= buffer.size:  # an empty token after the last byte
+        return None
     sample = slice(None, None, max(1, starts.size // SAMPLE))
     if np.count_nonzero(_one_digit(buffer, starts[sample], ends[sample])[1]) * 2 > starts[sample].size:
         # mostly one digit (costs 1, levels 0), as the sample shows: read by the byte
@@ -172,8 +184,10 @@ def parse_decimals(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> 
         part = slice(begin, begin + CHUNK)
         values[part], simple, whole[part] = _short(buffer, starts[part], ends[part])
         for k in (np.flatnonzero(~simple) + begin).tolist():
+            text = buffer[starts[k]:ends[k]].tobytes()
             try:
-                values[k] = float(buffer[starts[k]:ends[k]].tobytes())
+                values[k] = float(text)
             except ValueError:
                 return None
+            whole[k] = text.isdigit() and len(text) <= 8  # a short one near the buffer's end
     return values, whole

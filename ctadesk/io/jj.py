@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.problem import NO_BOUND, CTAProblem
 from ctadesk.io.additivity import require_additive
-from ctadesk.io.decimals import padded, parse_decimals, parse_whole
+from ctadesk.io.decimals import parse_decimals, parse_whole
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.numbers import finite_values, not_a_number
 from ctadesk.io.text import decode_text, read_bytes, read_lines, split_lines
@@ -228,7 +228,9 @@ def _read_bulk(raw: bytes) -> _Parsed | None:
         raw = raw.replace(b"\r\n", b"\n")
     if raw.translate(None, _BULK_BYTES):
         return None
-    buffer = padded(raw, b"\n")
+    if not raw.endswith(b"\n"):
+        raw += b"\n"
+    buffer = np.frombuffer(raw, np.uint8)  # the file's bytes themselves, not a copy
     ends = _newlines(buffer)
     starts = np.r_[0, ends[:-1] + 1]
 

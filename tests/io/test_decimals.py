@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctadesk.io.decimals import CHUNK, WHOLE_DIGITS, padded, parse_decimals, parse_whole
+from ctadesk.io.decimals import CHUNK, WHOLE_DIGITS, parse_decimals, parse_whole
 
 _TOKENS = st.one_of(
     st.from_regex(r"-?[0-9]{0,9}(\.[0-9]{0,9})?", fullmatch=True),
@@ -17,11 +17,12 @@ _TOKENS = st.one_of(
 
 
 def _parse(tokens: list[str]):
-    """parse_decimals of tokens written one after the other, a space between."""
+    """parse_decimals of tokens written one after the other, a space between (the last token
+    ends the buffer: fewer than eight bytes are left after its first)."""
     data = " ".join(tokens).encode()
     lengths = np.array([len(token) for token in tokens])
     starts = np.cumsum(lengths + 1) - lengths - 1
-    return parse_decimals(padded(data), starts, starts + lengths)
+    return parse_decimals(np.frombuffer(data, np.uint8), starts, starts + lengths)
 
 
 @settings(max_examples=300, deadline=None)
@@ -79,17 +80,24 @@ def test_whole_numbers_are_their_digits_and_anything_else_is_refused(tokens):
     data = " ".join(tokens).encode()
     lengths = np.array([len(token) for token in tokens])
     starts = np.cumsum(lengths + 1) - lengths - 1
-    values = parse_whole(padded(data), starts, starts + lengths)
+    values = parse_whole(np.frombuffer(data, np.uint8), starts, starts + lengths)
     if all(token.isdigit() and len(token) <= WHOLE_DIGITS for token in tokens):
         assert values is not None and values.tolist() == [int(token) for token in tokens]
     else:
         assert values is None
 
 
-def test_padding_follows_the_data_and_what_comes_after_it():
-    buffer = padded(b"12 3", b"\n")
-    assert buffer.tobytes() == b"12 3\n" + bytes(8)
-    assert parse_whole(buffer, np.array([0, 3]), np.array([2, 4])).tolist() == [12, 3]
+def test_tokens_near_the_end_of_the_buffer_are_read_there():
+    data = b"12345678 -1234567 -5 7 -0.5 3"
+    buffer = np.frombuffer(data, np.uint8)
+    tokens = data.split()
+    starts = np.array([data.index(token, 0 if k == 0 else data.index(tokens[k - 1]) + 1)
+                       for k, token in enumerate(tokens)])
+    ends = starts + np.array([len(token) for token in tokens])
+    values, _ = parse_decimals(buffer, starts, ends)
+    assert values.tolist() == [float(token) for token in tokens]
+    assert parse_whole(buffer, starts[[0, 3, 5]], ends[[0, 3, 5]]).tolist() == [12345678, 7, 3]
+    assert parse_whole(buffer[:1], np.array([0]), np.array([1])).tolist() == [1]
 
 
 @settings(max_examples=100, deadline=None)

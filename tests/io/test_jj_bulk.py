@@ -34,6 +34,7 @@ VARIANTS = {
     "lines out of order, a cell twice in a relation": "0\n3\n2 3 1 z 0 100 0 0 0\n0 5 1 s 0 100 0 0 0\n"
                                                       "1 2 1 u 0 100 1 1 0\n1\n0 4 : 0 (-1) 1 (1) 2 (0.5) 2 (.5)\n\n",
     "no relations": "0\n1\n0 5 1 s 0 100 0 0 0\n0\n",
+    "no newline after the last relation, its last term at the end": "0\n1\n0 5 1 s 0 100 0 0 0\n1\n5 1 : 0 (1)",
     "spaces doubled, before and after a line": "0\n2\n0  5 1 s 0 100 0 0 0\n 1 5 1 s 0 100 0 0 0 \n1\n"
                                                "0  2 :0(1)  1 (-1)\n",
 }
