@@ -9,10 +9,14 @@ the CPU time of the whole read is printed beside the wall time.  The machine's l
 printed with the figures: on a shared machine the best of the runs is the one to compare.
 
 With --solve the whole command the issue times, ``ctadesk solve FILE --senses-by fixed``
-(fixed-sense L1), runs once after the reads in a process of its own: its wall and CPU
-seconds are printed beside the read's (target: at most 3 s end to end for a million cells).
+(fixed-sense L1), runs --runs times after the reads, each in a process of its own: its wall
+and CPU seconds are printed beside the read's (target: at most 3 s end to end for a million
+cells).  With --against DIR each run is paired with one of the same command from the source
+tree DIR (a checkout of another commit, put first on PYTHONPATH), in turn, so that both see the
+same load: on a shared machine a comparison is only fair that way.  A fresh process pays for
+the memory it touches first, so these runs, not the reads in this process, are the figures.
 
-    .venv/bin/python benchmarks/jj_read.py [FILE.jj] [--runs 5] [--solve]
+    .venv/bin/python benchmarks/jj_read.py [FILE.jj] [--runs 5] [--solve [--against DIR]]
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ def main() -> None:
     parser.add_argument("file", nargs="?", help="a JJ file (default: the 1000 x 1000 Cox table)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--solve", action="store_true", help="also time ctadesk solve FILE --senses-by fixed")
+    parser.add_argument("--against", metavar="DIR", help="with --solve: pair each run with one from source tree DIR")
     args = parser.parse_args()
     from ctadesk.io import jj
 
@@ -83,21 +88,36 @@ def main() -> None:
     print("  best run by part: " + ", ".join(f"{name} {seconds:.3f} s" for name, seconds in split[best].items())
           + f", the rest {rest:.3f} s")
     if args.solve:
-        _solve(path, min(cpu))
+        trees = {"this tree": str(Path(__file__).resolve().parents[1])}
+        if args.against:
+            trees["against"] = str(Path(args.against).resolve())
+        print(f"  ctadesk solve --senses-by fixed (target <= 3 s; the read's CPU here {min(cpu):.2f} s):")
+        seconds: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+        for _ in range(args.runs):
+            for name, tree in trees.items():
+                seconds[name].append(_solve(path, name, tree))
+        for name, runs in seconds.items():
+            walls, cpus = [w for w, _ in runs], [c for _, c in runs]
+            print(f"  {name}: best wall {min(walls):.2f} s, median {statistics.median(walls):.2f} s; "
+                  f"best CPU {min(cpus):.2f} s, median {statistics.median(cpus):.2f} s")
 
 
-def _solve(path: Path, read_cpu: float) -> None:
-    """Time ``ctadesk solve path --senses-by fixed`` in a child process: wall and CPU seconds."""
+def _solve(path: Path, name: str, tree: str) -> tuple[float, float]:
+    """Time ``ctadesk solve path --senses-by fixed`` from source tree ``tree`` in a child process;
+    print and return its wall and CPU seconds."""
+    load = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "ctadesk", "solve", str(path), "--senses-by", "fixed"],
-                          capture_output=True, text=True, check=False)
+                          capture_output=True, text=True, check=False, cwd=tree,
+                          env={**os.environ, "PYTHONPATH": tree})
     wall = time.perf_counter() - began
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     last = (done.stdout.strip().splitlines() or [""])[-1]
-    print(f"  ctadesk solve --senses-by fixed: wall {wall:.2f} s, CPU {cpu:.2f} s (the read's CPU {read_cpu:.2f} s "
-          f"of it); target <= 3 s; load {os.getloadavg()[0]:.1f}; exit {done.returncode}: {last[:110]}")
+    print(f"    {name}: wall {wall:.2f} s, CPU {cpu:.2f} s, load {load:.1f} before it; exit {done.returncode}: "
+          f"{last[:90]}")
+    return wall, cpu
 
 
 if __name__ == "__main__":

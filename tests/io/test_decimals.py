@@ -98,6 +98,8 @@ def test_tokens_near_the_end_of_the_buffer_are_read_there():
     assert values.tolist() == [float(token) for token in tokens]
     assert parse_whole(buffer, starts[[0, 3, 5]], ends[[0, 3, 5]]).tolist() == [12345678, 7, 3]
     assert parse_whole(buffer[:1], np.array([0]), np.array([1])).tolist() == [1]
+    end = np.array([buffer.size])
+    assert parse_decimals(buffer, end, end) is None and parse_whole(buffer, end, end) is None
 
 
 @settings(max_examples=100, deadline=None)
