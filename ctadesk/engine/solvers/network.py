@@ -224,7 +224,8 @@ def sense_bounds(problem: CTAProblem, senses: np.ndarray) -> tuple[np.ndarray, n
     lower[cells[up]] = np.maximum(lower[cells[up]], problem.upper_protection[up])
     upper[cells[down]] = np.minimum(upper[cells[down]], -problem.lower_protection[down])
     # a safe value a hair beyond its bound (capacity = protection level, rounded) sits on the bound
-    crossed = (lower > upper) & (lower - upper <= BOUND_RTOL * np.maximum(1.0, np.abs(problem.values)))
+    over = np.flatnonzero(lower > upper)  # few cells: the tolerance is worked out for them alone
+    crossed = over[lower[over] - upper[over] <= BOUND_RTOL * np.maximum(1.0, np.abs(problem.values[over]))]
     lower[crossed] = upper[crossed] = np.where(lower[crossed] > 0, upper[crossed], lower[crossed])
     return lower, upper
 

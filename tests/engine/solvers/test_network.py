@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
+from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.solvers.network import network_form, sense_bounds
 from ctadesk.engine.table.generate import cox_table
 from tests.engine.solvers.network_tables import hierarchical_table
@@ -124,3 +124,13 @@ def test_sense_bounds_put_every_sensitive_cell_on_its_safe_side():
     others = np.setdiff1d(np.arange(problem.n_cells), problem.sensitive)
     np.testing.assert_array_equal(lower[others], (problem.lower - problem.values)[others])
     np.testing.assert_array_equal(upper[others], (problem.upper - problem.values)[others])
+
+
+def test_a_safe_value_a_hair_beyond_its_bound_sits_on_the_bound():
+    values = np.array([100.0, 50.0, 150.0])
+    hair = 0.5 * BOUND_RTOL * 100.0  # within the rounding tolerance of a value of 100
+    problem = CTAProblem(values, [[1.0, 1.0, -1.0]], lower=[90.0, 0.0, 0.0], upper=[110.0 - hair, 1e3, 1e3],
+                         sensitive=[0], lower_protection=[5.0], upper_protection=[10.0])
+    lower, upper = sense_bounds(problem, np.array([SENSE_UP]))
+    assert lower[0] == upper[0] == problem.upper[0] - values[0]
+    np.testing.assert_array_equal(lower[1:], [-50.0, -150.0])
