@@ -113,6 +113,6 @@ def digit_levels(name: str, codes: Iterable[str], widths: Sequence[int], total: 
 def flat_dimension(name: str, codes: Iterable[str], total: str = DEFAULT_TOTAL) -> Dimension:
     """A flat variable of the codes seen, in natural order (numbers by value)."""
     unique = sorted(set(codes))
-    if unique and all(code.strip().lstrip("-").isdigit() for code in unique):
-        unique.sort(key=lambda code: int(code))
+    if unique and all(code.strip().removeprefix("-").isdecimal() for code in unique):
+        unique.sort(key=lambda code: int(code.strip()))  # int() strips fewer spaces than strip()
     return Dimension.flat(name, unique, total=total)

@@ -86,3 +86,11 @@ def test_digit_levels_reject_codes_of_the_wrong_length():
 
 def test_flat_dimension_orders_numbers_by_value():
     assert flat_dimension("Size", ["10", "2", "1"]).codes == ("1", "2", "10", "Total")
+
+
+def test_flat_dimension_orders_what_int_reads_and_keeps_the_rest_in_text_order():
+    """A code with a separator control character (found by the microdata reader's fuzz test) is
+    numeric once stripped, as int() reads it; a superscript digit is a digit to isdigit() but not
+    a number to int(): the codes stay in text order."""
+    assert flat_dimension("Size", ["\x1c4", "10", "2", "-3"]).codes == ("-3", "2", "\x1c4", "10", "Total")
+    assert flat_dimension("Size", ["\u00b2", "1"]).codes == ("1", "\u00b2", "Total")
