@@ -49,9 +49,8 @@ _BULK_BYTES = b"0123456789.+-eE \t\n():sumzSUMZinfINFtyTY"
 #: a relation line's tokens by kind: 0 a number, 1 '(', 2 ')', 3 ':'
 _KINDS = np.zeros(256, np.int8)
 _KINDS[[ord("("), ord(")"), ord(":")]] = [1, 2, 3]
-#: the kinds of a relation line's tokens ``rhs k : c1 (v1) ...``: 'rhs k :', then 'c ( v )' for each term
+#: the kinds of a relation line's first tokens ``rhs k :`` (then 'c ( v )' for each term)
 _HEAD_KINDS = np.array([0, 0, 3], np.int8)
-_TERM_KINDS = np.array([0, 1, 0, 2], np.int8)
 _SOL_LINE = np.dtype([("index", np.int64), ("value", float), ("adjusted", float), ("sensitive", np.int64)])
 
 
@@ -373,7 +372,9 @@ def _relation_block(buffer: np.ndarray, line_starts: np.ndarray, line_ends: np.n
     first = np.cumsum(counts) - counts
     heads[first], heads[first + 1], heads[first + 2] = True, True, True
     head, body = tokens[heads].reshape(m, 3) + offset, tokens[~heads].reshape(-1, 4) + offset  # body: 'c ( v )'
-    if not (np.all(_KINDS[buffer[head]] == _HEAD_KINDS) and np.all(_KINDS[buffer[body]] == _TERM_KINDS)):
+    # 'rhs k :' and '( )' where they belong, and no other mark: then every other token is a number
+    if not (np.all(_KINDS[buffer[head]] == _HEAD_KINDS) and np.all(buffer[body[:, 1]] == ord("("))
+            and np.all(buffer[body[:, 3]] == ord(")")) and np.count_nonzero(mark) == m + 2 * body.shape[0]):
         return None
     # where the numbers end (their runs of word bytes): rhs and k, then c and v of each term, line by line
     ends = np.flatnonzero(word[:-1] & apart[1:]) + (offset + 1)
