@@ -57,7 +57,7 @@ REFUSED = {
                         "announces 1 terms"),
     "a cell beyond the table": ("0\n2\n0 5 1 s 0 100 0 0 0\n1 5 1 s 0 100 0 0 0\n1\n0 2 : 0 (1) 2 (-1)\n",
                                 "refers to cell 2"),
-    "a ':' in place of a cell, the tokens as many as two terms'": (
+    "a ':' in place of a cell, the tokens as many as two terms": (
         "0\n2\n0 5 1 s 0 100 0 0 0\n1 5 1 s 0 100 0 0 0\n1\n0 2 : 0 (1) : (-1)\n", "cell index ':'"),
     "a value 5x": ("0\n2\n0 5x 1 s 0 100 0 0 0\n1 5 1 s 0 100 0 0 0\n1\n0 2 : 0 (1) 1 (-1)\n", "value"),
     "a cell index 1.0": ("0\n2\n0 5 1 s 0 100 0 0 0\n1.0 5 1 s 0 100 0 0 0\n1\n0 2 : 0 (1) 1 (-1)\n",
