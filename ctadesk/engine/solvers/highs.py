@@ -422,6 +422,28 @@ def irreducible_conflict(h: highspy.Highs, budget: Budget) -> tuple[np.ndarray, 
     return np.asarray(iis.row_index_, np.int64), np.asarray(iis.col_index_, np.int64)
 
 
+def proves_infeasible(h: highspy.Highs, model: LinearModel) -> bool:
+    """Whether the dual ray HiGHS left after an infeasible LP proves, computed here, that no x
+    satisfies ``model`` (Farkas): for rows multipliers y and every x within the column bounds,
+    0 = y . (s - M x) with s = M x inside the row bounds, so when the least value that sum can take
+    over the bounds (bound_from_reduced_costs with zero cost, rounding allowed for) is above 0, no
+    x exists.  False when HiGHS has no ray (an interior point run, say) or the ray proves nothing
+    in either sign."""
+    status, has_ray, ray = h.getDualRay()
+    if status == highspy.HighsStatus.kError or not has_ray:
+        return False
+    y = np.asarray(ray, dtype=float)
+    if y.shape != model.row_lower.shape or not np.all(np.isfinite(y)):
+        return False
+    for multipliers in (y, -y):
+        pushed = model.cost - reduced_costs(model, multipliers)        # M^T y
+        least = bound_from_reduced_costs(-pushed, model.col_lower, model.col_upper, multipliers,
+                                         model.row_lower, model.row_upper)
+        if least > 0.0:
+            return True
+    return False
+
+
 def reduced_costs(model: LinearModel, y: np.ndarray) -> np.ndarray:
     """cost - M^T y, computed here (a solver's own reduced costs carry its tolerances)."""
     m = model.matrix

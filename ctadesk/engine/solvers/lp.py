@@ -19,7 +19,8 @@ from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_FREE, SENSE_UP,
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers.finish import finish
 from ctadesk.engine.solvers.highs import (ColumnMatrix, HighsOutcome, LinearModel, bound_from_reduced_costs,
-                                          cost_tolerances, irreducible_conflict, reduced_costs, solve_model)
+                                          cost_tolerances, irreducible_conflict, proves_infeasible, reduced_costs,
+                                          solve_model)
 from ctadesk.engine.solvers.sparse import optimal_face, sparsest_on_face, with_fewer_changes
 
 METHOD = "lp"
@@ -36,6 +37,11 @@ SIMPLEX_SETTINGS: dict[str, object] = {"solver": "simplex", "presolve": "on"}
 #: bind (an on-line server's tables, J. Castro's office tables); on Cox-recipe tables, 30 %
 #: sensitive, the IPM wins: benchmarks/lp_choice.py prints both, side by side, per table
 DUAL_SIMPLEX_SETTINGS: dict[str, object] = {"solver": "simplex", "simplex_strategy": 1, "presolve": "off"}
+#: an LP HiGHS called infeasible where neither a conflict (its IIS) nor its dual ray, checked here,
+#: confirms it: HiGHS's presolve with its interior point method called a feasible 1 M-cell 3-D table
+#: infeasible (the same LP without presolve: optimal, verified), so the claim is not passed on
+UNCONFIRMED_INFEASIBLE = ("HiGHS found no table with the senses chosen, but neither a conflict nor a certificate "
+                          "confirms that none exists: give it more time, or choose other senses or another method")
 #: how many cells and relations an infeasibility message names
 CONFLICT_NAMES = 6
 
@@ -177,16 +183,21 @@ def _lp_result(problem: CTAProblem, model: LinearModel, outcome: HighsOutcome, s
     if outcome.values is not None and outcome.status in (Status.OPTIMAL, Status.TIME_LIMIT, Status.CANCELLED):
         values = np.clip(problem.values + outcome.values[:n] - outcome.values[n:], problem.lower, problem.upper)
     message = ""
-    if outcome.status is Status.INFEASIBLE:
-        message = infeasibility_message(problem, outcome, senses, options) if explain else \
-            "no table with the senses chosen satisfies the relations, bounds and protection levels"
+    status = outcome.status
+    if status is Status.INFEASIBLE and not explain:
+        message = "no table with the senses chosen satisfies the relations, bounds and protection levels"
+    elif status is Status.INFEASIBLE:
+        message, named = infeasibility_message(problem, outcome, senses, options)
+        if not named and not (outcome.highs is not None and proves_infeasible(outcome.highs, model)):
+            status = Status.NOT_FOUND
+            message = UNCONFIRMED_INFEASIBLE
     elif outcome.status is Status.ERROR:
         message = f"HiGHS failed: {outcome.model_status}"
     info = {"senses_from": origin, "highs_status": outcome.model_status}
     if outcome.status is Status.OPTIMAL and outcome.highs is not None:
         y = np.asarray(outcome.highs.getSolution().row_dual)
         info["senses_bound"] = senses_bound(problem, model.col_lower, model.col_upper, reduced_costs(model, y), y)
-    return finish(problem, METHOD, outcome.status, values, started=started, build_seconds=build_seconds,
+    return finish(problem, METHOD, status, values, started=started, build_seconds=build_seconds,
                   solve_seconds=outcome.seconds, senses=senses, message=message,
                   model_objective=outcome.objective, log=outcome.log, info=info)
 
@@ -228,9 +239,9 @@ def _shrunk_dual_bound(problem: CTAProblem, col_lower: np.ndarray, col_upper: np
 
 
 def infeasibility_message(problem: CTAProblem, outcome: HighsOutcome, senses: np.ndarray | None,
-                          options: SolveOptions) -> str:
+                          options: SolveOptions) -> tuple[str, bool]:
     """Name the relations and cells of a small conflict (HiGHS's IIS, looked for within the
-    options' budget) for the user."""
+    options' budget) for the user; and whether it named any."""
     rows, cols = irreducible_conflict(outcome.highs, options.begun().started_budget)
     cells = np.unique(cols % problem.n_cells)
     fixed = "with the senses chosen " if senses is not None else ""
@@ -240,7 +251,7 @@ def infeasibility_message(problem: CTAProblem, outcome: HighsOutcome, senses: np
         named += [_describe_cell(problem, int(i), senses) for i in cells[:CONFLICT_NAMES]]
         more = max(0, rows.size - CONFLICT_NAMES) + max(0, cells.size - CONFLICT_NAMES)
         text += "; conflict among " + ", ".join(named) + (f" and {more} more" if more else "")
-    return text
+    return text, bool(rows.size or cells.size)
 
 
 def _describe_cell(problem: CTAProblem, i: int, senses: np.ndarray | None) -> str:

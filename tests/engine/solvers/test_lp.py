@@ -81,3 +81,51 @@ def test_the_dual_simplex_reaches_the_interior_point_methods_optimum(shape, seed
     if ipm.verified:
         assert simplex.verified and simplex.objective == pytest.approx(ipm.objective, rel=1e-9)
         assert "IPX" in ipm.log and "IPX" not in simplex.log and "dual simplex" in simplex.log
+
+
+def test_an_infeasible_lp_is_proven_by_its_dual_ray_where_no_conflict_is_named(monkeypatch):
+    """HiGHS's IIS aside (as if it found none in time), the dual ray checked here still proves it."""
+    import ctadesk.engine.solvers.lp as lp
+
+    monkeypatch.setattr(lp, "irreducible_conflict", lambda highs, budget: (np.zeros(0, np.int64),) * 2)
+    monkeypatch.setattr(lp, "IPM_SETTINGS", {"solver": "simplex", "presolve": "off"})
+    result = solve_lp(locked_problem(), senses=np.array([1, 1]))
+    assert result.status is Status.INFEASIBLE and result.values is None
+
+
+def test_an_infeasible_verdict_nothing_confirms_is_not_passed_on(monkeypatch):
+    """A solver's 'infeasible' with no conflict named and no ray that proves it (HiGHS's presolve
+    and interior point method said so of a feasible 1 M-cell 3-D table) is 'not found', not
+    'infeasible': here on a table that has a protected table for its senses."""
+    import ctadesk.engine.solvers.lp as lp
+    from ctadesk.engine.solvers.highs import HighsOutcome
+
+    _, problem = cox_table((6, 7), 3)
+    senses = ordering_senses(problem)
+    assert solve_lp(problem, senses=senses).protected
+
+    def said_infeasible(model, options, settings):
+        return HighsOutcome(Status.INFEASIBLE, "Infeasible", None, float("nan"), None, None, "", 0.0, None)
+
+    monkeypatch.setattr(lp, "solve_model", said_infeasible)
+    monkeypatch.setattr(lp, "irreducible_conflict", lambda highs, budget: (np.zeros(0, np.int64),) * 2)
+    result = solve_lp(problem, senses=senses)
+    assert result.status is Status.NOT_FOUND and not result.protected
+    assert "confirms" in result.message
+
+
+@pytest.mark.parametrize("feasible", [True, False])
+def test_the_dual_ray_proves_an_infeasible_lp_and_nothing_of_a_feasible_one(feasible):
+    from ctadesk.engine.solvers.highs import LinearModel, proves_infeasible, solve_model
+
+    if feasible:
+        _, problem = cox_table((6, 7), 3)
+        senses = ordering_senses(problem)
+    else:
+        problem, senses = locked_problem(), np.array([1, 1])
+    lower, upper = l1_column_bounds(problem, senses)
+    model = LinearModel(np.ones(lower.size), lower, upper, l1_matrix(problem), problem.deviation_rhs,
+                        problem.deviation_rhs)
+    outcome = solve_model(model, SolveOptions(), {"solver": "simplex", "presolve": "off"})
+    assert outcome.status is (Status.OPTIMAL if feasible else Status.INFEASIBLE)
+    assert proves_infeasible(outcome.highs, model) is (not feasible)
