@@ -10,15 +10,16 @@ from typing import Any
 
 import numpy as np
 
+from ctadesk.engine.array_memo import ArrayMemo
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.publish.verify import Verification, verify
 from ctadesk.engine.result import CTAResult, Status
 
 #: a cell is changed when it moves by more than this times max(1, |a_i|)
 CHANGE_RTOL = 1e-9
-#: id of a read-only table that finish verified -> (its problem, the senses it was verified with,
-#: what the verifier found), while the table lives (verified_before)
-_VERIFIED: dict[int, tuple[weakref.ref, np.ndarray | None, Verification]] = {}
+#: a read-only table that finish verified -> (its problem, the senses it was verified with, what
+#: the verifier found), while the table lives (verified_before)
+_VERIFIED: ArrayMemo[tuple[weakref.ref, np.ndarray | None, Verification]] = ArrayMemo()
 
 
 def weighted_sum(weights: np.ndarray, terms: np.ndarray) -> float:
@@ -100,20 +101,17 @@ def _remember(problem: CTAProblem, values: np.ndarray, senses: np.ndarray | None
               verification: Verification) -> None:
     """Keep what the verifier found for ``values`` where no one can write to them any more: a
     read-only array that owns its data (a method that hands finish such a table asks for it)."""
-    if values.flags.writeable or values.base is not None:
-        return
-    _VERIFIED[id(values)] = (weakref.ref(problem), None if senses is None else senses.copy(), verification)
-    weakref.finalize(values, _VERIFIED.pop, id(values), None)
+    if values.base is None:     # a view's base could be written through another view
+        _VERIFIED.keep(values, (weakref.ref(problem), None if senses is None else senses.copy(), verification))
 
 
 def verified_before(problem: CTAProblem, values: np.ndarray, senses: np.ndarray | None) -> Verification | None:
     """What finish's verifier found for this very table of ``problem`` with ``senses``, where it
     kept it (_remember): the inputs of a verification the same objects, unchanged, and the
     verifier a function of them alone.  None where it did not."""
-    kept = _VERIFIED.get(id(values))
-    if kept is None or values.flags.writeable:
+    if values not in _VERIFIED:
         return None
-    owner, seen, verification = kept
+    owner, seen, verification = _VERIFIED[values]
     if owner() is not problem:
         return None
     if seen is None or senses is None:

@@ -11,10 +11,10 @@ verifier measures its tolerances in the same unit.
 from __future__ import annotations
 
 import math
-import weakref
 
 import numpy as np
 
+from ctadesk.engine.array_memo import ArrayMemo
 from ctadesk.engine.problem import CTAProblem
 
 
@@ -34,8 +34,8 @@ def weight_unit(problem: CTAProblem) -> float:
     return 1.0 if median is None else _power_of_two(median)
 
 
-#: id of a problem's read-only array -> the median of its nonzero magnitudes, while the array lives
-_MEDIANS: dict[int, float | None] = {}
+#: a problem's read-only array -> the median of its nonzero magnitudes, while the array lives
+_MEDIANS: ArrayMemo[float | None] = ArrayMemo()
 #: a median divided by a unit between these is exact, and so kept for the scaled array (_scaled_median)
 _NORMAL = float(np.finfo(float).tiny)
 _LARGEST = float(np.finfo(float).max) / 2
@@ -46,15 +46,12 @@ def _median_magnitude(array: np.ndarray) -> float | None:
     table many times (the solve in table units, each verification: 12 ms a time on a million
     cells), so it is kept for a read-only array, such as a problem's values or weights, which a
     replace that leaves them alone shares; a writeable one could change and is worked out anew."""
-    key = id(array)
-    if key in _MEDIANS:
-        return _MEDIANS[key]
+    if array in _MEDIANS:
+        return _MEDIANS[array]
     magnitudes = np.abs(array)
     magnitudes = magnitudes[magnitudes > 0]
     median = float(np.median(magnitudes)) if magnitudes.size else None
-    if not array.flags.writeable:
-        _MEDIANS[key] = median
-        weakref.finalize(array, _MEDIANS.pop, key, None)
+    _MEDIANS.keep(array, median)
     return median
 
 
@@ -82,14 +79,12 @@ def _scaled_median(array: np.ndarray, scaled: np.ndarray, unit: float) -> None:
     exponent, and the median of an even count is a mean of two entries, which moves with it) --
     every verification of a table in units asks it (on 150 cells np.median took a third of the
     verifier's time)."""
-    key = id(array)
-    if key not in _MEDIANS or scaled.flags.writeable or id(scaled) in _MEDIANS:
+    if array not in _MEDIANS or scaled in _MEDIANS:
         return
-    median = _MEDIANS[key]
+    median = _MEDIANS[array]
     if median is not None and not _NORMAL <= median / unit <= _LARGEST:     # exact only between these
         return
-    _MEDIANS[id(scaled)] = None if median is None else median / unit
-    weakref.finalize(scaled, _MEDIANS.pop, id(scaled), None)
+    _MEDIANS.keep(scaled, None if median is None else median / unit)
 
 
 __all__ = ["in_units", "table_unit", "weight_unit"]

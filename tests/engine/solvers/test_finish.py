@@ -64,7 +64,7 @@ def test_a_kept_verification_goes_with_its_table():
     table.flags.writeable = False
     _verified_table(problem, table)
     key = id(table)
-    assert key in finish._VERIFIED
+    assert key in finish._VERIFIED._kept
     del table
     gc.collect()
-    assert key not in finish._VERIFIED
+    assert key not in finish._VERIFIED._kept

@@ -36,15 +36,15 @@ def test_units_are_the_powers_of_two_nearest_the_medians_asked_twice_or_after_a_
 def test_a_median_is_kept_while_its_read_only_array_lives_and_only_then():
     values = np.array([1.0, 2.0, 8.0])
     assert units._median_magnitude(values) == 2.0
-    assert id(values) not in units._MEDIANS       # writeable: it could change
+    assert id(values) not in units._MEDIANS._kept       # writeable: it could change
     values[:] = 16.0
     assert units._median_magnitude(values) == 16.0
     problem = CTAProblem(values=[1.0, 2.0, 8.0], relations=np.zeros((0, 3)))
     key = id(problem.values)
-    assert table_unit(problem) == 2.0 and units._MEDIANS[key] == 2.0
+    assert table_unit(problem) == 2.0 and units._MEDIANS._kept[key] == 2.0
     del problem
     gc.collect()
-    assert key not in units._MEDIANS
+    assert key not in units._MEDIANS._kept
 
 
 @settings(max_examples=80, deadline=None)
@@ -61,5 +61,5 @@ def test_a_restated_problem_keeps_the_medians_a_fresh_count_finds(values, weight
     if unit == weight == 1.0:
         return
     for kept in (scaled.values, scaled.weights):
-        assert id(kept) in units._MEDIANS
-        assert units._MEDIANS[id(kept)] == units._median_magnitude(kept.copy())     # a writeable copy: counted
+        assert id(kept) in units._MEDIANS._kept
+        assert units._MEDIANS._kept[id(kept)] == units._median_magnitude(kept.copy())     # a writeable copy: counted
