@@ -80,6 +80,7 @@ NEWTON_RELATIONS = 10000
 #: the system on a fixed pattern (1H2D tables of benchmarks/l2_shapes.py --max-cells 1000000)
 NEWTON_SPARSE_RELATIONS = 100_000
 
+
 class Choice(NamedTuple):
     """A method of the registry, the reason for it in a sentence for the log, and the parameters
     it is to run with (the others at their defaults)."""
@@ -161,5 +162,6 @@ def _fixed_l2(problem: CTAProblem, fixed: str) -> Choice:
         return Choice("network-l2", f"{fixed}, L2 by a Newton method on its dual ({unknowns} unknowns, one per "
                                     "relation defining a total; clarabel if it does not converge)")
     return Choice("l2", f"{fixed}, L2 as a quadratic program (clarabel): {why}")
+
 
 __all__ = ["SIMPLEX_CELLS", "SIMPLEX_SHARE", "SMALL_MILP", "Choice", "choose_method"]

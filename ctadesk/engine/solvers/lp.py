@@ -191,7 +191,7 @@ def _lp_result(problem: CTAProblem, model: LinearModel, outcome: HighsOutcome, s
         if not named and not (outcome.highs is not None and proves_infeasible(outcome.highs, model)):
             status = Status.NOT_FOUND
             message = UNCONFIRMED_INFEASIBLE
-    elif outcome.status is Status.ERROR:
+    elif status is Status.ERROR:
         message = f"HiGHS failed: {outcome.model_status}"
     info = {"senses_from": origin, "highs_status": outcome.model_status}
     if outcome.status is Status.OPTIMAL and outcome.highs is not None:
