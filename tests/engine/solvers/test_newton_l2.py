@@ -237,6 +237,7 @@ def test_a_failed_ldl_factorisation_falls_back_to_the_general_one(monkeypatch):
         def __init__(self, *args, **kwargs):
             raise RuntimeError("Input matrix is not quasi-definite")
 
+    monkeypatch.setattr(newton_l2, "DENSE_RELATIONS", 0)        # the sparse pattern, not the dense system
     monkeypatch.setattr(newton_l2, "FACTORISER", "qdldl")
     monkeypatch.setattr(newton_l2.qdldl, "Solver", Failing)
     result = solve_network_l2(problem)
@@ -250,6 +251,7 @@ def test_a_system_cholmod_finds_not_positive_definite_goes_to_qdldl(monkeypatch)
     shift): QDLDL's LDL^T factorises it on the same pattern, and the table is the same."""
     import ctadesk.engine.solvers.newton_l2 as newton_l2
 
+    monkeypatch.setattr(newton_l2, "DENSE_RELATIONS", 0)        # the sparse pattern, not the dense system
     problem = hierarchical_table(3)
     problem = problem.with_senses(ordering_senses(problem))
     expected = solve_network_l2(problem)
@@ -277,6 +279,7 @@ def test_cholmod_and_qdldl_give_the_same_table_through_a_second_round(monkeypatc
 
     problem = linked_office_tables(OfficeDimension((3, 4)), (OfficeDimension((3,)), OfficeDimension((2, 3))),
                                    seed=seed)
+    monkeypatch.setattr(newton_l2, "DENSE_RELATIONS", 0)        # the sparse pattern, not the dense system
     results = {}
     for factoriser in ("cholmod", "qdldl"):
         monkeypatch.setattr(newton_l2, "FACTORISER", factoriser)
