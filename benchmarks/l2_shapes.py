@@ -7,6 +7,7 @@ on tables nobody tuned for, never slower).
     .venv/bin/python benchmarks/l2_shapes.py --min-cells 20 --max-cells 250 --seed 0 1 --repeats 9   # small tables
     .venv/bin/python benchmarks/l2_shapes.py --qdldl                # the Newton method with QDLDL alone too
     .venv/bin/python benchmarks/l2_shapes.py --both --cox 100x100x5 300x300   # both methods; Cox tables too
+    .venv/bin/python benchmarks/l2_shapes.py --min-cells 100 --max-cells 400 --dense-relations 0   # sparse systems only
 
 Shapes from engine/table/generate.py's office_shapes (nested 2-D, 1H2D, 3-D with hierarchies,
 every fourth with a non-nested second breakdown), tables from office_table.  Per table: the
@@ -21,7 +22,9 @@ With --qdldl, the Newton method with QDLDL as its only factoriser too, in the sa
 With --both, the Newton method (network-l2) and clarabel's method (l2) each through solve() too, and
 at the end the choice against the one of the two that took fewer processor seconds, counted (a
 confusion table: how often choose_method's rule picked the faster method).  --cox adds Cox-recipe
-tables (Cox 2005b, §3) of the shapes given, senses from the ordering heuristic.
+tables (Cox 2005b, §3) of the shapes given, senses from the ordering heuristic.  --dense-relations
+sets the Newton method's newton_l2.DENSE_RELATIONS (its Newton systems of at most that many
+relations dense; 0: every one sparse), to measure that threshold.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from ctadesk.engine.methods import choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.solvers import newton_l2
 from ctadesk.engine.table.generate import cox_table, office_shapes, office_table
 
 
@@ -83,8 +87,12 @@ def main() -> None:
     parser.add_argument("--qdldl", action="store_true", help="the Newton method with QDLDL alone too")
     parser.add_argument("--both", action="store_true", help="network-l2 and l2 through solve() too")
     parser.add_argument("--cox", nargs="*", default=[], help="Cox-recipe tables of these shapes too (10x10x10)")
+    parser.add_argument("--dense-relations", type=int, default=newton_l2.DENSE_RELATIONS,
+                        help="dense Newton systems up to this many relations (0: none)")
     args = parser.parse_args()
-    print(f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}")
+    newton_l2.DENSE_RELATIONS = args.dense_relations
+    print(f"load average {' '.join(f'{load:.2f}' for load in os.getloadavg())}; dense Newton systems up to "
+          f"{newton_l2.DENSE_RELATIONS} relations")
     print(f"{'kind':>10} {'shape':>34} {'cells':>7} {'rels':>6} {'method':>10} {'seconds':>8} {'qdldl s':>8} "
           f"{'clarabel s':>10} "
           f"{'ratio':>7} {'cpu':>7}" + (f" {'newton cpu':>10} {'l2 cpu':>8}" if args.both else "")
@@ -116,11 +124,11 @@ def main() -> None:
                    for method in ("network-l2", "l2")}
             decisions.append((choice.method, min(cpu, key=cpu.__getitem__)))
             both = f" {cpu['network-l2']:>10.3f} {cpu['l2']:>8.3f}"
-        column = (f"{'>' if not alone[-1][1] else ' '}{statistics.median(s for s, _ in alone):>7.2f}" if qdldl
+        column = (f"{'>' if not alone[-1][1] else ' '}{statistics.median(s for s, _ in alone):>7.4f}" if qdldl
                   else f"{'':>8}")
         print(f"{kind:>10} {shape:>34} {problem.n_cells:>7} {problem.n_relations:>6} "
               f"{choice.method:>10} "
-              f"{mine:>8.2f} {column} {reference:>10.2f} {'<' if stopped else ' '}{ratios[-1]:>6.2f} "
+              f"{mine:>8.4f} {column} {reference:>10.4f} {'<' if stopped else ' '}{ratios[-1]:>6.2f} "
               f"{'<' if stopped else ' '}{cpu_ratios[-1]:>6.2f}{both}  "
               f"{result.model_objective:.8g} / {theirs[-1][1]:.8g} {theirs[-1][2]}"
               f"{'' if result.verified else ' NOT VERIFIED'}{handed}", flush=True)

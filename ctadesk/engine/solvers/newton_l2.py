@@ -69,10 +69,11 @@ LINE_SEARCH_STEPS = 30
 DENSE_LIMIT = 4000
 DENSE_SHARE = 0.05
 #: a Newton system of at most this many relations is formed and factorised dense (_DensePattern):
-#: LAPACK's Cholesky of 96 relations takes 30 microseconds where CHOLMOD's analysis alone took 37
-#: and the sparse pattern 85; from 128 relations up OpenBLAS runs it on several threads, which on
-#: a loaded 2-core machine took 5 ms instead of 0.1
-DENSE_RELATIONS = 96
+#: the whole solve of office tables with 61-125 defining relations took 0.81-0.90 ms so, 0.96-1.03
+#: ms with the sparse pattern and CHOLMOD (whose analysis alone took 37 microseconds, the pattern
+#: 85); from 128 relations up OpenBLAS runs LAPACK's Cholesky on several threads, which on a loaded
+#: 2-core machine took 0.76 ms instead of 0.08 (benchmarks/l2_shapes.py --dense-relations)
+DENSE_RELATIONS = 127
 #: a Newton system whose free cells differ from the last factorised one's in at most this share
 #: is solved by conjugate gradients preconditioned with that factorisation, in at most
 #: REUSE_ITERATIONS iterations and no longer than a new factorisation takes (_NewtonSystems)
@@ -482,7 +483,7 @@ class _DensePattern:
     """The Newton systems A D A^T of at most DENSE_RELATIONS relations, formed dense and factorised
     by LAPACK's Cholesky (dpotrf): every cell's pairs of relations, found once, give an iteration's
     system as one weighted count over the m x m entries, with no sorting, no symbolic analysis
-    and no sparse structure.  On tables of up to about 100 cells these took a third of the
+    and no sparse structure.  On tables of up to about 250 cells these took a quarter of the
     Newton method's time (_Pattern's construction and CHOLMOD's analysis, 120 microseconds)."""
 
     def __init__(self, m: int, keys: np.ndarray, cells: np.ndarray, products: np.ndarray) -> None:
