@@ -164,6 +164,7 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     d = problem.deviation_rhs
     row_scale = np.bincount(np.repeat(np.arange(A.shape[0]), np.diff(A.indptr)), minlength=A.shape[0],
                             weights=np.abs(A.data) * np.maximum(np.abs(problem.values), 1.0)[A.indices])
+    row_scale[row_scale == 0] = 1.0         # a relation of no cells (right-hand side 0): residual 0, not 0/0
     kept = defining_relations(A)
     movable = lower < upper
     first = np.flatnonzero(kept)

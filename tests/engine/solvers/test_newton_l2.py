@@ -337,3 +337,19 @@ def test_the_newton_deviations_hold_every_relation_to_rounding_error(seed, cells
     assert z is not None, note
     scale = abs(problem.relations) @ np.maximum(np.abs(problem.values), 1.0)
     assert np.max(np.abs(problem.deviation_rhs - problem.relations @ z) / scale) <= 1e-15, (kind, note)
+
+
+def test_l2_newton_solves_tables_without_relations_or_with_an_empty_one():
+    """No relation at all (the Newton system has no unknown), and a relation of no cells beside a
+    real one (its residual is 0 in a scale of 0: it used to stop convergence, and clarabel took
+    over after 50 steps)."""
+    alone = CTAProblem([10.0, 20.0], sp.csr_array((0, 2)), sensitive=[0], upper_protection=[3.0],
+                       lower_protection=[3.0], senses=[1])
+    result = solve_network_l2(alone)
+    assert result.verified and "network" not in result.info
+    np.testing.assert_allclose(result.values, [13.0, 20.0])
+    empty = CTAProblem([10.0, 20.0], [[0.0, 0.0], [1.0, -1.0]], rhs=[0.0, -10.0], sensitive=[0],
+                       upper_protection=[3.0], lower_protection=[3.0], senses=[1])
+    result = solve_network_l2(empty)
+    assert result.verified and "network" not in result.info
+    assert result.model_objective == pytest.approx(clarabel_optimum(empty, empty.senses), rel=1e-6)
