@@ -202,7 +202,8 @@ def test_newton_systems_on_a_fixed_pattern_equal_the_explicit_system(seed, m, n,
     from ctadesk.engine.solvers import newton_l2
 
     rng = np.random.default_rng(seed)
-    A = sp.random_array((m, n), density=min(1.0, 2.5 / m), rng=rng, data_sampler=lambda size: rng.choice([-1.0, 1.0], size))
+    A = sp.random_array((m, n), density=min(1.0, 2.5 / m), rng=rng,
+                        data_sampler=lambda size: rng.choice([-1.0, 1.0], size))
     A = sp.csr_array(A)
     half_inverse = 10.0 ** rng.uniform(-3, 3, n)
     movable = rng.random(n) < 0.9
