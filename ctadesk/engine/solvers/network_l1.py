@@ -1,20 +1,24 @@
 """Fixed-sense L1 CTA of a table whose relations form a network (solvers/network.py): a
-minimum-cost flow, solved by a max-flow seed and sifting.
+minimum-cost flow, solved by LEMON's network simplex in integers and proven optimal by sifting.
 
-A max flow (scipy's Dinic, on capacities rounded to integers) finds a
-feasible support in milliseconds, and a minimum spanning tree of the cells by
-weight joins its pieces into one tree, so that every node's dual is a weighted
-path and not a penalty (every basis of a network LP is a spanning tree: Ahuja,
-Magnanti & Orlin 1993, Network Flows, ch. 11); HiGHS's dual simplex then solves
-the LP over those columns, and again, from its basis, each time every other
-cell with a negative reduced cost is priced in (sifting), until none prices
-out, which proves the optimum over all cells.  On large 2-D tables this takes a
-small share of the IPM's time over all columns, with unit weights and with
-1/value weights alike (benchmarks/weights.py, and --method lp beside it).
-Weights that the tree does not foresee (random per cell) can make the simplex
-pivot long; past SIFTING_ITERATIONS per relation the general LP (the IPM over
-all columns) takes over.  (OR-Tools' min-cost flow was tried too, but its wheel
-ships its own libhighs.so.1 and cannot be loaded in one process with highspy.)
+LEMON's network simplex (solvers/min_cost_flow.py) solves the flow with capacities, supplies and
+costs scaled to integers and gives its spanning-tree basis (every basis of a network LP is a
+spanning tree: Ahuja, Magnanti & Orlin 1993, Network Flows, ch. 11); HiGHS's dual simplex
+starts from that basis on the LP over its columns in real arithmetic, needing no or a few pivots,
+and prices every other cell with the LP's duals: a cell with a negative reduced cost is added
+and the LP solved again from its basis (sifting), until none prices out, which proves the
+optimum over all cells.  This holds for every weighting measured (unit, 1/value, |value|,
+random: benchmarks/weights.py) and for 1H2D tables of 100 000+ relations (Castro & González
+2011, Table 1: real ones have 0.3-1.2 M cells), where the simplex from scratch crawls.
+
+Where LEMON fails or would not fit in the time left (it cannot be interrupted), the older start
+serves tables up to SIMPLEX_ROWS relations: a max flow (scipy's Dinic, on capacities rounded to
+integers) finds a feasible support, a minimum spanning tree of the cells by weight joins its
+pieces into one tree, so that every node's dual is a weighted path and not a penalty, and
+sifting goes on from there; weights that the tree does not foresee (random per cell) make the
+simplex pivot long, and past SIFTING_ITERATIONS per relation the general LP (the IPM over all
+columns) takes over, as it does above SIMPLEX_ROWS.  (OR-Tools' min-cost flow was tried too, but
+its wheel ships its own libhighs.so.1 and cannot be loaded in one process with highspy.)
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers.finish import finish
 from ctadesk.engine.solvers.highs import HighsRun
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, senses_bound, solve_lp
+from ctadesk.engine.solvers.min_cost_flow import BASIC, LOWER, FlowStart, fits, flow_start, net_supply
 from ctadesk.engine.solvers.network import (SIMPLEX_ROWS, NetworkForm, log_line, network_form, report_optimum,
                                             sense_bounds)
 from ctadesk.engine.solvers.sparse import WeightedL1, optimal_face, sparsest_on_face, with_fewer_changes
@@ -119,7 +124,8 @@ def _seed(form: NetworkForm, weights: np.ndarray, forward: np.ndarray, backward:
 
 
 def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray, options: SolveOptions,
-                       seed: tuple[np.ndarray, np.ndarray] | None = None, weights: np.ndarray | None = None
+                       seed: tuple[np.ndarray, np.ndarray] | None = None, weights: np.ndarray | None = None,
+                       start: FlowStart | None = None, form: NetworkForm | None = None
                        ) -> tuple[np.ndarray | None, Status, str, np.ndarray | None]:
     """argmin sum w |z| s.t. A z = d, lower <= z <= upper, by column generation (sifting); w: the
     problem's weights unless ``weights`` are given.
@@ -132,6 +138,8 @@ def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray
     the LP optimum over all cells, certified by the duals.  Returns (z, status, a note for the
     log, the final row duals y, whose reduced costs w -+ A^T y price every cell); status ERROR
     after SIFTING_ITERATIONS simplex iterations per relation without the optimum.
+    ``start`` (with the ``form`` it was found on): the first columns and their basis from the
+    integer min-cost flow (solvers/min_cost_flow.py), in place of ``seed``.
     """
     weights = problem.weights if weights is None else weights
     A = problem.relations.tocsc()
@@ -155,6 +163,8 @@ def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray
     in_backward = np.zeros(n, bool)
     column_cells: list[np.ndarray] = []       # cell of each column after the artificials, in order
     column_signs: list[np.ndarray] = []
+    if start is not None:
+        seed = start.forward, start.backward
     add_forward, add_backward = seed if seed is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     tolerance = PRICING_TOLERANCE * np.maximum(weights, 1.0)
     batch = max(SIFTING_BATCH, 10 * m)
@@ -170,6 +180,8 @@ def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray
             h.addCols(k, np.concatenate([weights[add_forward], weights[add_backward]]), np.zeros(k),
                       np.concatenate([forward[add_forward], backward[add_backward]]), block.nnz,
                       block.indptr[:-1].astype(np.int32), block.indices.astype(np.int32), block.data)
+        if round_ == 0 and start is not None and form is not None:
+            _set_basis(h, m, form, start)
         if run.budget.over():
             status = Status.CANCELLED if run.budget.cancelled() else Status.TIME_LIMIT
             return None, status, status.value.replace("_", " "), None
@@ -210,13 +222,29 @@ def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray
     return np.clip(z, lower, upper), Status.OPTIMAL, note, row_dual
 
 
+def _set_basis(h: highspy.Highs, m: int, form: NetworkForm, start: FlowStart) -> None:
+    """The flow's spanning-tree basis for the sifting LP: its columns as ``start`` says, the
+    artificial columns nonbasic, the rows of the kept relations nonbasic but ``start.basic_rows``,
+    and the dropped ones' (implied, so dependent) basic."""
+    rows = np.full(m, BASIC, np.int8)
+    rows[form.kept] = LOWER
+    rows[start.basic_rows] = BASIC
+    basis = highspy.HighsBasis()
+    basis.col_status = [highspy.HighsBasisStatus(s) for s in
+                        np.concatenate([np.full(2 * m, LOWER, np.int8), start.status]).tolist()]
+    basis.row_status = [highspy.HighsBasisStatus(s) for s in rows.tolist()]
+    basis.valid = True
+    h.setBasis(basis)
+
+
 def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions(),
                      senses: np.ndarray | None = None, form: NetworkForm | None = None,
                      fewest_changes: bool = False) -> CTAResult:
     """Fixed-sense L1 CTA of a 2-D or 1H2D table (module docstring); same model as ``solve_lp``.
 
-    A max flow on the network gives a feasible support, the sifting LP proves the
-    optimum over all cells.  Relations that are not a network fall back to ``solve_lp``.
+    LEMON's integer min-cost flow gives the starting basis (else, up to SIMPLEX_ROWS relations, a
+    max flow the first columns), the sifting LP proves the optimum over all cells.  Relations
+    that are not a network, or a sifting LP that fails, fall back to ``solve_lp``.
     fewest_changes: among the optimal tables, the one changing fewest cells (solvers/sparse.py).
     """
     started = time.perf_counter()
@@ -225,18 +253,28 @@ def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions()
     form = form if form is not None else network_form(problem)
     if form is None:
         return _fallback_lp(problem, options, senses, "relations are not a network", fewest_changes)
-    if form.kept.size > SIMPLEX_ROWS:
-        return _fallback_lp(problem, options, senses, f"{form.kept.size} relations are too many for sifting",
-                            fewest_changes)
     lower, upper = sense_bounds(problem, senses)
     base = np.clip(0.0, lower, upper)
     forward, backward = upper - base, base - lower
-    seed = _seed(form, problem.weights, forward, backward,
-                 _max_flow_seed(form, base, forward, backward, form.supplies(problem.deviation_rhs)))
+    supply = form.supplies(problem.deviation_rhs)
+    start = None
+    if fits(form, options.started_budget.remaining()):
+        start = flow_start(form, problem.weights, forward, backward, net_supply(form, base, supply))
+        if start is None:
+            log_line(options, "the min-cost flow failed")
+    if start is None and form.kept.size > SIMPLEX_ROWS:
+        why = "the min-cost flow failed" if fits(form, options.started_budget.remaining()) else \
+            "the min-cost flow would not fit in the time left"
+        return _fallback_lp(problem, options, senses, f"{form.kept.size} relations are too many for sifting and "
+                            f"{why}", fewest_changes)
+    seed = None if start is not None else _seed(form, problem.weights, forward, backward,
+                                                _max_flow_seed(form, base, forward, backward, supply))
     build_seconds = time.perf_counter() - started
     began = time.perf_counter()
-    z, status, note, row_dual = sifting_deviations(problem, lower, upper, options, seed)
+    z, status, note, row_dual = sifting_deviations(problem, lower, upper, options, seed, start=start, form=form)
     solve_seconds = time.perf_counter() - began
+    if start is not None:
+        note = f"{start.note}; {note}"
     log_line(options, note)
     info = {"senses_from": origin, "network_nodes": form.n_nodes,
             "dropped_relations": problem.n_relations - form.kept.size}
