@@ -2,9 +2,10 @@
 
 The dual of min sum w z^2, A z = d, l_z <= z <= u_z has one variable per relation;
 it is maximised by a semismooth Newton method whose Hessian is the weighted
-Laplacian A D A^T of the cells off their bounds, factorised by CHOLMOD's
-supernodal Cholesky (or QDLDL) on the pattern of all movable cells, else (QDLDL alone on
-relations that meet many others, or a failed factorisation) by SuperLU or a dense Cholesky.
+Laplacian A D A^T of the cells off their bounds: formed dense and factorised by LAPACK's
+Cholesky where it has at most DENSE_RELATIONS relations (small tables), else factorised by
+CHOLMOD's supernodal Cholesky (or QDLDL) on the pattern of all movable cells, else (QDLDL alone
+on relations that meet many others, or a failed factorisation) by SuperLU or a dense Cholesky.
 Any relation matrix works; its system is the part of clarabel's KKT system that remains once
 the cells are eliminated, over fewer relations (one per total), and it takes fewer
 factorisations.
