@@ -109,8 +109,15 @@ def test_a_1h2d_table_keeps_all_but_the_subtotals_row_relations():
                                form.sign * (problem.relations @ deviation)[form.kept], atol=1e-9)
 
 
-def test_a_3d_table_is_not_a_network():
-    _, problem = cox_table((4, 4, 4), seed=2)
+def test_a_3d_table_is_not_a_network(monkeypatch):
+    """Every cell of a 3-D table lies in three relations: no relation is dropped to find out."""
+    import ctadesk.engine.solvers.network as network
+
+    def no_dropping(relations):
+        raise AssertionError("_uncrowded tried on a 3-D table")
+
+    monkeypatch.setattr(network, "_uncrowded", no_dropping)
+    _, problem = cox_table((5, 4, 3), seed=7)          # a table no other test remembers the form of
     assert network_form(problem) is None
 
 
