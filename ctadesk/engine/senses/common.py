@@ -21,7 +21,7 @@ from ctadesk.engine.solvers.highs import solve_model
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import milp_model
-from ctadesk.engine.solvers.network import SIMPLEX_ROWS, network_form
+from ctadesk.engine.solvers.network import network_form
 from ctadesk.engine.solvers.network_l1 import solve_network_l1
 
 
@@ -35,8 +35,7 @@ class SenseEvaluator:
         self.budget = self.options.started_budget
         self.started = time.perf_counter()
         self.method = method
-        form = network_form(problem) if problem.n_relations <= SIMPLEX_ROWS else None
-        self.form = form if form is not None and form.kept.size <= SIMPLEX_ROWS else None
+        self.form = network_form(problem)
         self.cache: dict[bytes, float] = {}
         self.best: CTAResult | None = None
         self.evaluations = 0
