@@ -44,9 +44,10 @@ from ctadesk.engine.solvers.network import NetworkForm
 FLOW_BITS = 40
 #: costs scaled so that a path through every node costs at most 2^COST_BITS (int64 potentials)
 COST_BITS = 52
-#: network simplex pivots per second and arc, measured (benchmarks/scale.py): LEMON cannot be
-#: interrupted, so it runs only where this estimate fits in the time left
-ARC_SECONDS = 2e-6
+#: seconds per cell that flow_start takes at most, measured on the 1H2D tables of
+#: benchmarks/scale.py (487 k cells: 2.9 s; 2-D tables take a third of it per cell): LEMON cannot
+#: be interrupted, so it runs only where this estimate fits in the time left
+CELL_SECONDS = 6e-6
 
 LOWER = int(highspy.HighsBasisStatus.kLower)
 BASIC = int(highspy.HighsBasisStatus.kBasic)
@@ -72,9 +73,9 @@ class FlowStart:
 
 
 def fits(form: NetworkForm, remaining: float) -> bool:
-    """Whether LEMON's estimated time (ARC_SECONDS per arc, two per cell) fits in ``remaining``
-    seconds: once started, it cannot be interrupted."""
-    return ARC_SECONDS * 2 * form.tail.size <= remaining
+    """Whether flow_start's estimated time (CELL_SECONDS per cell) fits in ``remaining`` seconds:
+    once started, LEMON cannot be interrupted."""
+    return CELL_SECONDS * form.tail.size <= remaining
 
 
 def net_supply(form: NetworkForm, base: np.ndarray, supply: np.ndarray) -> np.ndarray:

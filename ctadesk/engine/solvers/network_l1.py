@@ -304,12 +304,18 @@ def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions()
 
 
 def _sifting_from(problem: CTAProblem, form: NetworkForm, z: np.ndarray) -> WeightedL1:
-    """The reweighted rounds of solvers/sparse.py by sifting, seeded with the support of ``z`` and
-    the cheapest tree by the round's costs."""
+    """The reweighted rounds of solvers/sparse.py by sifting, started from LEMON's min-cost flow by
+    the round's costs, or (where it fails or would not fit) seeded with the support of ``z`` and
+    the cheapest tree by those costs."""
+    supply = form.supplies(problem.deviation_rhs)
+
     def weighted_l1(costs: np.ndarray, low: np.ndarray, high: np.ndarray, within: SolveOptions) -> np.ndarray | None:
         base = np.clip(0.0, low, high)
-        seed = _seed(form, costs, high - base, base - low, (np.flatnonzero(z > base), np.flatnonzero(z < base)))
-        found, _, _, _ = sifting_deviations(problem, low, high, within, seed, weights=costs)
+        start = flow_start(form, costs, high - base, base - low, net_supply(form, base, supply)) \
+            if fits(form, within.started_budget.remaining()) else None
+        seed = None if start is not None else \
+            _seed(form, costs, high - base, base - low, (np.flatnonzero(z > base), np.flatnonzero(z < base)))
+        found, _, _, _ = sifting_deviations(problem, low, high, within, seed, weights=costs, start=start, form=form)
         return found
     return weighted_l1
 

@@ -168,3 +168,26 @@ def test_lemon_takes_parallel_and_opposite_arcs():
     parallel.set_edge_costs(np.array([1, 3, 1], np.int64))
     parallel.solve()
     assert list(parallel.result()) == [2, 3, 0] and parallel.total_cost() == 11
+
+
+def test_the_fewest_changes_rounds_start_from_the_flow_too(monkeypatch):
+    """solvers/sparse.py's reweighted L1 rounds on a network table: each from LEMON's flow by the
+    round's costs; never dearer, never more cells changed."""
+    import ctadesk.engine.solvers.sparse as sparse
+
+    monkeypatch.setattr(sparse, "MILP_CELLS", 0)  # the reweighted rounds, not the MILP
+    monkeypatch.setattr(sparse, "REWEIGHT_CELLS", 10**9)
+    calls = []
+
+    def counted(*args):
+        calls.append(args[1])
+        return flow_start(*args)
+
+    monkeypatch.setattr(network_l1, "flow_start", counted)
+    problem = hierarchy_table(np.random.default_rng(5), 8, 1.0)
+    senses = ordering_senses(problem)
+    first = network_l1.solve_network_l1(problem, senses=senses)
+    sparsest = network_l1.solve_network_l1(problem, senses=senses, fewest_changes=True)
+    assert len(calls) >= 3 and not np.array_equal(calls[-1], problem.weights)    # a round's costs
+    assert sparsest.verified and sparsest.objective <= first.objective * (1 + 1e-9) + 1e-9
+    assert sparsest.info["cells_changed"] <= first.info["cells_changed"]
