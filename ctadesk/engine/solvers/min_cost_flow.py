@@ -111,20 +111,20 @@ def flow_start(form: NetworkForm, weights: np.ndarray, forward: np.ndarray, back
     item, kind, starts, ends, capacity = item[order], kind[order], starts[order], ends[order], capacity[order]
     finite = np.isfinite(capacity)
     largest = 0.5 * float(np.abs(net).sum()) + float(capacity[finite].sum())
-    scale = 2.0 ** FLOW_BITS / max(largest, 1e-300)
+    scale = 2.0 ** FLOW_BITS / largest if largest > 0 else 1.0     # nothing to move: any scale
     capacity_int = np.ceil(np.minimum(capacity, largest) * scale).astype(np.int64)
     supply_int = np.rint(net * scale).astype(np.int64)
     supply_int[-1] -= supply_int.sum()
     cost_scale = 2.0 ** COST_BITS / (n_nodes * max(float(weights.max(initial=0.0)), 1e-300))
     cell = np.where(kind < 2, item, 0)
     cost_int = np.where(kind < 2, np.rint(weights[cell] * cost_scale), 2.0 ** (COST_BITS + 1)).astype(np.int64)
-    graph = pylmcf.Graph(n_nodes, starts.astype(np.int32), ends.astype(np.int32))
-    graph.set_node_supply(supply_int)
-    graph.set_edge_capacities(capacity_int)
-    graph.set_edge_costs(cost_int)
     try:
+        graph = pylmcf.Graph(n_nodes, starts.astype(np.int32), ends.astype(np.int32))
+        graph.set_node_supply(supply_int)
+        graph.set_edge_capacities(capacity_int)
+        graph.set_edge_costs(cost_int)
         graph.solve()
-    except RuntimeError:
+    except (RuntimeError, ValueError, OverflowError):     # pylmcf's checks of its input, LEMON's status
         return None
     flow = graph.result()
     potential = graph.potentials()

@@ -60,15 +60,18 @@ def random_senses(problem: CTAProblem, rng: np.random.Generator, heuristic: bool
     return rng.choice(np.array([-1, 1], np.int8), problem.n_sensitive)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["2d", "1h2d"]), st.sampled_from(["unit", "inverse", "random"]),
-       st.sampled_from([1.0, 0.37, 2.5e-3, 1234.5]), st.booleans())
-def test_the_flow_optimum_equals_the_general_lp(seed, shape, kind, fraction, heuristic):
+       st.sampled_from([1.0, 0.37, 2.5e-3, 1234.5]), st.booleans(), st.booleans())
+def test_the_flow_optimum_equals_the_general_lp(seed, shape, kind, fraction, heuristic, unbounded):
     """Differential: LEMON's path against the IPM over all columns, with feasible and (random
-    senses) infeasible senses; infeasible only where the general LP finds no table either."""
+    senses) infeasible senses, with and without upper bounds; infeasible only where the general
+    LP finds no table either."""
     rng = np.random.default_rng(seed)
     problem = grid_table(rng, seed, fraction) if shape == "2d" else hierarchy_table(rng, int(rng.integers(2, 9)),
                                                                                    fraction)
+    if unbounded:
+        problem = problem.replace(upper=np.full(problem.n_cells, np.inf))
     assume(network_form(problem) is not None)     # some random hierarchies are no network
     problem = problem.replace(weights=table_weights(kind, problem.values, rng))
     senses = random_senses(problem, rng, heuristic)
@@ -191,3 +194,12 @@ def test_the_fewest_changes_rounds_start_from_the_flow_too(monkeypatch):
     assert len(calls) >= 3 and not np.array_equal(calls[-1], problem.weights)    # a round's costs
     assert sparsest.verified and sparsest.objective <= first.objective * (1 + 1e-9) + 1e-9
     assert sparsest.info["cells_changed"] <= first.info["cells_changed"]
+
+
+def test_a_table_with_nothing_to_move_and_no_bounds():
+    """No supply and no finite capacity: nothing sets the scale of the flows."""
+    values = np.array([[5, 5, 10], [5, 5, 10], [10, 10, 20]], float).reshape(-1)
+    problem = CTAProblem(values, cox_table((2, 2))[0].relations(), lower=np.full(9, -np.inf),
+                         upper=np.full(9, np.inf), sensitive=[], lower_protection=[], upper_protection=[])
+    result = network_l1.solve_network_l1(problem, senses=np.zeros(0, np.int8))
+    assert LEMON in result.log and result.verified and result.objective == 0.0
