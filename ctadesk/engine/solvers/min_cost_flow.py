@@ -34,20 +34,21 @@ import time
 
 import highspy
 import numpy as np
-import pylmcf
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csgraph
 
+from ctadesk.engine.budget import Budget
+from ctadesk.engine.solvers.lemon import network_simplex
 from ctadesk.engine.solvers.network import NetworkForm
 
 #: flows (capacities, supplies) scaled so that the largest flow of any basic solution is 2^FLOW_BITS
 FLOW_BITS = 40
 #: costs scaled so that a path through every node costs at most 2^COST_BITS (int64 potentials)
 COST_BITS = 52
-#: seconds per cell that flow_start takes at most, measured on the 1H2D tables of
-#: benchmarks/scale.py (487 k cells: 2.9 s; 2-D tables take a third of it per cell): LEMON cannot
-#: be interrupted, so it runs only where this estimate fits in the time left
-CELL_SECONDS = 6e-6
+#: seconds per cell LEMON takes at most, measured on the 1H2D tables of benchmarks/scale.py
+#: (487 k cells: 2.2 s; 2-D tables take a third of it per cell): past solvers/lemon.py's
+#: IN_PROCESS_SECONDS it runs in a child process, which the budget can stop
+CELL_SECONDS = 5e-6
 
 LOWER = int(highspy.HighsBasisStatus.kLower)
 BASIC = int(highspy.HighsBasisStatus.kBasic)
@@ -72,12 +73,6 @@ class FlowStart:
     note: str
 
 
-def fits(form: NetworkForm, remaining: float) -> bool:
-    """Whether flow_start's estimated time (CELL_SECONDS per cell) fits in ``remaining`` seconds:
-    once started, LEMON cannot be interrupted."""
-    return CELL_SECONDS * form.tail.size <= remaining
-
-
 def net_supply(form: NetworkForm, base: np.ndarray, supply: np.ndarray) -> np.ndarray:
     """Supply of each node left once every cell carries its ``base`` deviation."""
     net = supply.astype(float, copy=True)
@@ -87,8 +82,9 @@ def net_supply(form: NetworkForm, base: np.ndarray, supply: np.ndarray) -> np.nd
 
 
 def flow_start(form: NetworkForm, weights: np.ndarray, forward: np.ndarray, backward: np.ndarray,
-               net: np.ndarray) -> FlowStart | None:
-    """The optimal basis of the integer-scaled flow (module docstring), or None when LEMON fails.
+               net: np.ndarray, budget: Budget) -> FlowStart | None:
+    """The optimal basis of the integer-scaled flow (module docstring), or None when LEMON fails
+    or the budget runs out first (solvers/lemon.py).
 
     forward, backward: how far each cell may rise / fall from its base; net: net_supply.  Each
     relation's node has an artificial arc to and from the ground at a cost above every path's,
@@ -118,16 +114,11 @@ def flow_start(form: NetworkForm, weights: np.ndarray, forward: np.ndarray, back
     cost_scale = 2.0 ** COST_BITS / (n_nodes * max(float(weights.max(initial=0.0)), 1e-300))
     cell = np.where(kind < 2, item, 0)
     cost_int = np.where(kind < 2, np.rint(weights[cell] * cost_scale), 2.0 ** (COST_BITS + 1)).astype(np.int64)
-    try:
-        graph = pylmcf.Graph(n_nodes, starts.astype(np.int32), ends.astype(np.int32))
-        graph.set_node_supply(supply_int)
-        graph.set_edge_capacities(capacity_int)
-        graph.set_edge_costs(cost_int)
-        graph.solve()
-    except (RuntimeError, ValueError, OverflowError):     # pylmcf's checks of its input, LEMON's status
+    solved = network_simplex(n_nodes, starts, ends, supply_int, capacity_int, cost_int, budget,
+                             CELL_SECONDS * form.tail.size)
+    if solved is None:
         return None
-    flow = graph.result()
-    potential = graph.potentials()
+    flow, potential = solved
     reduced = cost_int + potential[starts] - potential[ends]
     free = (flow > 0) & (flow < capacity_int)
     # artificial arcs last, and those in the tree stand for their row's slack, not for the LP's

@@ -11,7 +11,8 @@ optimum over all cells.  This holds for every weighting measured (unit, 1/value,
 random: benchmarks/weights.py) and for 1H2D tables of 100 000+ relations (Castro & González
 2011, Table 1: real ones have 0.3-1.2 M cells), where the simplex from scratch crawls.
 
-Where LEMON fails or would not fit in the time left (it cannot be interrupted), the older start
+LEMON holds the interpreter's lock and cannot be interrupted, so a large flow is solved in a
+child process that the budget can stop (solvers/lemon.py).  Where LEMON fails, the older start
 serves tables up to SIMPLEX_ROWS relations: a max flow (scipy's Dinic, on capacities rounded to
 integers) finds a feasible support, a minimum spanning tree of the cells by weight joins its
 pieces into one tree, so that every node's dual is a weighted path and not a penalty, and
@@ -35,7 +36,7 @@ from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers.finish import finish
 from ctadesk.engine.solvers.highs import HighsRun
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, senses_bound, solve_lp
-from ctadesk.engine.solvers.min_cost_flow import BASIC, LOWER, FlowStart, fits, flow_start, net_supply
+from ctadesk.engine.solvers.min_cost_flow import BASIC, LOWER, FlowStart, flow_start, net_supply
 from ctadesk.engine.solvers.network import (SIMPLEX_ROWS, NetworkForm, log_line, network_form, report_optimum,
                                             sense_bounds)
 from ctadesk.engine.solvers.sparse import WeightedL1, optimal_face, sparsest_on_face, with_fewer_changes
@@ -257,18 +258,16 @@ def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions()
     base = np.clip(0.0, lower, upper)
     forward, backward = upper - base, base - lower
     supply = form.supplies(problem.deviation_rhs)
-    start = None
-    if fits(form, options.started_budget.remaining()):
-        start = flow_start(form, problem.weights, forward, backward, net_supply(form, base, supply))
-        if start is None:
-            log_line(options, "the min-cost flow failed")
-    if start is None and form.kept.size > SIMPLEX_ROWS:
-        why = "the min-cost flow failed" if fits(form, options.started_budget.remaining()) else \
-            "the min-cost flow would not fit in the time left"
-        return _fallback_lp(problem, options, senses, f"{form.kept.size} relations are too many for sifting and "
-                            f"{why}", fewest_changes)
-    seed = None if start is not None else _seed(form, problem.weights, forward, backward,
-                                                _max_flow_seed(form, base, forward, backward, supply))
+    start = flow_start(form, problem.weights, forward, backward, net_supply(form, base, supply),
+                       options.started_budget)
+    stopped = start is None and options.started_budget.over()
+    if start is None and not stopped:
+        log_line(options, "the min-cost flow failed")
+        if form.kept.size > SIMPLEX_ROWS:
+            return _fallback_lp(problem, options, senses, f"{form.kept.size} relations are too many for sifting "
+                                "and the min-cost flow failed", fewest_changes)
+    seed = None if start is not None or stopped else \
+        _seed(form, problem.weights, forward, backward, _max_flow_seed(form, base, forward, backward, supply))
     build_seconds = time.perf_counter() - started
     began = time.perf_counter()
     z, status, note, row_dual = sifting_deviations(problem, lower, upper, options, seed, start=start, form=form)
@@ -305,14 +304,14 @@ def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions()
 
 def _sifting_from(problem: CTAProblem, form: NetworkForm, z: np.ndarray) -> WeightedL1:
     """The reweighted rounds of solvers/sparse.py by sifting, started from LEMON's min-cost flow by
-    the round's costs, or (where it fails or would not fit) seeded with the support of ``z`` and
+    the round's costs, or (where it fails) seeded with the support of ``z`` and
     the cheapest tree by those costs."""
     supply = form.supplies(problem.deviation_rhs)
 
     def weighted_l1(costs: np.ndarray, low: np.ndarray, high: np.ndarray, within: SolveOptions) -> np.ndarray | None:
         base = np.clip(0.0, low, high)
-        start = flow_start(form, costs, high - base, base - low, net_supply(form, base, supply)) \
-            if fits(form, within.started_budget.remaining()) else None
+        start = flow_start(form, costs, high - base, base - low, net_supply(form, base, supply),
+                           within.started_budget)
         seed = None if start is not None else \
             _seed(form, costs, high - base, base - low, (np.flatnonzero(z > base), np.flatnonzero(z < base)))
         found, _, _, _ = sifting_deviations(problem, low, high, within, seed, weights=costs, start=start, form=form)

@@ -2,6 +2,9 @@
 its basis (solvers/min_cost_flow.py): the same optimum as the general LP, proven in real
 arithmetic, on 2-D and 1H2D tables with any weights and non-integer data."""
 
+import subprocess
+import threading
+
 import numpy as np
 import pylmcf
 import pytest
@@ -10,7 +13,9 @@ import scipy.sparse.csgraph as csgraph
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+import ctadesk.engine.solvers.lemon as lemon
 import ctadesk.engine.solvers.network_l1 as network_l1
+from ctadesk.engine.budget import Budget
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
@@ -117,7 +122,7 @@ def test_the_basis_is_a_spanning_tree(seed):
     lower, upper = sense_bounds(problem, ordering_senses(problem))
     base = np.clip(0.0, lower, upper)
     start = flow_start(form, problem.weights, upper - base, base - lower,
-                       net_supply(form, base, form.supplies(problem.deviation_rhs)))
+                       net_supply(form, base, form.supplies(problem.deviation_rhs)), Budget())
     assert start is not None
     cells = np.concatenate([start.forward, start.backward])[start.status == BASIC]
     node_of_row = np.full(problem.n_relations, -1)
@@ -131,8 +136,8 @@ def test_the_basis_is_a_spanning_tree(seed):
 
 
 def test_above_simplex_rows_the_flow_replaces_the_general_lp(monkeypatch):
-    """Above SIMPLEX_ROWS relations LEMON's path solves the table; where it fails, or would not
-    fit in the time left, the general LP does, and says why."""
+    """Above SIMPLEX_ROWS relations LEMON's path solves the table; where it fails, the general LP
+    does, and says why."""
     rng = np.random.default_rng(7)
     problem = hierarchy_table(rng, 8, 1.0)
     senses = ordering_senses(problem)
@@ -143,9 +148,31 @@ def test_above_simplex_rows_the_flow_replaces_the_general_lp(monkeypatch):
     failed = network_l1.solve_network_l1(problem, senses=senses)
     assert "min-cost flow failed" in failed.info["network"] and "general LP" in failed.info["network"]
     assert failed.objective == pytest.approx(taken.objective, rel=1e-6)
-    monkeypatch.setattr(network_l1, "fits", lambda form, remaining: False)
-    late = network_l1.solve_network_l1(problem, senses=senses, options=SolveOptions(time_limit=60))
-    assert "would not fit" in late.info["network"]
+
+
+def test_a_long_flow_runs_in_a_child_process_that_a_stop_ends(monkeypatch):
+    """Past IN_PROCESS_SECONDS LEMON runs in a child process: the same optimum; a solve stopped
+    meanwhile kills it and ends cancelled, with no process left behind."""
+    monkeypatch.setattr(lemon, "IN_PROCESS_SECONDS", 0.0)
+    solved = []
+    monkeypatch.setattr(lemon, "_solve", lambda *flow: solved.append(flow))     # not in this process
+    problem = hierarchy_table(np.random.default_rng(9), 6, 0.37)
+    senses = ordering_senses(problem)
+    child = network_l1.solve_network_l1(problem, senses=senses)
+    assert LEMON in child.log and "network" not in child.info and child.verified and not solved
+    assert child.objective == pytest.approx(solve_lp(problem, senses=senses).objective, rel=1e-6)
+    children, popen = [], subprocess.Popen
+
+    def started(*args, **kwargs):
+        children.append(popen(*args, **kwargs))
+        return children[-1]
+
+    monkeypatch.setattr(lemon.subprocess, "Popen", started)
+    stop = threading.Event()
+    stop.set()
+    stopped = network_l1.solve_network_l1(problem, senses=senses, options=SolveOptions(stop=stop))
+    assert stopped.status is Status.CANCELLED
+    assert len(children) == 1 and children[0].poll() is not None         # started, and ended
 
 
 def test_below_simplex_rows_a_failed_flow_leaves_the_max_flow_seed(monkeypatch):
