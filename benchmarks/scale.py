@@ -7,7 +7,10 @@ columns + total), senses by the ordering heuristic.  "1h2d-big" is the same hier
 ``ctadesk solve FILE --time-limit 90`` (optimal senses) runs under /usr/bin/time -v.  Each case
 runs in its own process so the peak resident memory printed is that case's.  The L1 cases also
 print the certified lower bound of solvers/lower_bound.py: how far at most the
-ordering heuristic's table is from the optimum over all senses.
+ordering heuristic's table is from the optimum over all senses.  The "network" L1 case prints
+the min-cost flow's note (LEMON's arcs and seconds, solvers/min_cost_flow.py) and the sifting
+LP's (pricing rounds, simplex iterations): 0 iterations means LEMON's basis was optimal as it
+stood.  ("lp" runs the IPM over all columns on the same table, for comparison.)
 
     .venv/bin/python benchmarks/scale.py            # all cases
     .venv/bin/python benchmarks/scale.py 2d network  # one case
@@ -31,8 +34,8 @@ COLUMNS_1H2D = {"1h2d": 600, "1h2d-big": 1540}
 
 
 def table(kind: str):
-    from ctadesk.engine.table.generate import cox_table
     from ctadesk.engine.problem import CTAProblem
+    from ctadesk.engine.table.generate import cox_table
     from ctadesk.engine.table.structure import Dimension, TableStructure
 
     if kind == "2d":
@@ -75,7 +78,9 @@ def run_case(kind: str, method: str) -> None:
     print(f"{kind:5s} {method:11s} cells {problem.n_cells:8d} sensitive {problem.n_sensitive:7d} "
           f"relations {problem.n_relations:6d} | table {made:5.2f}s  solve {seconds:6.2f}s  "
           f"L1 {result.objective:.10g}  {result.status.value} verified={result.verified}  "
-          f"peak {peak:6.0f} MiB | {result.log.strip().splitlines()[-1][:90] if result.log else ''}", flush=True)
+          f"peak {peak:6.0f} MiB", flush=True)
+    if result.log:
+        print("      " + result.log.strip().splitlines()[-1][:300], flush=True)
     print("      " + "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items())
           + f"  (senses {senses_seconds:.2f}s)", flush=True)
     if method != "network-l2":
