@@ -18,8 +18,8 @@ left in a single relation an arc to a ground node.  Every table is checked
 against *all* relations by the verifier, so a dropped relation that was not
 redundant shows up as a failed verification, never as a wrong table.
 
-The methods on it: the L1 minimum-cost flow by a max-flow seed and sifting
-(solvers/network_l1.py) and the L2 semismooth Newton method on the dual
+The methods on it: the L1 minimum-cost flow by LEMON's network simplex and sifting
+(solvers/network_l1.py, solvers/min_cost_flow.py) and the L2 semismooth Newton method on the dual
 (solvers/newton_l2.py).  ``defining_relations`` and ``relation_degree`` describe a
 relation matrix for the L2 method and for the automatic choice of method.
 """
@@ -38,7 +38,8 @@ import scipy.sparse as sp
 from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import Progress, SolveOptions
 
-#: above this many relations (large 1H2D tables) the simplex crawls: the IPM over all columns is used
+#: above this many relations (large 1H2D tables) the simplex from the max-flow seed crawls: where
+#: LEMON's min-cost flow fails there, the IPM over all columns is used (solvers/network_l1.py)
 SIMPLEX_ROWS = 10000
 #: Newton systems whose relations meet at most this many others on average (through a shared
 #: cell, relation_degree) are factorised by QDLDL on a fixed pattern, others by SuperLU or a dense

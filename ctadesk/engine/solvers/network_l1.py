@@ -8,8 +8,9 @@ starts from that basis on the LP over its columns in real arithmetic, needing no
 and prices every other cell with the LP's duals: a cell with a negative reduced cost is added
 and the LP solved again from its basis (sifting), until none prices out, which proves the
 optimum over all cells.  This holds for every weighting measured (unit, 1/value, |value|,
-random: benchmarks/weights.py) and for 1H2D tables of 100 000+ relations (Castro & González
-2011, Table 1: real ones have 0.3-1.2 M cells), where the simplex from scratch crawls.
+random: benchmarks/weights.py) and for 1H2D tables of tens of thousands of relations (Castro &
+González 2011, Table 1: real ones have 0.3-1.2 M cells, 11 000-46 000 relations), where the
+simplex from scratch crawls.
 
 LEMON holds the interpreter's lock and cannot be interrupted, so a large flow is solved in a
 child process that the budget can stop (solvers/lemon.py).  Where LEMON fails, the older start
