@@ -24,8 +24,8 @@ import pylmcf
 
 from ctadesk.engine.budget import Budget
 
-#: a flow estimated to take longer goes to a child process
-IN_PROCESS_SECONDS = 0.5
+#: a flow estimated to take longer goes to a child process (starting it costs about 0.2 s)
+IN_PROCESS_SECONDS = 0.25
 #: how often the parent looks at its budget while the child solves
 POLL_SECONDS = 0.05
 #: the child: SIGINT ignored (Ctrl-C reaches the caller, which ends it), the answer to stdout

@@ -46,10 +46,11 @@ from ctadesk.engine.solvers.network import NetworkForm
 FLOW_BITS = 40
 #: costs scaled so that a path through every node costs at most 2^COST_BITS (int64 potentials)
 COST_BITS = 52
-#: seconds per cell LEMON takes at most, measured on the 1H2D tables of benchmarks/scale.py
-#: (487 k cells: 2.2 s; 2-D tables take a third of it per cell): past solvers/lemon.py's
-#: IN_PROCESS_SECONDS it runs in a child process, which the budget can stop
-CELL_SECONDS = 5e-6
+#: LEMON's seconds per arc and square root of the nodes, a little above what it took on
+#: benchmarks/scale.py's tables (2-D 300x350 0.05 s, 1000x1000 0.7 s; 1H2D of 61 k and 487 k
+#: cells 0.07 and 2.2 s: 1.0-1.3e-8): past solvers/lemon.py's IN_PROCESS_SECONDS it runs in a
+#: child process, which the budget can stop
+ARC_SECONDS = 1.5e-8
 
 LOWER = int(highspy.HighsBasisStatus.kLower)
 BASIC = int(highspy.HighsBasisStatus.kBasic)
@@ -116,7 +117,7 @@ def flow_start(form: NetworkForm, weights: np.ndarray, forward: np.ndarray, back
     cell = np.where(kind < 2, item, 0)
     cost_int = np.where(kind < 2, np.rint(weights[cell] * cost_scale), 2.0 ** (COST_BITS + 1)).astype(np.int64)
     solved = network_simplex(n_nodes, starts, ends, supply_int, capacity_int, cost_int, budget,
-                             CELL_SECONDS * form.tail.size)
+                             ARC_SECONDS * kind.size * np.sqrt(n_nodes))
     if solved is None:
         return None
     flow, potential = solved
