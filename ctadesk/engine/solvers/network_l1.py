@@ -68,9 +68,7 @@ def _max_flow_seed(form: NetworkForm, base: np.ndarray, forward: np.ndarray, bac
     on capacities scaled into int32: a cheap feasible support that seeds the LP.
     """
     n_nodes = form.n_nodes
-    net = supply.copy()
-    np.subtract.at(net, form.tail, base)
-    np.add.at(net, form.head, base)
+    net = net_supply(form, base, supply)
     finite_caps = np.concatenate([forward[np.isfinite(forward)], backward[np.isfinite(backward)]])
     largest = max(float(finite_caps.max(initial=0.0)), float(np.abs(net).max(initial=0.0)), 1e-300)
     scale = SEED_INT_RANGE / largest
