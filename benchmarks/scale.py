@@ -5,7 +5,8 @@ Tables: a 1000 x 1000 Cox-recipe 2-D table (1 M cells, 300 k sensitive) and a
 columns + total), senses by the ordering heuristic.  "1h2d-big" is the same hierarchy with
 1 540 columns (1 249 751 cells, 171 862 relations), issue 34's memory case: written by write_jj,
 ``ctadesk solve FILE --time-limit 90`` (optimal senses) runs under /usr/bin/time -v.  Each case
-runs in its own process so the peak resident memory printed is that case's.  The L1 cases also
+runs in its own process so the peak resident memory printed is that case's (and, apart, that of
+the child process LEMON's flow runs in on large tables, solvers/lemon.py).  The L1 cases also
 print the certified lower bound of solvers/lower_bound.py: how far at most the
 ordering heuristic's table is from the optimum over all senses.  The "network" L1 case prints
 the min-cost flow's note (LEMON's arcs and seconds, solvers/min_cost_flow.py) and the sifting
@@ -75,10 +76,11 @@ def run_case(kind: str, method: str) -> None:
     result = solver(problem, senses=senses)
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    child_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024     # LEMON's process, if any
     print(f"{kind:5s} {method:11s} cells {problem.n_cells:8d} sensitive {problem.n_sensitive:7d} "
           f"relations {problem.n_relations:6d} | table {made:5.2f}s  solve {seconds:6.2f}s  "
           f"L1 {result.objective:.10g}  {result.status.value} verified={result.verified}  "
-          f"peak {peak:6.0f} MiB", flush=True)
+          f"peak {peak:6.0f} MiB" + (f" (child process {child_peak:.0f} MiB)" if child_peak else ""), flush=True)
     if result.log:
         print("      " + result.log.strip().splitlines()[-1][:300], flush=True)
     print("      " + "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items())
