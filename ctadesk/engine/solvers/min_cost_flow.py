@@ -46,11 +46,12 @@ from ctadesk.engine.solvers.network import NetworkForm
 FLOW_BITS = 40
 #: costs scaled so that a path through every node costs at most 2^COST_BITS (int64 potentials)
 COST_BITS = 52
-#: LEMON's seconds per arc and square root of the nodes, a little above what it took on
-#: benchmarks/scale.py's tables (2-D 300x350 0.05 s, 1000x1000 0.7 s; 1H2D of 61 k and 487 k
-#: cells 0.07 and 2.2 s: 1.0-1.3e-8): past solvers/lemon.py's IN_PROCESS_SECONDS it runs in a
-#: child process, which the budget can stop
-ARC_SECONDS = 1.5e-8
+#: LEMON's seconds per arc and square root of the nodes, about the most it took on
+#: benchmarks/scale.py's tables (2-D 300x350 0.023 s, 1000x1000 0.25 s: 4-7e-9; 1H2D of 49 k,
+#: 74 k and 487 k cells 0.093, 0.129 and 2.3 s: 1.1-1.4e-8; 1.25 M cells, in its child process
+#: with the data's way there and back, 18 s: 2.1e-8): past solvers/lemon.py's IN_PROCESS_SECONDS
+#: it runs in a child process, which the budget can stop
+ARC_SECONDS = 2e-8
 
 LOWER = int(highspy.HighsBasisStatus.kLower)
 BASIC = int(highspy.HighsBasisStatus.kBasic)
