@@ -5,14 +5,12 @@ the log.  Every choice rests on a measurement (Cox-recipe tables, Cox 2005b, §3
 office tables); the benchmarks named below print the figures side by side, so they are measured
 again, not copied here:
 
-- fixed-sense L1 of a 2-D or 1H2D table: the network solver (max flow + sifting simplex), an
-  order of magnitude ahead of HiGHS's defaults on the same LP (benchmarks/cta.py --targets) and
-  of the IPM LP (benchmarks/cta.py --methods lp network), whatever the weights
-  (benchmarks/weights.py, issue 29); weights that make its simplex pivot long (random, or growing
-  with the cell) it hands to the IPM over all columns after a bounded number of simplex
-  iterations (network_l1.SIFTING_ITERATIONS), which costs a fraction over choosing the IPM at
-  once, where a choice by the weights alone would cost many times that on weights it guessed
-  wrong.
+- fixed-sense L1 of a 2-D or 1H2D table, of any size: the network solver (LEMON's network simplex
+  on the integer-scaled flow, then a sifting simplex from its basis that proves the optimum in
+  real arithmetic), an order of magnitude ahead of HiGHS's defaults on the same LP
+  (benchmarks/cta.py --targets) and of the IPM LP (benchmarks/cta.py --methods lp network), whatever
+  the weights (benchmarks/weights.py, issue 29), and minutes ahead of the IPM on 1H2D tables of a
+  million cells (benchmarks/scale.py 1h2d-big network against lp).
   Other tables (benchmarks/lp_choice.py): the dual simplex where few cells are sensitive (under
   SIMPLEX_SHARE) in a table of at most SIMPLEX_CELLS cells -- J. Castro's office tables, 5-13 %
   sensitive -- else the IPM with crossover: Cox-recipe tables, a quarter of whose cells are
@@ -59,7 +57,6 @@ from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.settings import MIN_HEURISTIC_SECONDS
 from ctadesk.engine.solvers.network import (
-    SIMPLEX_ROWS,
     SPARSE_DEGREE,
     defining_relations,
     network_form,
@@ -132,13 +129,13 @@ def _exact(free: int, time_limit: float) -> Choice:
 
 
 def _fixed_l1(problem: CTAProblem, fixed: str) -> Choice:
-    if problem.n_relations <= SIMPLEX_ROWS:
-        form = network_form(problem)
-        if form is not None and form.kept.size <= SIMPLEX_ROWS:
-            dropped = problem.n_relations - form.kept.size
-            implied = f", {dropped} implied relations dropped" if dropped else ""
-            return Choice("network", f"{fixed}, L1 on a table whose relations form a network ({form.n_nodes} nodes"
-                                     f"{implied}): max flow, then a sifting simplex that prices every cell")
+    form = network_form(problem)
+    if form is not None:
+        dropped = problem.n_relations - form.kept.size
+        implied = f", {dropped} implied relations dropped" if dropped else ""
+        return Choice("network", f"{fixed}, L1 on a table whose relations form a network ({form.n_nodes} nodes"
+                                 f"{implied}): LEMON's network simplex, then a sifting simplex that prices every "
+                                 "cell")
     share = problem.sensitive.size / max(problem.n_cells, 1)
     if share < SIMPLEX_SHARE and problem.n_cells <= SIMPLEX_CELLS:
         return Choice("lp", f"{fixed}, L1 on a table whose relations are not a network, {share:.0%} of its "

@@ -106,8 +106,9 @@ _ENTRIES = (
     _portfolio("bcd-milp", "MILP + BCD beside it", _BCD, "block coordinate descent"),
     _portfolio("learning-milp", "MILP + learning beside it (big tables)", _LEARNING, "learning"),
     Method("network", "Fixed senses, L1 as a network (2-D, 1H2D)", FIXED_L1,
-           "fixed-sense L1 of a 2-D or 1H2D table as a network flow LP: max flow, then a sifting simplex "
-           "(other tables: the LP)", Runner(f"{_SOLVERS}.network_l1:solve_network_l1", fixed_senses=True),
+           "fixed-sense L1 of a 2-D or 1H2D table as a minimum-cost flow: LEMON's network simplex, then a "
+           "sifting simplex (other tables: the LP)",
+           Runner(f"{_SOLVERS}.network_l1:solve_network_l1", fixed_senses=True),
            (FEWEST_CHANGES,)),
     Method("network-l2", "Fixed senses, L2 as a network (2-D, 1H2D)", FIXED_L2,
            "fixed-sense least squares by a Newton method on its dual, one variable per relation "

@@ -7,7 +7,7 @@ solve_lp          fixed-sense L1, Petrenko (2017) model (5.10)               (Hi
 solve_l2          fixed-sense L2 QP, model (5.8)                             (clarabel)
 solve_soc         fixed-sense L1 as a second-order cone program, (5.18)      (clarabel)
 solve_huber       fixed-sense pseudo-Huber as a cone program, (5.17)         (clarabel)
-solve_network_l1  fixed-sense L1 of a 2-D/1H2D table as a network flow LP    (max flow + sifting)
+solve_network_l1  fixed-sense L1 of a 2-D/1H2D table as a network flow LP    (LEMON + sifting)
 solve_network_l2  fixed-sense L2 of a 2-D/1H2D table by a dual Newton method
 solve_soft_lp     fixed-sense L1 with penalised protection slack (Castro & González 2011, §4)
 """

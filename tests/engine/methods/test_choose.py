@@ -13,7 +13,7 @@ from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.solvers.network import defining_relations
+from ctadesk.engine.solvers.network import SIMPLEX_ROWS, defining_relations
 from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.engine.quality.weights import inverse_weights
 
@@ -119,19 +119,33 @@ def test_every_choice_is_a_method_solving_that_model(distance, senses):
     assert solve(problem, name, SolveOptions(time_limit=30, parameters=parameters)).verified
 
 
+def big_1h2d() -> CTAProblem:
+    """A 1H2D table of 207 k cells and over NEWTON_RELATIONS (and SIMPLEX_ROWS) relations."""
+    levels = [level for _ in range(60) for level in [1] + [2] * 4 + [3] * 12]
+    structure = TableStructure((Dimension.from_levels("H", levels, [f"h{i}" for i in range(len(levels))]),
+                                Dimension.flat("C", [str(j) for j in range(200)])))
+    values = structure.aggregate(np.ones(structure.shape))
+    sensitive = np.flatnonzero(structure.inner_mask())[:50]
+    return CTAProblem(values, structure.relations(), lower=0.0, upper=2 * values, sensitive=sensitive,
+                      lower_protection=0.5 * values[sensitive], upper_protection=0.5 * values[sensitive])
+
+
+def test_fixed_sense_l1_of_a_1h2d_table_of_many_relations_is_a_network_problem():
+    """The network solver at any size (LEMON's flow, then sifting); it was the IPM over
+    SIMPLEX_ROWS relations, minutes on a million-cell 1H2D table."""
+    problem = big_1h2d()
+    assert problem.n_relations > SIMPLEX_ROWS
+    name, reason, _ = choose_method(problem, Distance.L1, Senses.FIXED)
+    assert name == "network" and "LEMON" in reason
+
+
 def test_fixed_sense_l2_of_many_relations_takes_the_newton_method_with_cholmod_and_clarabel_with_qdldl_alone():
     """Over NEWTON_RELATIONS defining relations: a 1H2D table (each relation meets 16 others on
     average) goes to the Newton method whatever the factoriser; a 3-D table (each relation meets
     121) goes to it where CHOLMOD factorises its systems, to clarabel with QDLDL alone."""
     from ctadesk.engine.solvers import newton_l2
 
-    levels = [level for _ in range(60) for level in [1] + [2] * 4 + [3] * 12]
-    structure = TableStructure((Dimension.from_levels("H", levels, [f"h{i}" for i in range(len(levels))]),
-                                Dimension.flat("C", [str(j) for j in range(200)])))
-    values = structure.aggregate(np.ones(structure.shape))
-    sensitive = np.flatnonzero(structure.inner_mask())[:50]
-    hierarchical = CTAProblem(values, structure.relations(), lower=0.0, upper=2 * values, sensitive=sensitive,
-                              lower_protection=0.5 * values[sensitive], upper_protection=0.5 * values[sensitive])
+    hierarchical = big_1h2d()
     _, cube = cox_table((60, 60, 60), seed=1)
     assert np.count_nonzero(defining_relations(hierarchical.relations)) > NEWTON_RELATIONS
     assert np.count_nonzero(defining_relations(cube.relations)) > NEWTON_RELATIONS
