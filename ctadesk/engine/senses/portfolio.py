@@ -40,10 +40,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from multiprocessing.connection import Connection
 
 import highspy
 import numpy as np
-from multiprocessing.connection import Connection
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
@@ -52,13 +52,22 @@ from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.senses.flips import flip_descent
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.settings import MIN_HEURISTIC_SECONDS
+from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.finish import finish
 from ctadesk.engine.solvers.highs import HighsRun
-from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
-from ctadesk.engine.solvers.milp import (MILP_SHARE, certified_big_m, infeasibility_message, milp_model, polish,
-                                         refuted, solve_milp)
+from ctadesk.engine.solvers.milp import (
+    MILP_SHARE,
+    certified_big_m,
+    infeasibility_message,
+    milp_model,
+    polish,
+    refuted,
+    solve_milp,
+)
+from ctadesk.engine.solvers.network import network_form
+from ctadesk.engine.solvers.network_l1 import solve_network_l1
 
 METHOD = "milp-portfolio"
 #: seconds a heuristic round may take before it restarts from the MILP's incumbent; a round that
@@ -247,13 +256,16 @@ def _fast_path(problem: CTAProblem, free: np.ndarray, reference: CTAResult | Non
     FAST_PATH_FREE free senses, where the MILP and the heuristic may not reach it in the time: the
     answer is never worse, and the MILP and the helper start from it.  The big-M's reference LP is
     that table where the MILP's model solved it already; else the LP gets FAST_PATH_SHARE of the
-    time.  None where it is not worth it or found no table."""
+    time (the network solver's where the relations form a network: seconds on a 1H2D table of a
+    million cells, where the IPM takes minutes).  None where it is not worth it or found no table."""
     if reference is not None and reference.verified:
         return reference
     if free.size < FAST_PATH_FREE:
         return None
     quiet = options.within(options.started_budget.child(fraction=FAST_PATH_SHARE), on_log=None, on_progress=None)
-    table = solve_lp(problem, quiet, senses=ordering_senses(problem), explain=False)
+    senses, form = ordering_senses(problem), network_form(problem)
+    table = (solve_network_l1(problem, quiet, senses=senses, form=form) if form is not None
+             else solve_lp(problem, quiet, senses=senses, explain=False))
     return table if table.verified else None
 
 

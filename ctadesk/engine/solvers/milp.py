@@ -29,6 +29,7 @@ from ctadesk.engine.solvers.finish import describe, finish, senses_of
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, cost_tolerances, irreducible_conflict, solve_model
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import CONFLICT_NAMES, deviation_bounds, l1_column_bounds, l1_matrix, solve_lp
+from ctadesk.engine.solvers.network_l1 import solve_network_l1
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 from ctadesk.engine.solvers.sparse import FACE_RTOL
 
@@ -114,7 +115,7 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions, starts: 
     options = options.begun()
     quiet = options.within(options.started_budget.child(fraction=REFERENCE_SHARE), on_log=None, on_progress=None)
     for senses in starts(problem):
-        reference = solve_lp(problem, quiet, senses=senses)
+        reference = solve_network_l1(problem, quiet, senses=senses)    # solve_lp where not a network
         if reference.verified or quiet.started_budget.over():
             break
     weights = problem.weights[cells]
