@@ -140,7 +140,7 @@ def test_the_fast_path_takes_the_network_solver_where_the_relations_form_a_netwo
 
     monkeypatch.setattr(portfolio, "FAST_PATH_FREE", 0, raising=False)
     _, problem = cox_table(shape, seed=3)
-    model, free, m = milp_model(problem, SolveOptions())
+    _, free, _ = milp_model(problem, SolveOptions())
     fast = portfolio._fast_path(problem, free, None, SolveOptions(time_limit=30).begun())
     reference = solve_lp(problem, senses=ordering_senses(problem))
     assert fast is not None and fast.verified and fast.method == method
