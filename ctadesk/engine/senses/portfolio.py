@@ -67,7 +67,6 @@ from ctadesk.engine.solvers.milp import (
     solve_milp,
 )
 from ctadesk.engine.solvers.network import network_form
-from ctadesk.engine.solvers.network_l1 import solve_network_l1
 
 METHOD = "milp-portfolio"
 #: seconds a heuristic round may take before it restarts from the MILP's incumbent; a round that
@@ -263,6 +262,9 @@ def _fast_path(problem: CTAProblem, free: np.ndarray, reference: CTAResult | Non
     if free.size < FAST_PATH_FREE:
         return None
     quiet = options.within(options.started_budget.child(fraction=FAST_PATH_SHARE), on_log=None, on_progress=None)
+    # scipy's csgraph and LEMON, which network_l1 loads, are for big tables only
+    from ctadesk.engine.solvers.network_l1 import solve_network_l1
+
     senses, form = ordering_senses(problem), network_form(problem)
     table = (solve_network_l1(problem, quiet, senses=senses, form=form) if form is not None
              else solve_lp(problem, quiet, senses=senses, explain=False))

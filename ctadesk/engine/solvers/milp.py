@@ -29,7 +29,6 @@ from ctadesk.engine.solvers.finish import describe, finish, senses_of
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, cost_tolerances, irreducible_conflict, solve_model
 from ctadesk.engine.solvers.lower_bound import with_lower_bound
 from ctadesk.engine.solvers.lp import CONFLICT_NAMES, deviation_bounds, l1_column_bounds, l1_matrix, solve_lp
-from ctadesk.engine.solvers.network_l1 import solve_network_l1
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 from ctadesk.engine.solvers.sparse import FACE_RTOL
 
@@ -114,6 +113,9 @@ def big_m(problem: CTAProblem, free: np.ndarray, options: SolveOptions, starts: 
     reference = None
     options = options.begun()
     quiet = options.within(options.started_budget.child(fraction=REFERENCE_SHARE), on_log=None, on_progress=None)
+    # network_l1 (scipy's csgraph, LEMON) is loaded only where a reference LP is needed
+    from ctadesk.engine.solvers.network_l1 import solve_network_l1
+
     for senses in starts(problem):
         reference = solve_network_l1(problem, quiet, senses=senses)    # solve_lp where not a network
         if reference.verified or quiet.started_budget.over():
