@@ -130,7 +130,7 @@ def flow_start(form: NetworkForm, weights: np.ndarray, forward: np.ndarray, back
     # "Unknown", 1.5e-5 on a 300x350 table with 1/value weights)
     rank = np.where(kind >= 2, 3, np.where(free, 0, np.where(reduced == 0, 1, 2)))
     tree = np.zeros(kind.size, bool)
-    tree[_spanning_tree(n_nodes, starts, ends, rank)] = True
+    tree[spanning_forest(n_nodes, starts, ends, rank)] = True
     status = np.where(tree, BASIC, np.where(flow >= capacity_int, UPPER, LOWER)).astype(np.int8)
     in_lp = (flow > 0) | tree
     rising, falling = in_lp & (kind == 0), in_lp & (kind == 1)
@@ -143,9 +143,11 @@ def flow_start(form: NetworkForm, weights: np.ndarray, forward: np.ndarray, back
                      form.kept[item[artificial]], note)
 
 
-def _spanning_tree(n_nodes: int, starts: np.ndarray, ends: np.ndarray, rank: np.ndarray) -> np.ndarray:
+def spanning_forest(n_nodes: int, starts: np.ndarray, ends: np.ndarray, rank: np.ndarray) -> np.ndarray:
     """Arcs (indices) of a spanning forest preferring low ``rank``: a minimum spanning forest of the
-    undirected graph, the first of parallel arcs of equal rank standing for them all."""
+    undirected graph (Kruskal's, which depends only on the ranks' order: their positions stand in
+    for them, as csgraph takes no zero weights), the first of parallel arcs of equal rank
+    standing for them all."""
     low = np.minimum(starts, ends).astype(np.int64)
     high = np.maximum(starts, ends).astype(np.int64)
     order = np.argsort(rank, kind="stable")

@@ -37,9 +37,15 @@ from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers.finish import finish
 from ctadesk.engine.solvers.highs import HighsRun
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, senses_bound, solve_lp
-from ctadesk.engine.solvers.min_cost_flow import BASIC, LOWER, FlowStart, flow_start, net_supply
-from ctadesk.engine.solvers.network import (SIMPLEX_ROWS, NetworkForm, log_line, network_form, report_optimum,
-                                            sense_bounds)
+from ctadesk.engine.solvers.min_cost_flow import BASIC, LOWER, FlowStart, flow_start, net_supply, spanning_forest
+from ctadesk.engine.solvers.network import (
+    SIMPLEX_ROWS,
+    NetworkForm,
+    log_line,
+    network_form,
+    report_optimum,
+    sense_bounds,
+)
 from ctadesk.engine.solvers.sparse import WeightedL1, optimal_face, sparsest_on_face, with_fewer_changes
 
 METHOD_L1 = "network"
@@ -99,19 +105,10 @@ def _cheapest_tree(form: NetworkForm, weights: np.ndarray, forward: np.ndarray, 
     pricing round prices in columns by the penalty, not by the weights (1000 x 1000 with 1/value
     weights: 4 rounds, 63 000 simplex iterations, 49 s).  Joined by the cheapest cells, each
     node's dual is the cost of a path of cheap cells and the seed's LP is often already the
-    optimum (the same table: 1 round, 2 001 iterations, 0.2 s).  Kruskal's tree depends only on
-    the order of the weights, so their ranks (positive: csgraph takes no zero weights) stand in
-    for them.
+    optimum (the same table: 1 round, 2 001 iterations, 0.2 s).
     """
     movable = np.flatnonzero(((forward > 0) | (backward > 0)) & (form.tail != form.head))
-    low = np.minimum(form.tail[movable], form.head[movable]).astype(np.int64)
-    high = np.maximum(form.tail[movable], form.head[movable]).astype(np.int64)
-    order = np.argsort(weights[movable], kind="stable")
-    _, first = np.unique((low * form.n_nodes + high)[order], return_index=True)   # cheapest of parallel arcs
-    pick = order[first]
-    graph = sp.csr_array(((first + 1).astype(float), (low[pick], high[pick])), shape=(form.n_nodes, form.n_nodes))
-    tree = csgraph.minimum_spanning_tree(graph)
-    cells = movable[order[tree.data.astype(np.int64) - 1]]
+    cells = movable[spanning_forest(form.n_nodes, form.tail[movable], form.head[movable], weights[movable])]
     return cells[forward[cells] > 0], cells[backward[cells] > 0]
 
 
