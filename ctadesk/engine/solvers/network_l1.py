@@ -219,6 +219,12 @@ def sifting_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray
     return np.clip(z, lower, upper), Status.OPTIMAL, note, row_dual
 
 
+#: HighsBasisStatus by its value: a basis's statuses taken from it at once (a million of them
+#: in 0.03 s, where constructing each took 0.46 s)
+_STATUSES = np.array([highspy.HighsBasisStatus(value) for value in range(int(highspy.HighsBasisStatus.kNonbasic) + 1)],
+                     dtype=object)
+
+
 def _set_basis(h: highspy.Highs, m: int, form: NetworkForm, start: FlowStart) -> None:
     """The flow's spanning-tree basis for the sifting LP: its columns as ``start`` says, the
     artificial columns nonbasic, the rows of the kept relations nonbasic but ``start.basic_rows``,
@@ -227,9 +233,8 @@ def _set_basis(h: highspy.Highs, m: int, form: NetworkForm, start: FlowStart) ->
     rows[form.kept] = LOWER
     rows[start.basic_rows] = BASIC
     basis = highspy.HighsBasis()
-    basis.col_status = [highspy.HighsBasisStatus(s) for s in
-                        np.concatenate([np.full(2 * m, LOWER, np.int8), start.status]).tolist()]
-    basis.row_status = [highspy.HighsBasisStatus(s) for s in rows.tolist()]
+    basis.col_status = _STATUSES[np.concatenate([np.full(2 * m, LOWER, np.int8), start.status])].tolist()
+    basis.row_status = _STATUSES[rows].tolist()
     basis.valid = True
     h.setBasis(basis)
 
