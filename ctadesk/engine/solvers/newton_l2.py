@@ -13,10 +13,12 @@ factorisations.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
 import time
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -161,12 +163,9 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     weights = problem.weights
     if np.any(weights <= 0):
         return None, "the L2 dual needs positive weights"
-    A = problem.relations.tocsr()
-    d = problem.deviation_rhs
-    row_scale = np.bincount(np.repeat(np.arange(A.shape[0]), np.diff(A.indptr)), minlength=A.shape[0],
-                            weights=np.abs(A.data) * np.maximum(np.abs(problem.values), 1.0)[A.indices])
-    row_scale[row_scale == 0] = 1.0         # a relation of no cells (right-hand side 0): residual 0, not 0/0
-    kept = defining_relations(A)
+    relations = _Relations.of(problem)
+    A, d, row_scale = relations.A, relations.d, relations.row_scale
+    kept = relations.defining.copy()
     movable = lower < upper
     first = np.flatnonzero(kept)
     pi = np.zeros(A.shape[0])
@@ -177,8 +176,9 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
                 growth := pattern_entries(A[rows], movable) / pattern_entries(A[first], movable)) > PATTERN_GROWTH:
             notes.append(f"{rows.size} relations would grow the Newton system's pattern {growth:.2f} times")
             return None, "; ".join(notes)
-        z, pi[rows], note = _dual_newton(*_rows_and_transpose(A, rows), d[rows], row_scale[rows], weights, lower,
-                                         upper, pi[rows], options)
+        gathered = relations.first if rows.size == first.size else _rows_and_transpose(A, rows)
+        z, pi[rows], note = _dual_newton(*gathered, d[rows], row_scale[rows], weights, lower, upper, pi[rows],
+                                         options, relations.dense_pattern if rows.size == first.size else None)
         notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
         if z is None:
             return None, "; ".join(notes)
@@ -187,6 +187,68 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
             return z, "; ".join(notes)
         kept |= broken
     return None, "; ".join(notes) + f"; relations still broken after {BASIS_ROUNDS} rounds"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Relations:
+    """What least_squares_deviations works out from a problem alone, kept while the problem lives
+    (_Relations.of): a problem solved again (other senses, options or methods, a benchmark's repeats)
+    gets it at once.  On a 60-cell office table of 43 relations these took about 90 of the Newton
+    method's 330 microseconds (the defining relations 21, gathering them and their transpose 42, the
+    dense pattern 21).
+
+    A           the relations in CSR
+    d           b - A a, the right-hand side of the deviations
+    row_scale   sum_j |A_rj| max(1, |a_j|) per relation (0 made 1): the scale of its residual
+    defining    defining_relations(A), read-only
+    first       _rows_and_transpose(A, the defining relations)
+    half_inverse 1 / (2 w) per cell
+    """
+
+    A: sp.csr_array
+    d: np.ndarray
+    row_scale: np.ndarray
+    defining: np.ndarray
+    first: tuple[sp.csr_array, sp.csr_array]
+    half_inverse: np.ndarray
+    #: the dense pattern of the first round's Newton systems (_DensePattern: immutable, so shared),
+    #: for the movable cells it was built for: [movable, pattern] once built
+    _dense: list = dataclasses.field(default_factory=list, compare=False)
+
+    @classmethod
+    def of(cls, problem: CTAProblem) -> _Relations:
+        """The relations of ``problem``, worked out at its first solve."""
+        found = _RELATIONS.get(problem)
+        if found is None:
+            A = problem.relations.tocsr()
+            row_scale = np.bincount(np.repeat(np.arange(A.shape[0]), np.diff(A.indptr)), minlength=A.shape[0],
+                                    weights=np.abs(A.data) * np.maximum(np.abs(problem.values), 1.0)[A.indices])
+            row_scale[row_scale == 0] = 1.0     # a relation of no cells (right-hand side 0): residual 0, not 0/0
+            defining = defining_relations(A)
+            for array in (row_scale, defining):
+                array.flags.writeable = False
+            d = problem.deviation_rhs
+            d.flags.writeable = False
+            found = cls(A, d, row_scale, defining, _rows_and_transpose(A, np.flatnonzero(defining)),
+                        0.5 / problem.weights)
+            _RELATIONS[problem] = found
+        return found
+
+    def dense_pattern(self, movable: np.ndarray) -> _DensePattern | None:
+        """_DensePattern.of the first round's relations for ``movable``, kept for the last movable
+        cells asked (a problem's fixed senses give the same ones at every solve); None above
+        DENSE_RELATIONS relations, as _DensePattern.of."""
+        if self.first[0].shape[0] > DENSE_RELATIONS:
+            return None
+        if self._dense and np.array_equal(self._dense[0], movable):
+            return self._dense[1]
+        pattern = _DensePattern.of(self.first[1], self.half_inverse, movable)
+        self._dense[:] = [movable.copy(), pattern]
+        return pattern
+
+
+#: a problem -> its _Relations, while the problem lives
+_RELATIONS: weakref.WeakKeyDictionary[CTAProblem, _Relations] = weakref.WeakKeyDictionary()
 
 
 def pattern_entries(A: sp.csr_array, movable: np.ndarray) -> int:
@@ -212,10 +274,13 @@ def _rows_and_transpose(A: sp.csr_array, rows: np.ndarray) -> tuple[sp.csr_array
 
 
 def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray,
-                 lower: np.ndarray, upper: np.ndarray, pi: np.ndarray, options: SolveOptions
+                 lower: np.ndarray, upper: np.ndarray, pi: np.ndarray, options: SolveOptions,
+                 dense_pattern: Callable[[np.ndarray], _DensePattern | None] | None = None
                  ) -> tuple[np.ndarray | None, np.ndarray, str]:
     """The dual Newton iteration of least_squares_deviations on relations A z = d (At: A's
-    transpose in CSR) from ``pi``: (z or None, the last multipliers, a note)."""
+    transpose in CSR) from ``pi``: (z or None, the last multipliers, a note); ``dense_pattern``
+    gives the dense pattern of these relations for the movable cells, where it is kept
+    (_Relations.dense_pattern)."""
     half_inverse = 0.5 / weights
 
     def point(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -236,7 +301,9 @@ def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np
         return pi + length * direction, ahead, d - A @ ahead
 
     z, residual = point(pi)
-    systems = _NewtonSystems(A, At, half_inverse, lower < upper)
+    movable = lower < upper
+    systems = _NewtonSystems(A, At, half_inverse, movable,
+                             None if dense_pattern is None else dense_pattern(movable))
     for iteration in range(L2_MAX_ITERATIONS):
         worst = float(np.max(np.abs(residual) / row_scale, initial=0.0))
         if worst <= L2_TOLERANCE:
@@ -571,11 +638,13 @@ class _NewtonSystems:
     scipy's bookkeeping) costs several solves, and on jjtabel3 runs of 35 iterations took
     longer than the factorisations they were to save."""
 
-    def __init__(self, A: sp.csr_array, At: sp.csr_array, half_inverse: np.ndarray, movable: np.ndarray) -> None:
+    def __init__(self, A: sp.csr_array, At: sp.csr_array, half_inverse: np.ndarray, movable: np.ndarray,
+                 dense: _DensePattern | None = None) -> None:
+        """``dense``: _DensePattern.of(At, half_inverse, movable) where the caller kept it."""
         self.A = A
         self.At = At
         self.half_inverse = half_inverse
-        self.pattern: _Pattern | _DensePattern | None = (_DensePattern.of(At, half_inverse, movable)
+        self.pattern: _Pattern | _DensePattern | None = (dense or _DensePattern.of(At, half_inverse, movable)
                                                          or _Pattern.of(A, half_inverse, movable, At))
         self.solve: Callable[[np.ndarray], np.ndarray] | None = None
         self.free: np.ndarray | None = None
