@@ -110,8 +110,11 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
     """
     started = time.perf_counter()
     options = options.begun()
-    senses, origin = fixed_senses(problem, senses)
-    lower, upper = sense_bounds(problem, senses)
+    if senses is None:          # the problem's own: their bounds are kept with its relations
+        senses, origin, lower, upper = _Relations.of(problem).own_senses(problem)
+    else:
+        senses, origin = fixed_senses(problem, senses)
+        lower, upper = sense_bounds(problem, senses)
     if np.any(lower > upper):
         raise SolverError("a sensitive cell's safe value lies outside its bounds")
     build_seconds = time.perf_counter() - started
@@ -214,6 +217,8 @@ class _Relations:
     #: the dense pattern of the first round's Newton systems (_DensePattern: immutable, so shared),
     #: for the movable cells it was built for: [movable, pattern] once built
     _dense: list = dataclasses.field(default_factory=list, compare=False)
+    #: the problem's own senses and their deviation bounds, read-only: [senses, lower, upper] once found
+    _own: list = dataclasses.field(default_factory=list, compare=False)
 
     @classmethod
     def of(cls, problem: CTAProblem) -> _Relations:
@@ -233,6 +238,19 @@ class _Relations:
                         0.5 / problem.weights)
             _RELATIONS[problem] = found
         return found
+
+    def own_senses(self, problem: CTAProblem) -> tuple[np.ndarray, str, np.ndarray, np.ndarray]:
+        """fixed_senses(problem, None) and their sense_bounds, for ``problem``, whose relations these
+        are (ValueError where it leaves a sense free): the senses a copy (a result's own), the bounds
+        read-only.  fixed_senses and sense_bounds took 20 of a 60-cell table's 390 microseconds."""
+        if not self._own:
+            senses, _ = fixed_senses(problem, None)
+            lower, upper = sense_bounds(problem, senses)
+            for array in (senses, lower, upper):
+                array.flags.writeable = False
+            self._own[:] = [senses, lower, upper]
+        senses, lower, upper = self._own
+        return senses.copy(), "problem", lower, upper
 
     def dense_pattern(self, movable: np.ndarray) -> _DensePattern | None:
         """_DensePattern.of the first round's relations for ``movable``, kept for the last movable
