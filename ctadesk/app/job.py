@@ -29,11 +29,14 @@ from ctadesk.engine.model import Distance, Model, Senses
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.publish.precision import (
     MAX_DECIMALS,
+    coarsest_decimals,
     fixed_to_grid,
+    grid_name,
     grid_safe_step,
     grid_step,
     published_at_step_or_why,
     published_decimals,
+    step_decimals,
 )
 from ctadesk.engine.publish.widening import WideningReport, new_seed, widen
 from ctadesk.engine.quality.measures import QualityReport, quality_report
@@ -48,8 +51,8 @@ from ctadesk.engine.quality.terms import (
 )
 from ctadesk.engine.quality.weights import inverse_weights, unit_weights
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions
-from ctadesk.engine.solvers import cells_changed as count_changed
 from ctadesk.engine.settings import HUBER_DELTA
+from ctadesk.engine.solvers import cells_changed as count_changed
 
 Solve = Callable[[CTAProblem, str, SolveOptions], CTAResult]
 
@@ -185,8 +188,14 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
     if request.rounding_base is not None:
         solved = fixed_to_grid(solved, request.rounding_base)
     as_asked = solved
-    if request.precision != "full":
-        solved = grid_safe_step(solved, _asked_step(required, request))
+    step: float | None = None
+    coarser = ""
+    if request.precision == "auto" and request.rounding_base is None:
+        step, coarser = _solved_step(solved, _asked_decimals(required, request))
+    elif request.precision != "full":
+        step = _asked_step(required, request)
+    if step is not None:
+        solved = grid_safe_step(solved, step)
     terms = request.terms()
     method, parameters = request.method, dict(request.parameters)
     if method == AUTO:
@@ -212,10 +221,10 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
         return solve_with_terms(problem, terms, lambda p, o: solve(p, method, o), within, price=price)
 
     result, report = run(solved, _share(rounding, extra_solve), request.quality_price)
-    if not result.verified and solved is not as_asked and not budget.over():
+    if not result.verified and step is not None and solved is not as_asked and not budget.over():
         # the levels moved out to the grid leave no table (with these senses): the levels as asked,
         # and the table put at the finest precision that takes it (_published)
-        note(f"no table with the protection levels moved out to the grid of {_asked_grid(required, request)} "
+        note(f"no table with the protection levels moved out to the grid {_grid_words(step, request)} "
              f"({result.message}): solved with the levels as asked")
         solved = as_asked
         result, report = run(solved, _share(rounding, extra_solve), request.quality_price)
@@ -232,7 +241,7 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
     # a stopped run (Ctrl-C, Cancel) still publishes its best table at the precision: a short budget of its own
     publishing = Budget.start(PUBLISH_AFTER_STOP) if budget.cancelled() else budget
     result, published = _published(solved, result, request, options.within(publishing), note, report, distance,
-                                   delta)
+                                   delta, step, coarser)
     quality = None if result.values is None else quality_report(required, result.values)
     if report is not None and result.values is not None:
         report = report.evaluated(required, result.values, PUBLISHED_RTOL if published.rounded else MET_RTOL)
@@ -264,11 +273,30 @@ def _asked_step(problem: CTAProblem, request: ProtectionRequest) -> float:
     return grid_step(_asked_decimals(problem, request))
 
 
-def _asked_grid(problem: CTAProblem, request: ProtectionRequest) -> str:
+def _grid_words(step: float, request: ProtectionRequest) -> str:
+    """How a note names the grid of ``step``: 'of 0 decimals', 'of multiples of 5'."""
     if request.rounding_base is not None:
-        return f"multiples of {request.rounding_base}"
-    decimals = _asked_decimals(problem, request)
-    return f"{decimals} decimal{'s' * (decimals != 1)}"
+        return f"of multiples of {request.rounding_base}"
+    decimals = step_decimals(step)
+    return f"of {decimals} decimal{'s' * (decimals != 1)}"
+
+
+def _solved_step(problem: CTAProblem, decimals: int) -> tuple[float, str]:
+    """The grid a job publishing at ``decimals`` with precision 'auto' solves for: that of
+    ``decimals`` where every sensitive cell of ``problem`` has a value on it within its bounds beyond
+    a safe value, else the coarsest finer one where all have (precision.coarsest_decimals), with why
+    ``decimals`` cannot be published ('' when they can).  The table is then neither solved for a
+    grid no table can be published on (the levels moved out to it keep such cells where they are,
+    so the solve only loses time) nor put on it first (_published starts at the grid solved for)."""
+    solved, roomless = coarsest_decimals(problem, decimals)
+    if solved == decimals:
+        return grid_step(decimals), ""
+    grid = grid_name(grid_step(decimals))
+    many = roomless.size != 1
+    return grid_step(solved), (
+        f"not rounded to {decimals} decimal{'s' * (decimals != 1)}: {roomless.size} sensitive cell{'s' * many} "
+        f"{'have' if many else 'has'} no value {grid} within {'their' if many else 'its'} bounds beyond "
+        f"{'their' if many else 'its'} safe value{'s' * many}, {problem.describe_cell(int(roomless[0]))} first")
 
 
 def _share(rounding: bool, another_solve: bool) -> float:
@@ -280,13 +308,15 @@ def _share(rounding: bool, another_solve: bool) -> float:
 
 def _published(problem: CTAProblem, result: CTAResult, request: ProtectionRequest, options: SolveOptions,
                note: Callable[[str], None], report: TermsReport | None = None,
-               distance: Distance = Distance.L1, delta: float = HUBER_DELTA) -> tuple[CTAResult, Publication]:
+               distance: Distance = Distance.L1, delta: float = HUBER_DELTA, step: float | None = None,
+               coarser: str = "") -> tuple[CTAResult, Publication]:
     """``result`` at the request's precision (engine/publish/precision.py), under the ``distance`` of the
     model that solved it, and the decimals reached; with quality terms (``report``, for ``result``)
     a table at that precision must keep every term that held (quality_terms.published_with_terms).
 
     With precision 'auto' a table that cannot be put at the data's decimals is tried at each finer
-    precision up to MAX_DECIMALS, and the note says which was published and why; a table that
+    precision up to MAX_DECIMALS, from the grid it was solved for (``step``; ``coarser`` says why
+    that is finer than the data's), and the note says which was published and why; a table that
     cannot be put at any (or at the number of decimals asked for) stays as solved, marked
     unpublishable (Publication.met is false), and the note says why.
 
@@ -304,8 +334,9 @@ def _published(problem: CTAProblem, result: CTAResult, request: ProtectionReques
         return (result.replace(message=f"{result.message}; {why}" if result.message else why),
                 Publication(request.precision, None, why, base))
     asked = _asked_decimals(problem, request)
-    tried = range(asked, MAX_DECIMALS + 1) if request.precision == "auto" else (asked,)
-    reasons: list[str] = []
+    first = asked if step is None else step_decimals(step)
+    tried = range(first, MAX_DECIMALS + 1) if request.precision == "auto" else (asked,)
+    reasons = [coarser] if coarser else []
     for decimals in tried:
         if report is None:
             rounded, why = published_at_step_or_why(problem, result, grid_step(decimals), options, distance, delta)

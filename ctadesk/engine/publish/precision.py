@@ -142,6 +142,30 @@ def grid_safe_step(problem: CTAProblem, step: float) -> CTAProblem:
                            lower=lower, upper=upper)
 
 
+def roomless_cells(problem: CTAProblem, step: float) -> np.ndarray:
+    """The sensitive cells with no grid value of ``step`` within their bounds beyond a safe value on
+    any side their sense allows: no table on that grid protects them (a cell of value 3 with level
+    and bound 0.6 either way has none at 0 decimals, 3.6 at 1), so no precision that coarse can be
+    published, whatever the model does.  Cell indices, ascending."""
+    up_room, down_room = _sensitive_room(problem, step)
+    senses = problem.effective_senses
+    room = (up_room & (senses != SENSE_DOWN)) | (down_room & (senses != SENSE_UP))
+    return problem.sensitive[~room]
+
+
+def coarsest_decimals(problem: CTAProblem, decimals: int) -> tuple[int, np.ndarray]:
+    """The fewest decimals from ``decimals`` to MAX_DECIMALS at which every sensitive cell of
+    ``problem`` has room (roomless_cells), and the cells with none at ``decimals``; ``decimals``
+    itself where no precision gives all of them room."""
+    stuck = roomless_cells(problem, grid_step(decimals))
+    if not stuck.size:
+        return decimals, stuck
+    for finer in range(decimals + 1, MAX_DECIMALS + 1):
+        if not roomless_cells(problem, grid_step(finer)).size:
+            return finer, stuck
+    return decimals, stuck
+
+
 def fixed_to_grid(problem: CTAProblem, step: float) -> CTAProblem:
     """``problem`` with each fixed cell off the grid of ``step`` freed between the two grid values
     around it: a rounding to a base rounds every cell (module docstring), a fixed one included,
@@ -456,6 +480,6 @@ def _not_found(result: CTAResult, started: float, info: dict, why: str) -> CTARe
                      timings={"total": time.perf_counter() - started}, info=info)
 
 
-__all__ = ["MAX_DECIMALS", "at_precision", "at_step", "fixed_to_grid", "grid_name", "grid_safe", "grid_safe_step",
-           "grid_step", "model_objective", "published_at_step_or_why", "published_decimals", "published_or_why",
-           "step_decimals"]
+__all__ = ["MAX_DECIMALS", "at_precision", "at_step", "coarsest_decimals", "fixed_to_grid", "grid_name", "grid_safe",
+           "grid_safe_step", "grid_step", "model_objective", "published_at_step_or_why", "published_decimals",
+           "published_or_why", "roomless_cells", "step_decimals"]

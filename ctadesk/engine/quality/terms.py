@@ -611,8 +611,11 @@ def rounded_near(problem: CTAProblem, result: CTAResult, decimals: int,
     cells = problem.sensitive
     lower, upper = problem.lower.copy(), problem.upper.copy()
     up, down = senses == SENSE_UP, senses == SENSE_DOWN
-    lower[cells[up]] = np.maximum(lower[cells[up]], problem.values[cells[up]] + problem.upper_protection[up])
-    upper[cells[down]] = np.minimum(upper[cells[down]], problem.values[cells[down]] - problem.lower_protection[down])
+    # a safe value that is the cell's bound may lie an ulp past it (a + (bound - a)): the bound holds
+    lower[cells[up]] = np.clip(problem.values[cells[up]] + problem.upper_protection[up], lower[cells[up]],
+                               upper[cells[up]])
+    upper[cells[down]] = np.clip(problem.values[cells[down]] - problem.lower_protection[down], lower[cells[down]],
+                                 upper[cells[down]])
     solved = np.clip(result.table(), lower, upper)
     near = CTAProblem(values=solved, relations=problem.relations, rhs=problem.rhs, lower=lower, upper=upper,
                       weights=problem.weights, fixed=problem.fixed, cell_label=problem.cell_label,

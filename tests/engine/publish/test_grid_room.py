@@ -8,7 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
-from ctadesk.engine.publish.precision import _grid_box, _relations_of, _sensitive_room
+from ctadesk.engine.publish.precision import (
+    _grid_box,
+    _relations_of,
+    _sensitive_room,
+    coarsest_decimals,
+    grid_step,
+    roomless_cells,
+)
 
 STEPS = (1.0, 0.1, 0.01, 0.5, 5.0, 100.0)
 
@@ -61,6 +68,60 @@ def test_a_cell_with_no_grid_value_beyond_its_safe_value_has_no_room_on_that_sid
                          sensitive=[0], lower_protection=[0.2], upper_protection=[0.4])
     assert [room.tolist() for room in _sensitive_room(problem, 0.1)] == [[True], [True]]
     assert [room.tolist() for room in _sensitive_room(problem, 1.0)] == [[False], [False]]
+
+
+def _has_room(value: float, lower: float, upper: float, up: float, down: float, sense: int, fixed: bool,
+              step: float) -> bool:
+    """An independent count: some multiple of ``step`` inside [lower, upper] (for a fixed cell: its
+    value's grid value) lies at or beyond value + up going up, or at or below value - down going
+    down, on a side the sense allows; found by walking the grid from below the lower safe value to above the
+    upper one, one step at a time (a bound is never beyond the value, so past those nothing new)."""
+    tol = 1e-6 * step
+    for k in range(int(np.floor((value - down) / step)) - 2, int(np.ceil((value + up) / step)) + 3):
+        x = k * step
+        if fixed and k != round(value / step):      # a fixed cell stays at its value's grid value
+            continue
+        if not fixed and not (lower - tol <= x <= upper + tol):
+            continue
+        if sense != SENSE_DOWN and x >= value + up - tol:
+            return True
+        if sense != SENSE_UP and x <= value - down + tol:
+            return True
+    return False
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=problems(), sense_seed=st.integers(0, 2 ** 32 - 1))
+def test_the_roomless_cells_are_those_no_grid_value_protects(case, sense_seed):
+    problem, step = case
+    senses = np.random.default_rng(sense_seed).choice([0, SENSE_UP, SENSE_DOWN], problem.n_sensitive).astype(np.int8)
+    try:
+        problem = problem.with_senses(senses)
+    except ValueError:          # a sense towards a side the bounds close: the problem refuses it
+        return
+    cells, allowed = problem.sensitive, problem.effective_senses
+    expected = [int(cell) for cell, up, down, sense in
+                zip(cells, problem.upper_protection, problem.lower_protection, allowed, strict=True)
+                if not _has_room(problem.values[cell], problem.lower[cell], problem.upper[cell], up, down, sense,
+                                 bool(problem.fixed[cell]), step)]
+    assert roomless_cells(problem, step).tolist() == expected
+
+
+def test_a_table_whose_safe_values_are_its_bounds_is_solved_at_the_decimals_they_have():
+    # Cox's recipe (level = capacity = 20 % of the value): the safe values 3.6 and 2.4 are the bounds
+    problem = CTAProblem([3.0, 5.0, 8.0], sp.csr_array([[1.0, 1.0, -1.0]]), lower=[2.4, 4.0, 6.4],
+                         upper=[3.6, 6.0, 9.6], sensitive=[0, 1], lower_protection=[0.6, 1.0],
+                         upper_protection=[0.6, 1.0])
+    assert roomless_cells(problem, grid_step(0)).tolist() == [0]
+    assert coarsest_decimals(problem, 0)[0] == 1 and coarsest_decimals(problem, 0)[1].tolist() == [0]
+    assert coarsest_decimals(problem, 1)[0] == 1 and not coarsest_decimals(problem, 1)[1].size
+    # a cell no precision gives room (a safe value past its bound) leaves the decimals asked
+    closed = problem.replace(upper=[3.6000006, 6.0, 9.6], lower=[2.3999994, 4.0, 6.4],
+                             upper_protection=[0.6000005, 1.0], lower_protection=[0.6000005, 1.0])
+    assert coarsest_decimals(closed, 0)[0] == 0 and coarsest_decimals(closed, 0)[1].tolist() == [0]
+    nearly = problem.replace(upper=[3.600015, 6.0, 9.6], lower=[2.399985, 4.0, 6.4],
+                             upper_protection=[0.60001, 1.0], lower_protection=[0.60001, 1.0])
+    assert coarsest_decimals(nearly, 0)[0] == 5
 
 
 def _integer_sums(relations: sp.csr_array, k: np.ndarray) -> np.ndarray:
