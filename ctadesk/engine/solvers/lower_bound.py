@@ -38,8 +38,8 @@ import scipy.sparse as sp
 from ctadesk.engine.budget import Budget
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
-from ctadesk.engine.solvers.highs import ColumnMatrix, HighsRun, LinearModel
 from ctadesk.engine.solvers.cuts import imbalance_bounds
+from ctadesk.engine.solvers.highs import ColumnMatrix, HighsRun, LinearModel
 from ctadesk.engine.solvers.lp import deviation_bounds, l1_column_bounds
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
@@ -76,6 +76,13 @@ def _lower_bound(problem: CTAProblem, budget: Budget) -> tuple[LowerBound, bool]
     n = problem.n_cells
     senses = problem.effective_senses
     free = senses == SENSE_FREE
+    if not free.any():
+        # no relation holds a free sensitive cell, so imbalance_bounds finds no D_r > 0 (it enumerates
+        # the senses of 1..MAX_FREE free cells a relation holds) and the packing adds nothing: the
+        # protection part alone, without the column bounds and the relations' enumeration (on office
+        # tables of 49-250 cells, fixed senses: 40 of the bound's 100 microseconds)
+        protection = _protection_part(problem, senses, *deviation_bounds(problem))
+        return LowerBound(protection, protection, 0.0, 0), True
     # propagation narrows free cells' ranges; a fixed sense's level it only finds unreachable where no
     # table is protected (then every bound holds): without free senses the cells' own ranges do
     implied_lower, implied_upper = propagated_deviation_bounds(problem) if free.any() else deviation_bounds(problem)

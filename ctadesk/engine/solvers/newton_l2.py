@@ -110,8 +110,11 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
     """
     started = time.perf_counter()
     options = options.begun()
-    senses, origin = fixed_senses(problem, senses)
-    lower, upper = sense_bounds(problem, senses)
+    if senses is None:          # the problem's own: their bounds are kept with its relations
+        senses, origin, lower, upper = _Relations.of(problem).own_senses(problem)
+    else:
+        senses, origin = fixed_senses(problem, senses)
+        lower, upper = sense_bounds(problem, senses)
     if np.any(lower > upper):
         raise SolverError("a sensitive cell's safe value lies outside its bounds")
     build_seconds = time.perf_counter() - started
@@ -178,7 +181,7 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
             return None, "; ".join(notes)
         gathered = relations.first if rows.size == first.size else _rows_and_transpose(A, rows)
         z, pi[rows], note = _dual_newton(*gathered, d[rows], row_scale[rows], weights, lower, upper, pi[rows],
-                                         options, relations.dense_pattern if rows.size == first.size else None)
+                                         options, relations.pattern if rows.size == first.size else None)
         notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
         if z is None:
             return None, "; ".join(notes)
@@ -211,9 +214,11 @@ class _Relations:
     defining: np.ndarray
     first: tuple[sp.csr_array, sp.csr_array]
     half_inverse: np.ndarray
-    #: the dense pattern of the first round's Newton systems (_DensePattern: immutable, so shared),
-    #: for the movable cells it was built for: [movable, pattern] once built
-    _dense: list = dataclasses.field(default_factory=list, compare=False)
+    #: the pattern of the first round's Newton systems, for the movable cells, DENSE_RELATIONS and
+    #: FACTORISER it was built with: [(movable, DENSE_RELATIONS, FACTORISER), pattern] once built
+    _pattern: list = dataclasses.field(default_factory=list, compare=False)
+    #: the problem's own senses and their deviation bounds, read-only: [senses, lower, upper] once found
+    _own: list = dataclasses.field(default_factory=list, compare=False)
 
     @classmethod
     def of(cls, problem: CTAProblem) -> _Relations:
@@ -234,17 +239,30 @@ class _Relations:
             _RELATIONS[problem] = found
         return found
 
-    def dense_pattern(self, movable: np.ndarray) -> _DensePattern | None:
-        """_DensePattern.of the first round's relations for ``movable``, kept for the last movable
-        cells asked (a problem's fixed senses give the same ones at every solve); None above
-        DENSE_RELATIONS relations, as _DensePattern.of."""
-        if self.first[0].shape[0] > DENSE_RELATIONS:
-            return None
-        if self._dense and np.array_equal(self._dense[0], movable):
-            return self._dense[1]
-        pattern = _DensePattern.of(self.first[1], self.half_inverse, movable)
-        self._dense[:] = [movable.copy(), pattern]
-        return pattern
+    def own_senses(self, problem: CTAProblem) -> tuple[np.ndarray, str, np.ndarray, np.ndarray]:
+        """fixed_senses(problem, None) and their sense_bounds, for ``problem``, whose relations these
+        are (ValueError where it leaves a sense free): the senses a copy (a result's own), the bounds
+        read-only.  fixed_senses and sense_bounds took 20 of a 60-cell table's 390 microseconds."""
+        if not self._own:
+            senses, _ = fixed_senses(problem, None)
+            lower, upper = sense_bounds(problem, senses)
+            for array in (senses, lower, upper):
+                array.flags.writeable = False
+            self._own[:] = [senses, lower, upper]
+        senses, lower, upper = self._own
+        return senses.copy(), "problem", lower, upper
+
+    def pattern(self, movable: np.ndarray) -> _Pattern | _DensePattern | None:
+        """newton_pattern of the first round's relations for ``movable``, kept for the last movable
+        cells asked (a problem's fixed senses give the same ones at every solve), and for the
+        DENSE_RELATIONS and FACTORISER it was built with: a _DensePattern itself (immutable), a
+        _Pattern as a copy of its structure with no factorisation yet (_Pattern.copy: CHOLMOD's
+        analysis is a solve's own)."""
+        key = (movable, DENSE_RELATIONS, FACTORISER)
+        if not (self._pattern and np.array_equal(self._pattern[0][0], movable) and self._pattern[0][1:] == key[1:]):
+            self._pattern[:] = [(movable.copy(), *key[1:]), newton_pattern(*self.first, self.half_inverse, movable)]
+        kept = self._pattern[1]
+        return kept.copy() if isinstance(kept, _Pattern) else kept
 
 
 #: a problem -> its _Relations, while the problem lives
@@ -275,12 +293,12 @@ def _rows_and_transpose(A: sp.csr_array, rows: np.ndarray) -> tuple[sp.csr_array
 
 def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray,
                  lower: np.ndarray, upper: np.ndarray, pi: np.ndarray, options: SolveOptions,
-                 dense_pattern: Callable[[np.ndarray], _DensePattern | None] | None = None
+                 kept_pattern: Callable[[np.ndarray], _Pattern | _DensePattern | None] | None = None
                  ) -> tuple[np.ndarray | None, np.ndarray, str]:
     """The dual Newton iteration of least_squares_deviations on relations A z = d (At: A's
-    transpose in CSR) from ``pi``: (z or None, the last multipliers, a note); ``dense_pattern``
-    gives the dense pattern of these relations for the movable cells, where it is kept
-    (_Relations.dense_pattern)."""
+    transpose in CSR) from ``pi``: (z or None, the last multipliers, a note); ``kept_pattern``
+    gives the pattern of these relations' Newton systems for the movable cells, where it is kept
+    (_Relations.pattern)."""
     half_inverse = 0.5 / weights
 
     def point(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -302,8 +320,8 @@ def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np
 
     z, residual = point(pi)
     movable = lower < upper
-    systems = _NewtonSystems(A, At, half_inverse, movable,
-                             None if dense_pattern is None else dense_pattern(movable))
+    systems = _NewtonSystems(A, At, half_inverse, kept_pattern(movable) if kept_pattern is not None
+                             else newton_pattern(A, At, half_inverse, movable))
     for iteration in range(L2_MAX_ITERATIONS):
         worst = float(np.max(np.abs(residual) / row_scale, initial=0.0))
         if worst <= L2_TOLERANCE:
@@ -450,6 +468,14 @@ def _shift(diagonal: np.ndarray) -> np.ndarray:
     return 1e-10 * max(float(diagonal.max(initial=0.0)), 1e-300) + (diagonal <= 0) * 1.0
 
 
+def newton_pattern(A: sp.csr_array, At: sp.csr_array, half_inverse: np.ndarray,
+                   movable: np.ndarray) -> _Pattern | _DensePattern | None:
+    """The pattern of the Newton systems of relations A (``At``: A's transpose in CSR) over the
+    ``movable`` cells: dense up to DENSE_RELATIONS relations, else sparse; None where _Pattern.of
+    leaves the systems to _factor."""
+    return _DensePattern.of(At, half_inverse, movable) or _Pattern.of(A, half_inverse, movable, At)
+
+
 class _Pattern:
     """The sparsity pattern of A D A^T with every movable cell free: a free set only zeroes entries
     of D, so the pattern, its fill-reducing ordering (approximate minimum degree) and its symbolic
@@ -524,6 +550,11 @@ class _Pattern:
     def restart(self) -> None:
         """QDLDL starts afresh at the next factorisation (after it raised)."""
         self.solver = None
+
+    def copy(self) -> _Pattern:
+        """This pattern's structure (shared: no one writes to it) with no factorisation yet: a
+        solve's own, where the pattern is kept for a problem (_Relations.pattern)."""
+        return _Pattern(self.spread, self.indices, self.indptr, self.diagonal)
 
     def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
         """A solver of the system with these entries; it replaces the previous one's factors.
@@ -638,14 +669,13 @@ class _NewtonSystems:
     scipy's bookkeeping) costs several solves, and on jjtabel3 runs of 35 iterations took
     longer than the factorisations they were to save."""
 
-    def __init__(self, A: sp.csr_array, At: sp.csr_array, half_inverse: np.ndarray, movable: np.ndarray,
-                 dense: _DensePattern | None = None) -> None:
-        """``dense``: _DensePattern.of(At, half_inverse, movable) where the caller kept it."""
+    def __init__(self, A: sp.csr_array, At: sp.csr_array, half_inverse: np.ndarray,
+                 pattern: _Pattern | _DensePattern | None) -> None:
+        """``pattern``: newton_pattern(A, At, half_inverse, the movable cells), or its copy kept."""
         self.A = A
         self.At = At
         self.half_inverse = half_inverse
-        self.pattern: _Pattern | _DensePattern | None = (dense or _DensePattern.of(At, half_inverse, movable)
-                                                         or _Pattern.of(A, half_inverse, movable, At))
+        self.pattern = pattern
         self.solve: Callable[[np.ndarray], np.ndarray] | None = None
         self.free: np.ndarray | None = None
         self.diagonal = np.zeros(0)             # the diagonal of the system last factorised

@@ -277,3 +277,25 @@ def test_a_table_that_fails_in_table_units_is_verified_again_in_the_users():
     found = to_table_units(problem, result, unit, 1, 1.0, scaled)
     assert found.status is Status.NOT_PROTECTED and found.verification == verify(problem, table * unit, result.senses)
     assert "3000" in found.message or "5000" in found.message       # the interval in the user's units
+
+
+@pytest.mark.parametrize("method", ["network-l2", "lp"])
+def test_a_problem_is_restated_once_and_solved_again_alike(method):
+    """claims.restated keeps one restated problem per problem: the same units and arrays as
+    in_units', and a second solve (which finds the kept bound and restated problem) claims what
+    the first did."""
+    from ctadesk.engine.solvers.claims import restated
+    from ctadesk.engine.table.units import weight_unit
+
+    _, problem = cox_table((5, 6), seed=4)
+    problem = problem.with_senses(ordering_senses(problem))
+    unit, weight, scaled = restated(problem)
+    assert (unit, weight) == (table_unit(problem), weight_unit(problem))
+    assert restated(problem)[2] is scaled
+    fresh = in_units(problem, unit, weight)
+    for name in ("values", "rhs", "lower", "upper", "weights", "lower_protection", "upper_protection"):
+        assert np.array_equal(getattr(scaled, name), getattr(fresh, name)), name
+    first, second = solve(problem, method), solve(problem, method)
+    assert first.status is second.status and first.message == second.message
+    assert np.array_equal(first.values, second.values)
+    assert (first.objective, first.bound, first.gap) == (second.objective, second.bound, second.gap)

@@ -4,14 +4,16 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.solvers.highs import solve_model
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
+from ctadesk.engine.solvers.highs import solve_model
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.table.structure import Dimension, TableStructure
 
 from .conftest import thesis_problem
@@ -108,3 +110,37 @@ def test_without_free_senses_the_bound_skips_propagation_and_is_the_same_where_a
     assert table.verified
     assert found.value == propagated.value
     assert found.value <= table.objective * (1 + 1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.lists(st.integers(2, 6), min_size=2, max_size=3), st.booleans())
+def test_without_free_senses_the_bound_is_the_protection_part_the_whole_computation_gives(seed, shape, office):
+    """Every sense fixed (a Cox table with random senses, or an office table, whose senses are fixed):
+    lower_bound's short path gives what the whole computation gives, worked out here as it does
+    with free senses (the column bounds, imbalance_bounds' D_r, the packing over them)."""
+    from ctadesk.engine.budget import Budget
+    from ctadesk.engine.solvers import lower_bound as module
+    from ctadesk.engine.solvers.cuts import imbalance_bounds
+    from ctadesk.engine.solvers.lp import deviation_bounds, l1_column_bounds
+    from ctadesk.engine.table.generate import office_shapes, office_table
+
+    if office:
+        _, dimensions = office_shapes(1, seed % 1000, 20, 400)[0]
+        problem = office_table(dimensions, seed=seed)
+    else:
+        _, problem = cox_table(tuple(shape), seed=seed, capacity=0.3)
+        senses = np.where(np.random.default_rng(seed).random(problem.n_sensitive) < 0.5, 1, -1)
+        fits_up, fits_down = problem.safe_value_fits()
+        problem = problem.with_senses(np.where(fits_up & fits_down, senses, np.where(fits_up, 1, -1)))
+    senses = problem.effective_senses
+    implied_lower, implied_upper = deviation_bounds(problem)
+    col_lower, col_upper = l1_column_bounds(problem, senses)
+    deficit = imbalance_bounds(problem, col_lower, col_upper)
+    deficit = np.where(np.isfinite(deficit), deficit, 0.0)
+    movable = (col_upper[:problem.n_cells] > 0) | (col_upper[problem.n_cells:] > 0)
+    imbalance, complete = module._packing(problem, deficit, movable, Budget())
+    protection = module._protection_part(problem, senses, implied_lower, implied_upper)
+    found, found_complete = module._lower_bound(problem, Budget())
+    assert found == module.LowerBound(protection + imbalance, protection, imbalance,
+                                      int(np.count_nonzero(deficit > 0)))
+    assert found_complete is complete
