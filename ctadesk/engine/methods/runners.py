@@ -5,7 +5,9 @@ a claim's business.
   heuristic (Dandekar & Cox 2002; Cox 2005a, §5), and its result says so.
 - When an exact solver ends without a verified table (a failure, a wrong "infeasible" from
   HiGHS's tolerances), the fixed-sense LP's table with the ordering senses is returned where it
-  verifies: a failure still gives a table, and such an "infeasible" is refuted.
+  verifies: a failure still gives a table, and such an "infeasible" is refuted.  The LP is the
+  network solver's on a 2-D or 1H2D table (solvers/network_l1.py: seconds for a million cells,
+  where HiGHS's interior point method takes minutes), HiGHS's elsewhere.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from ctadesk.engine.problem import SENSE_FREE, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.finish import describe
-from ctadesk.engine.solvers.lp import solve_lp
 
 Function = Callable[..., CTAResult]
 ORDERING = "ordering heuristic"
@@ -70,7 +71,12 @@ def exact(solver: Function) -> Function:
 def rescued(problem: CTAProblem, result: CTAResult, options: SolveOptions) -> CTAResult:
     """``result`` (an exact method's, without a verified table), or the fixed-sense LP's table with
     the ordering senses when that one verifies."""
-    fallback = solve_lp(problem, dataclasses.replace(options, on_progress=None), senses=ordering_senses(problem))
+    # network_l1 (scipy's csgraph, LEMON) is loaded only where a rescue is needed; it is solve_lp
+    # where the relations are not a network
+    from ctadesk.engine.solvers.network_l1 import solve_network_l1
+
+    fallback = solve_network_l1(problem, dataclasses.replace(options, on_progress=None),
+                                senses=ordering_senses(problem))
     if not fallback.verified:
         return result
     said = result.message or describe(result.status)
