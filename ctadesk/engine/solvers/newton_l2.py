@@ -214,8 +214,9 @@ class _Relations:
     defining: np.ndarray
     first: tuple[sp.csr_array, sp.csr_array]
     half_inverse: np.ndarray
-    #: the pattern of the first round's Newton systems, for the movable cells, DENSE_RELATIONS and
-    #: FACTORISER it was built with: [(movable, DENSE_RELATIONS, FACTORISER), pattern] once built
+    #: the pattern of the first round's Newton systems with the movable cells, DENSE_RELATIONS and
+    #: FACTORISER it was built for: [(movable, DENSE_RELATIONS, FACTORISER, pattern)] once built (one
+    #: tuple, read at once: a solve in another thread may put another in its place meanwhile)
     _pattern: list = dataclasses.field(default_factory=list, compare=False)
     #: the problem's own senses and their deviation bounds, read-only: [senses, lower, upper] once found
     _own: list = dataclasses.field(default_factory=list, compare=False)
@@ -258,10 +259,12 @@ class _Relations:
         DENSE_RELATIONS and FACTORISER it was built with: a _DensePattern itself (immutable), a
         _Pattern as a copy of its structure with no factorisation yet (_Pattern.copy: CHOLMOD's
         analysis is a solve's own)."""
-        key = (movable, DENSE_RELATIONS, FACTORISER)
-        if not (self._pattern and np.array_equal(self._pattern[0][0], movable) and self._pattern[0][1:] == key[1:]):
-            self._pattern[:] = [(movable.copy(), *key[1:]), newton_pattern(*self.first, self.half_inverse, movable)]
-        kept = self._pattern[1]
+        found = self._pattern[0] if self._pattern else None
+        if found is None or found[1:3] != (DENSE_RELATIONS, FACTORISER) or not np.array_equal(found[0], movable):
+            built = newton_pattern(*self.first, self.half_inverse, movable)
+            found = (movable.copy(), DENSE_RELATIONS, FACTORISER, built)
+            self._pattern[:] = [found]
+        kept = found[3]
         return kept.copy() if isinstance(kept, _Pattern) else kept
 
 
