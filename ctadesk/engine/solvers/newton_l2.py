@@ -99,6 +99,11 @@ FACTORISER = "qdldl" if cholmod is None else "cholmod"
 #: supernodal factor keeps grown systems cheap, and with it the Newton method keeps them all
 PATTERN_GROWTH = 1.75
 GROWN_RELATIONS = 1000
+#: what a problem alone gives the method (_Relations) is kept while the problem lives where it has at
+#: most this many cells: there it is a large share of a solve (about 200 of 400 microseconds solved
+#: again on 50-250 cells); above, a small one, and the gathered relations and the Newton systems'
+#: pattern would hold a few times the relations' memory for as long as the problem is open
+KEPT_CELLS = 100_000
 
 
 def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
@@ -110,8 +115,9 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
     """
     started = time.perf_counter()
     options = options.begun()
+    relations = _Relations.of(problem)
     if senses is None:          # the problem's own: their bounds are kept with its relations
-        senses, origin, lower, upper = _Relations.of(problem).own_senses(problem)
+        senses, origin, lower, upper = relations.own_senses(problem)
     else:
         senses, origin = fixed_senses(problem, senses)
         lower, upper = sense_bounds(problem, senses)
@@ -119,7 +125,7 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
         raise SolverError("a sensitive cell's safe value lies outside its bounds")
     build_seconds = time.perf_counter() - started
     began = time.perf_counter()
-    z, note = least_squares_deviations(problem, lower, upper, options)
+    z, note = least_squares_deviations(problem, lower, upper, options, relations)
     solve_seconds = time.perf_counter() - began
     log_line(options, note)
     info = {"senses_from": origin}
@@ -145,8 +151,8 @@ def _fallback_qp(problem: CTAProblem, options: SolveOptions, senses: np.ndarray,
     return result.replace(method=METHOD_L2, info={**result.info, "network": f"{why}; solved by clarabel"})
 
 
-def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray,
-                             options: SolveOptions) -> tuple[np.ndarray | None, str]:
+def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.ndarray, options: SolveOptions,
+                             relations: _Relations | None = None) -> tuple[np.ndarray | None, str]:
     """argmin sum w z^2 s.t. A z = d, lower <= z <= upper, by semismooth Newton on the dual.
 
     The dual variable pi (one per relation) gives z(pi) = clip(A^T pi / (2 w), lower, upper);
@@ -161,12 +167,12 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     Newton system of at least GROWN_RELATIONS relations whose pattern is more than PATTERN_GROWTH
     times the first round's goes to clarabel instead.  Returns None when the weights have zeros,
     the pattern grows too much for QDLDL, the iteration does not converge or the options' budget
-    ends first.
+    ends first.  ``relations``: _Relations.of(problem), where the caller has it.
     """
     weights = problem.weights
     if np.any(weights <= 0):
         return None, "the L2 dual needs positive weights"
-    relations = _Relations.of(problem)
+    relations = relations if relations is not None else _Relations.of(problem)
     A, d, row_scale = relations.A, relations.d, relations.row_scale
     kept = relations.defining.copy()
     movable = lower < upper
@@ -205,7 +211,6 @@ class _Relations:
     row_scale   sum_j |A_rj| max(1, |a_j|) per relation (0 made 1): the scale of its residual
     defining    defining_relations(A), read-only
     first       _rows_and_transpose(A, the defining relations)
-    half_inverse 1 / (2 w) per cell
     """
 
     A: sp.csr_array
@@ -213,7 +218,6 @@ class _Relations:
     row_scale: np.ndarray
     defining: np.ndarray
     first: tuple[sp.csr_array, sp.csr_array]
-    half_inverse: np.ndarray
     #: the pattern of the first round's Newton systems with the movable cells, DENSE_RELATIONS and
     #: FACTORISER it was built for: [(movable, DENSE_RELATIONS, FACTORISER, pattern)] once built (one
     #: tuple, read at once: a solve in another thread may put another in its place meanwhile)
@@ -223,7 +227,8 @@ class _Relations:
 
     @classmethod
     def of(cls, problem: CTAProblem) -> _Relations:
-        """The relations of ``problem``, worked out at its first solve."""
+        """The relations of ``problem``, worked out at its first solve and kept where it has at most
+        KEPT_CELLS cells."""
         found = _RELATIONS.get(problem)
         if found is None:
             A = problem.relations.tocsr()
@@ -235,9 +240,9 @@ class _Relations:
                 array.flags.writeable = False
             d = problem.deviation_rhs
             d.flags.writeable = False
-            found = cls(A, d, row_scale, defining, _rows_and_transpose(A, np.flatnonzero(defining)),
-                        0.5 / problem.weights)
-            _RELATIONS[problem] = found
+            found = cls(A, d, row_scale, defining, _rows_and_transpose(A, np.flatnonzero(defining)))
+            if problem.n_cells <= KEPT_CELLS:
+                _RELATIONS[problem] = found
         return found
 
     def own_senses(self, problem: CTAProblem) -> tuple[np.ndarray, str, np.ndarray, np.ndarray]:
@@ -253,15 +258,16 @@ class _Relations:
         senses, lower, upper = self._own
         return senses.copy(), "problem", lower, upper
 
-    def pattern(self, movable: np.ndarray) -> _Pattern | _DensePattern | None:
-        """newton_pattern of the first round's relations for ``movable``, kept for the last movable
+    def pattern(self, half_inverse: np.ndarray, movable: np.ndarray) -> _Pattern | _DensePattern | None:
+        """newton_pattern of the first round's relations for ``half_inverse`` = 1 / (2 w) (the
+        problem's: the same at every solve) and ``movable``, kept for the last movable
         cells asked (a problem's fixed senses give the same ones at every solve), and for the
         DENSE_RELATIONS and FACTORISER it was built with: a _DensePattern itself (immutable), a
         _Pattern as a copy of its structure with no factorisation yet (_Pattern.copy: CHOLMOD's
         analysis is a solve's own)."""
         found = self._pattern[0] if self._pattern else None
         if found is None or found[1:3] != (DENSE_RELATIONS, FACTORISER) or not np.array_equal(found[0], movable):
-            built = newton_pattern(*self.first, self.half_inverse, movable)
+            built = newton_pattern(*self.first, half_inverse, movable)
             found = (movable.copy(), DENSE_RELATIONS, FACTORISER, built)
             self._pattern[:] = [found]
         kept = found[3]
@@ -296,7 +302,7 @@ def _rows_and_transpose(A: sp.csr_array, rows: np.ndarray) -> tuple[sp.csr_array
 
 def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray,
                  lower: np.ndarray, upper: np.ndarray, pi: np.ndarray, options: SolveOptions,
-                 kept_pattern: Callable[[np.ndarray], _Pattern | _DensePattern | None] | None = None
+                 kept_pattern: Callable[[np.ndarray, np.ndarray], _Pattern | _DensePattern | None] | None = None
                  ) -> tuple[np.ndarray | None, np.ndarray, str]:
     """The dual Newton iteration of least_squares_deviations on relations A z = d (At: A's
     transpose in CSR) from ``pi``: (z or None, the last multipliers, a note); ``kept_pattern``
@@ -323,7 +329,7 @@ def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np
 
     z, residual = point(pi)
     movable = lower < upper
-    systems = _NewtonSystems(A, At, half_inverse, kept_pattern(movable) if kept_pattern is not None
+    systems = _NewtonSystems(A, At, half_inverse, kept_pattern(half_inverse, movable) if kept_pattern is not None
                              else newton_pattern(A, At, half_inverse, movable))
     for iteration in range(L2_MAX_ITERATIONS):
         worst = float(np.max(np.abs(residual) / row_scale, initial=0.0))

@@ -59,3 +59,20 @@ def test_other_senses_between_solves_change_nothing_kept(seed, shape, capacity):
         kept = solve_network_l2(problem, senses=senses)
         assert problem in _RELATIONS
         assert_alike(kept, solve_network_l2(copied(problem), senses=senses))
+
+
+def test_above_kept_cells_nothing_is_kept_and_the_table_is_the_same(monkeypatch):
+    """A problem of more than KEPT_CELLS cells keeps no _Relations, and its relations are worked
+    out once a solve (solve_network_l2 hands them to least_squares_deviations)."""
+    from ctadesk.engine.solvers import newton_l2
+
+    _, dimensions = office_shapes(1, 3, 100, 200)[0]
+    problem = office_table(dimensions, seed=3)
+    kept = solve_network_l2(problem)
+    monkeypatch.setattr(newton_l2, "KEPT_CELLS", problem.n_cells - 1)
+    other = copied(problem)
+    calls = []
+    monkeypatch.setattr(newton_l2, "defining_relations",
+                        lambda A, original=newton_l2.defining_relations: calls.append(1) or original(A))
+    assert_alike(kept, solve_network_l2(other))
+    assert other not in _RELATIONS and calls == [1]
