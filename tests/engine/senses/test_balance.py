@@ -1,0 +1,79 @@
+"""The balancing search: its imbalances and flip changes are exact, it keeps given senses and ends
+at a local optimum no worse than its start, and its table is a protected one."""
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctadesk.engine.budget import Budget
+from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP
+from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.senses.balance import _Imbalance, balanced_senses, imbalance, solve_balance
+from ctadesk.engine.table.generate import cox_table
+from tests.crosscheck.checker import check_table
+
+SHAPES = [(3, 4), (5, 6), (2, 3, 3), (3, 3, 4), (4, 4, 4)]
+
+
+def _random_senses(problem, rng: np.random.Generator) -> np.ndarray:
+    senses = np.asarray(problem.effective_senses).copy()
+    free = senses == SENSE_FREE
+    senses[free] = rng.choice([SENSE_DOWN, SENSE_UP], size=int(free.sum()))
+    return senses.astype(np.int8)
+
+
+def _dense_imbalance(problem, senses: np.ndarray) -> np.ndarray:
+    """The imbalance from the dense relation matrix and a full move vector (every cell)."""
+    move = np.zeros(problem.n_cells)
+    move[problem.sensitive] = np.where(senses == SENSE_UP, problem.upper_protection, -problem.lower_protection)
+    return np.asarray(problem.relations.todense()) @ move - problem.deviation_rhs
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.sampled_from(SHAPES), seed=st.integers(0, 10_000))
+def test_imbalances_and_every_flips_change_are_exact(shape, seed):
+    _, problem = cox_table(shape, seed=seed)
+    senses = _random_senses(problem, np.random.default_rng(seed))
+    d = imbalance(problem, senses)
+    np.testing.assert_allclose(d, _dense_imbalance(problem, senses), atol=1e-9)
+    gains, _ = _Imbalance(problem).gains(senses, d)
+    for i in range(senses.size):
+        flipped = senses.copy()
+        flipped[i] = -flipped[i]
+        change = np.abs(_dense_imbalance(problem, flipped)).sum() - np.abs(d).sum()
+        assert abs(gains[i] - change) <= 1e-9 * max(1.0, np.abs(d).sum())
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.sampled_from(SHAPES), seed=st.integers(0, 10_000), given_share=st.sampled_from([0.0, 0.3]))
+def test_the_search_keeps_given_senses_and_ends_no_worse_than_its_start_and_flip_optimal(shape, seed, given_share):
+    _, problem = cox_table(shape, seed=seed)
+    rng = np.random.default_rng(seed)
+    if given_share:
+        fixed = _random_senses(problem, rng)
+        fixed[rng.random(fixed.size) >= given_share] = SENSE_FREE
+        problem = problem.with_senses(fixed)
+    start = _random_senses(problem, rng)
+    result = balanced_senses(problem, Budget.start(0.05), start=start, seed=seed)
+    given_senses = problem.effective_senses != SENSE_FREE
+    np.testing.assert_array_equal(result[given_senses], problem.effective_senses[given_senses])
+    assert set(np.unique(result)) <= {SENSE_DOWN, SENSE_UP}
+    value = np.abs(_dense_imbalance(problem, result)).sum()
+    assert value <= np.abs(_dense_imbalance(problem, start)).sum() + 1e-9
+    for i in np.flatnonzero(~given_senses):      # no single flip of a free sense balances better
+        flipped = result.copy()
+        flipped[i] = -flipped[i]
+        assert np.abs(_dense_imbalance(problem, flipped)).sum() >= value - 1e-9 * max(1.0, value)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.sampled_from(SHAPES), seed=st.integers(0, 10_000))
+def test_the_balanced_table_is_protected_and_costs_what_it_says(shape, seed):
+    """Checked independently by tests/crosscheck/checker.py (relations, bounds, protection)."""
+    _, problem = cox_table(shape, seed=seed)
+    result = solve_balance(problem, SolveOptions(time_limit=1.0))
+    assert result.verified
+    check = check_table(problem, result.values)
+    assert check.ok, check.reasons
+    weighted = float(np.sum(problem.weights * np.abs(result.values - problem.values)))
+    assert abs(weighted - result.objective) <= 1e-6 * max(1.0, weighted)
