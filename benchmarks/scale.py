@@ -3,10 +3,14 @@
 Tables: a 1000 x 1000 Cox-recipe 2-D table (1 M cells, 300 k sensitive) and a
 1H2D table of about 490 k cells (a 3-level hierarchy of 811 codes x 600
 columns + total), senses by the ordering heuristic.  "1h2d-big" is the same hierarchy with
-1 540 columns (1 249 751 cells, 171 862 relations), issue 34's memory case: written by write_jj,
-``ctadesk solve FILE --time-limit 90`` (optimal senses) runs under /usr/bin/time -v.  Each case
-runs in its own process so the peak resident memory printed is that case's (and, apart, that of
-the child process LEMON's flow runs in on large tables, solvers/lemon.py).  The L1 cases also
+1 540 columns (1 249 751 cells, 171 862 relations), issue 34's memory case.  The "job" case
+writes the table as a JJ file (write_jj; kept in the temporary folder for the next run) and runs
+the whole job a statistician runs, ``ctadesk solve FILE --time-limit T`` with the defaults
+(optimal senses, widening, the data's precision), as one process: its wall-clock time, exit
+status, summary line, the precision published and the peak memory of its largest process (the
+job's own, the heuristic's or LEMON's: getrusage's children maximum).  Each other case runs in its
+own process so the peak resident memory printed is that case's (and, apart, that of the child
+process LEMON's flow runs in on large tables, solvers/lemon.py).  The L1 cases also
 print the certified lower bound of solvers/lower_bound.py: how far at most the
 ordering heuristic's table is from the optimum over all senses.  The "network" L1 case prints
 the min-cost flow's note (LEMON's arcs and seconds, solvers/min_cost_flow.py) and the sifting
@@ -16,13 +20,17 @@ stood.  ("lp" runs the IPM over all columns on the same table, for comparison.)
     .venv/bin/python benchmarks/scale.py            # all cases
     .venv/bin/python benchmarks/scale.py 2d network  # one case
     .venv/bin/python benchmarks/scale.py 1h2d-big network
+    .venv/bin/python benchmarks/scale.py 1h2d-big job 120   # the CLI job, 120-s time limit
 """
 
 from __future__ import annotations
 
+import json
+import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -93,7 +101,35 @@ def run_case(kind: str, method: str) -> None:
               f"{100 * (result.objective - bound.value) / result.objective:.2f} % of the optimum", flush=True)
 
 
+def run_job(kind: str, time_limit: float) -> None:
+    """The CLI's job on the ``kind`` table's JJ file, as one process (module docstring)."""
+    from ctadesk.io.jj import write_jj
+
+    path = os.path.join(tempfile.gettempdir(), f"ctadesk-bench-{kind}.jj")
+    if not os.path.exists(path):
+        write_jj(path, table(kind))
+    out = os.path.join(tempfile.gettempdir(), f"ctadesk-bench-{kind}.json")
+    command = [os.path.join(os.path.dirname(sys.executable), "ctadesk"), "solve", path,
+               "--time-limit", f"{time_limit:g}", "--json", out]
+    began = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - began
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"{kind:5s} job  time limit {time_limit:g}s | wall {seconds:6.1f}s  exit {done.returncode}  "
+          f"peak of one process {peak:6.0f} MiB", flush=True)
+    print("      " + (done.stdout.strip().splitlines() or [""])[-1][:300])
+    for line in done.stderr.strip().splitlines()[-3:]:
+        print("      " + line[:300])
+    if done.returncode == 0 and os.path.exists(out):
+        with open(out, encoding="utf-8") as file:
+            record = json.load(file)
+        print(f"      published: {record.get('published')}", flush=True)
+
+
 def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[2] == "job":
+        run_job(sys.argv[1], float(sys.argv[3]))
+        return
     if len(sys.argv) == 3:
         run_case(sys.argv[1], sys.argv[2])
         return
