@@ -47,6 +47,7 @@ import numpy as np
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
+from ctadesk.engine.senses.balance import solve_balance
 from ctadesk.engine.senses.bcd import solve_bcd
 from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.senses.flips import flip_descent
@@ -90,6 +91,10 @@ FAST_PATH_FREE = 2000
 #: minute gives (HiGHS's presolve of that MILP alone takes longer), and its network solve took
 #: 20-35 s of a 120-s job at loads of 2-4, past the 0.3 it had
 FAST_PATH_SHARE = 0.6
+#: the share of the helper's time its first step, the balancing search (senses/balance.py), takes
+BALANCE_SHARE = 0.05
+#: the share of the helper's time that goes to one-flip descents (the rest: heuristic rounds and MILP searches)
+DESCENT_SHARE = 0.5
 #: seconds the heuristic process gets to stop before it is terminated
 STOP_GRACE = 2.0
 #: the same after a cancel, which must end the solve within seconds: the process sends each better
@@ -376,17 +381,24 @@ def _worker(read_fd: int, write_fd: int) -> None:
     pool: list[tuple[float, np.ndarray]] = []       # the cheapest tables known, for crossings
     rng = np.random.default_rng(0)
     crossed = False     # the last search near the best table was a crossing: the next is local branching
-    spent = {True: 0.0, False: 0.0}     # seconds in descents and in the rest: shared evenly
+    spent = {True: 0.0, False: 0.0}     # seconds in descents and in the rest: shared by DESCENT_SHARE
+    balanced = False    # the balancing search has run: it is the helper's first step
     while not halt.is_set() and (left := ends - time.time()) > 0:
         # descents take the best table known; heuristic rounds start from the MILP's newest incumbent
         top = milp[1] if milp[1] is not None and milp[0] < best else own
-        descent = top is not None and top.tobytes() not in descended and spent[True] <= spent[False]
+        descent = top is not None and top.tobytes() not in descended and \
+            spent[True] * (1.0 - DESCENT_SHARE) <= spent[False] * DESCENT_SHARE
         start = next((s for s in (milp[1], own) if s is not None and s.tobytes() not in started_from), None)
         _pooled(pool, milp[0], milp[1])
-        kind = "descent" if descent else "round" if start is not None or own is None else \
+        kind = "balance" if not balanced else "descent" if descent else \
+            "round" if start is not None or own is None else \
             "cross" if len(pool) > 1 and not crossed else "nearby"
         began = time.perf_counter()
-        if kind == "descent":
+        if kind == "balance":
+            balanced = True
+            result = solve_balance(problem, SolveOptions(time_limit=BALANCE_SHARE * left, gap=gap, threads=1,
+                                                         stop=halt))
+        elif kind == "descent":
             descended.add(top.tobytes())
             result = flip_descent(problem, top, SolveOptions(time_limit=min(DESCENT_SECONDS, left), gap=gap,
                                                              threads=1, stop=halt))
@@ -408,7 +420,7 @@ def _worker(read_fd: int, write_fd: int) -> None:
                 started_from.add(start.tobytes())
             result = heuristic(problem, SolveOptions(time_limit=limit, gap=gap, threads=1, stop=halt,
                                                      start_senses=start if start is not None else own))
-        spent[descent] += time.perf_counter() - began
+        spent[kind == "descent"] += time.perf_counter() - began
         improved = result.verified and result.objective < min(best, milp[0]) - 1e-9 * abs(result.objective)
         if result.verified:
             _pooled(pool, result.objective, result.senses)
