@@ -20,6 +20,7 @@ import math
 import time
 import weakref
 from collections.abc import Callable
+from typing import TypeAlias
 
 import numpy as np
 import qdldl
@@ -99,11 +100,21 @@ FACTORISER = "qdldl" if cholmod is None else "cholmod"
 #: supernodal factor keeps grown systems cheap, and with it the Newton method keeps them all
 PATTERN_GROWTH = 1.75
 GROWN_RELATIONS = 1000
+#: the products of the relations and their transpose with vectors go through dense arrays (BLAS's
+#: gemv: about 1 microsecond on 36 x 60 against scipy's CSR product's 2.7, 2.0 against 3.2 on 90 x
+#: 150) where the relations of a round have at most this many entries with the cells: OpenBLAS's
+#: gemv stays on one thread below 2304 x 4 = 9 216 entries, and a second thread on a loaded 2-core
+#: machine costs more than it gains (see DENSE_RELATIONS); above, dense products cost more anyway
+DENSE_PRODUCTS = 9216
 #: what a problem alone gives the method (_Relations) is kept while the problem lives where it has at
 #: most this many cells: there it is a large share of a solve (about 200 of 400 microseconds solved
 #: again on 50-250 cells); above, a small one, and the gathered relations and the Newton systems'
 #: pattern would hold a few times the relations' memory for as long as the problem is open
 KEPT_CELLS = 100_000
+
+
+#: a matrix the Newton method multiplies vectors by: CSR, or dense where small (vector_products)
+Matrix: TypeAlias = sp.csr_array | np.ndarray
 
 
 def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
@@ -187,7 +198,8 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
             return None, "; ".join(notes)
         gathered = relations.first if rows.size == first.size else _rows_and_transpose(A, rows)
         z, pi[rows], note = _dual_newton(*gathered, d[rows], row_scale[rows], weights, lower, upper, pi[rows],
-                                         options, relations.pattern if rows.size == first.size else None)
+                                         options, relations.pattern if rows.size == first.size else None,
+                                         relations.first_products() if rows.size == first.size else None)
         notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
         if z is None:
             return None, "; ".join(notes)
@@ -218,6 +230,8 @@ class _Relations:
     row_scale: np.ndarray
     defining: np.ndarray
     first: tuple[sp.csr_array, sp.csr_array]
+    #: vector_products(*first) as DENSE_PRODUCTS was when they were kept
+    products: tuple[Matrix, Matrix]
     #: the pattern of the first round's Newton systems with the movable cells, DENSE_RELATIONS and
     #: FACTORISER it was built for: [(movable, DENSE_RELATIONS, FACTORISER, pattern)] once built (one
     #: tuple, read at once: a solve in another thread may put another in its place meanwhile)
@@ -240,10 +254,18 @@ class _Relations:
                 array.flags.writeable = False
             d = problem.deviation_rhs
             d.flags.writeable = False
-            found = cls(A, d, row_scale, defining, _rows_and_transpose(A, np.flatnonzero(defining)))
+            first = _rows_and_transpose(A, np.flatnonzero(defining))
+            found = cls(A, d, row_scale, defining, first, vector_products(*first))
             if problem.n_cells <= KEPT_CELLS:
                 _RELATIONS[problem] = found
         return found
+
+    def first_products(self) -> tuple[Matrix, Matrix]:
+        """vector_products(*first), kept where DENSE_PRODUCTS still gives the same."""
+        A = self.first[0]
+        if isinstance(self.products[0], np.ndarray) is (A.shape[0] * A.shape[1] <= DENSE_PRODUCTS):
+            return self.products
+        return vector_products(*self.first)
 
     def own_senses(self, problem: CTAProblem) -> tuple[np.ndarray, str, np.ndarray, np.ndarray]:
         """fixed_senses(problem, None) and their sense_bounds, for ``problem``, whose relations these
@@ -300,32 +322,42 @@ def _rows_and_transpose(A: sp.csr_array, rows: np.ndarray) -> tuple[sp.csr_array
             sp.csr_array((data[order], row_of[order], columns), shape=(A.shape[1], rows.size)))
 
 
+def vector_products(A: sp.csr_array, At: sp.csr_array) -> tuple[Matrix, Matrix]:
+    """A and its transpose ``At`` as the Newton method multiplies vectors by them: dense (the
+    transpose a view) where A has at most DENSE_PRODUCTS entries with its zeros, else as given."""
+    if A.shape[0] * A.shape[1] > DENSE_PRODUCTS:
+        return A, At
+    dense = A.toarray()
+    return dense, dense.T
+
+
 def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray,
                  lower: np.ndarray, upper: np.ndarray, pi: np.ndarray, options: SolveOptions,
-                 kept_pattern: Callable[[np.ndarray, np.ndarray], _Pattern | _DensePattern | None] | None = None
-                 ) -> tuple[np.ndarray | None, np.ndarray, str]:
+                 kept_pattern: Callable[[np.ndarray, np.ndarray], _Pattern | _DensePattern | None] | None = None,
+                 products: tuple[Matrix, Matrix] | None = None) -> tuple[np.ndarray | None, np.ndarray, str]:
     """The dual Newton iteration of least_squares_deviations on relations A z = d (At: A's
     transpose in CSR) from ``pi``: (z or None, the last multipliers, a note); ``kept_pattern``
     gives the pattern of these relations' Newton systems for the movable cells, where it is kept
-    (_Relations.pattern)."""
+    (_Relations.pattern); ``products``: vector_products(A, At), where it is kept."""
     half_inverse = 0.5 / weights
+    Ap, Atp = products if products is not None else vector_products(A, At)
 
     def point(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """z(p) and its residual d - A z(p), the dual's gradient."""
-        z = np.clip((At @ p) * half_inverse, lower, upper)
-        return z, d - A @ z
+        z = np.clip((Atp @ p) * half_inverse, lower, upper)
+        return z, d - Ap @ z
 
     def search(direction: np.ndarray, slope: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """pi at the dual's maximum along ``direction`` (_line_search), z and the residual there."""
-        moved = At @ direction
-        start, rate = (At @ pi) * half_inverse, moved * half_inverse
+        moved = Atp @ direction
+        start, rate = (Atp @ pi) * half_inverse, moved * half_inverse
 
         def slope_at(t: float) -> float:
             return slope - weighted_sum(np.clip(start + t * rate, lower, upper) - z, moved)
 
         length = _line_search(slope_at, slope)
         ahead = np.clip(start + length * rate, lower, upper)        # z there, without a product with A^T
-        return pi + length * direction, ahead, d - A @ ahead
+        return pi + length * direction, ahead, d - Ap @ ahead
 
     z, residual = point(pi)
     movable = lower < upper
@@ -346,7 +378,7 @@ def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np
             # breakpoint gets a line search of its own, so that a jump in other units does not cut
             # the Newton step short (jjtabel3: 40 steps, 8 of them shorter than 1e-5, then 20)
             jump = np.zeros_like(step)
-            jump[empty] = _breakpoint_steps(A[np.flatnonzero(empty)], (At @ pi) * half_inverse, lower, upper,
+            jump[empty] = _breakpoint_steps(A[np.flatnonzero(empty)], (Atp @ pi) * half_inverse, lower, upper,
                                             half_inverse, residual[empty], step[empty])
             step[empty] = 0.0
             pi, z, residual = search(jump, weighted_sum(residual, jump))

@@ -208,3 +208,38 @@ def test_senses_no_table_satisfies_are_reported_infeasible_by_either_path():
         assert result.status is Status.INFEASIBLE and not result.verified
         assert "did not converge" in result.info["network"]
     assert solve(problem, "network-l2").status is Status.INFEASIBLE
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(20, 120), st.booleans())
+def test_dense_products_give_the_csr_products_table(seed, cells, cox):
+    """Relations of at most DENSE_PRODUCTS entries multiply vectors as dense arrays
+    (newton_l2.vector_products): office tables of 20-300 cells and Cox-recipe 2-D and 3-D tables
+    with the ordering senses give the table, objective and status of CSR products
+    (DENSE_PRODUCTS = 0), each on a new problem (nothing kept from the other)."""
+    if cox:
+        shape = tuple(int(size) for size in np.random.default_rng(seed).integers(2, 7, 2 + seed % 2))
+        _, problem = cox_table(shape, seed=seed, capacity=0.3)
+        problem = problem.with_senses(ordering_senses(problem))
+    else:
+        _, dimensions = office_shapes(2, seed % 1000, cells, 2 * cells + 60)[seed % 2]
+        problem = office_table(dimensions, seed=seed)
+    dense = solve_network_l2(problem)
+    with mock.patch.object(newton_l2, "DENSE_PRODUCTS", 0):
+        csr = solve_network_l2(problem.replace(values=problem.values.copy()))
+    if not csr.verified:
+        assert dense.status is csr.status and not dense.verified
+        return
+    assert_same_table(problem, dense, csr)
+    assert dense.objective == pytest.approx(csr.objective, rel=1e-9)
+
+
+def test_vector_products_are_dense_up_to_dense_products_entries_only():
+    rng = np.random.default_rng(1)
+    for m, n in ((48, 192), (48, 193)):
+        A = random_relations(rng, m, n)
+        products = newton_l2.vector_products(A, A.T.tocsr())
+        assert isinstance(products[0], np.ndarray) is (m * n <= newton_l2.DENSE_PRODUCTS)
+        x, p = rng.normal(size=n), rng.normal(size=m)
+        np.testing.assert_allclose(products[0] @ x, A @ x, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(products[1] @ p, A.T @ p, rtol=1e-12, atol=1e-12)
