@@ -75,9 +75,7 @@ def in_table_units(model: Model, method: Method, lengths: Collection[str] = ()) 
         if model.exact:     # an exact method's long run: the slices' bound too, where time allows
             certified = with_slices(scaled, certified, options.started_budget)
         result = honest(scaled, model, method(scaled, scaled_options), options, certified)
-        if note and result.log:
-            result = result.replace(log=f"{note}\n{result.log}")
-        return to_table_units(problem, result, unit, power, weight, scaled)
+        return to_table_units(problem, result, unit, power, weight, scaled, note)
 
     run.__name__ = getattr(method, "__name__", "run")
     run.__doc__ = method.__doc__
@@ -202,16 +200,17 @@ DISTANCE_INFO = ("milp_objective", "heuristic_objective", "start_objective", "so
 
 
 def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: int, weight: float,
-                   scaled: CTAProblem | None = None) -> CTAResult:
+                   scaled: CTAProblem | None = None, note: str = "") -> CTAResult:
     """``result`` (found for ``scaled`` = in_units(problem, unit, weight), see units.in_units) in
     the user's units, verified there (_verified_in_units: by the verification of the same table in
-    ``scaled`` where that one passed)."""
+    ``scaled`` where that one passed); ``note`` (units_note) heads its log where it has one."""
     cost = unit * weight
+    log = f"{note}\n{result.log}" if note and result.log else result.log
     info = {key: value * cost if key in DISTANCE_INFO and isinstance(value, float) else value
             for key, value in result.info.items()}
     if result.values is None:
         return result.replace(objective=math.nan, bound=None if result.bound is None else result.bound * cost,
-                              info=info)
+                              info=info, log=log)
     values = np.asarray(result.values, dtype=float) * unit
     verification = _verified_in_units(problem, scaled, result, values, unit) or verify(problem, values, result.senses)
     status, message = result.status, result.message
@@ -219,7 +218,7 @@ def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: i
         said = info.get("solver_said") or ("" if status is Status.NOT_PROTECTED else message)
         status = Status.NOT_PROTECTED
         message = verification.summary() + (f" (the solver said: {said})" if said else "")
-    return result.replace(values=values, status=status, message=message, verification=verification,
+    return result.replace(values=values, status=status, message=message, verification=verification, log=log,
                           objective=weighted_l1(problem, values),
                           model_objective=result.model_objective * unit ** power * weight,
                           bound=None if result.bound is None else result.bound * cost,
