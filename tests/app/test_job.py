@@ -230,3 +230,30 @@ def test_a_table_no_grid_of_the_data_can_protect_is_solved_and_published_at_one_
     said = [note for note in protection.notes if "not rounded to 0 decimals" in note]
     assert len(said) == 1 and "sensitive cells have no value at 0 decimals" in said[0]
     assert check_table(problem, protection.result.values).ok
+
+
+def test_levels_already_on_the_grid_are_not_solved_again_as_asked():
+    """A first solve without a table is retried with the levels as asked only where the grid moved
+    them: on the 1.25 M-cell 1H2D table the retry solved the same problem again, past the time."""
+    import time as clock
+
+    from ctadesk.engine.result import Status
+    from ctadesk.engine.solvers.finish import finish
+    from ctadesk.engine.table.generate import cox_table
+
+    _, problem = cox_table((6, 7), seed=3)
+    calls = []
+
+    def solve(model, method, options):
+        calls.append(model)
+        return finish(model, method, Status.TIME_LIMIT, None, started=clock.perf_counter(), build_seconds=0.0,
+                      solve_seconds=0.0, message="time limit reached")
+
+    protection = protect(problem, ProtectionRequest(widen=False, time_limit=20), solve=solve)
+    assert len(calls) == 1 and not protection.result.verified
+    # whole numbers with levels of 5.5 and 4.5: moved out to 6 and 5 at 0 decimals, so the levels as asked are tried
+    moved = _table().replace(lower_protection=[5.5, 4.5], upper_protection=[5.5, 4.5])
+    calls.clear()
+    protect(moved, ProtectionRequest(widen=False, time_limit=20), solve=solve)
+    assert len(calls) == 2 and calls[0].lower_protection.tolist() == [6.0, 5.0]
+    assert calls[1].lower_protection.tolist() == [5.5, 4.5]

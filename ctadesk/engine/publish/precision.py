@@ -119,7 +119,9 @@ def grid_safe_step(problem: CTAProblem, step: float) -> CTAProblem:
     multiples of ``step``: a + upl and a - lpl, lower and upper on the grid, each as near as the grid
     allows (no level smaller than asked).  Every table on the grid that protects ``problem`` protects
     this one; solved before publication, the model's table then lies in the box of grid values around
-    it, so a controlled rounding of it exists for network-matrix relations (2-D and 1H2D tables)."""
+    it, so a controlled rounding of it exists for network-matrix relations (2-D and 1H2D tables).
+    ``problem`` itself where nothing moves (a job then knows the levels as asked are no other
+    problem to try)."""
     cells = problem.sensitive
     a = problem.values[cells]
     safe_up = np.ceil((a + problem.upper_protection) / step - ON_GRID) * step
@@ -138,8 +140,11 @@ def grid_safe_step(problem: CTAProblem, step: float) -> CTAProblem:
     stuck = cells[keep]
     upper_protection[keep], lower_protection[keep] = problem.upper_protection[keep], problem.lower_protection[keep]
     lower[stuck], upper[stuck] = problem.lower[stuck], problem.upper[stuck]
-    return problem.replace(lower_protection=lower_protection, upper_protection=upper_protection,
-                           lower=lower, upper=upper)
+    moved = {"lower_protection": lower_protection, "upper_protection": upper_protection, "lower": lower,
+             "upper": upper}
+    if all(np.allclose(value, getattr(problem, name), rtol=1e-12, atol=0.0) for name, value in moved.items()):
+        return problem      # already on the grid (but for round-off): the same problem, not a copy
+    return problem.replace(**moved)
 
 
 def roomless_cells(problem: CTAProblem, step: float) -> np.ndarray:
