@@ -190,10 +190,10 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
     as_asked = solved
     step: float | None = None
     coarser = ""
-    if request.precision == "auto" and request.rounding_base is None:
-        step, coarser = _solved_step(solved, _asked_decimals(required, request))
-    elif request.precision != "full":
+    if request.rounding_base is not None:
         step = _asked_step(required, request)
+    elif request.precision != "full":
+        step, coarser = _solved_step(solved, _asked_decimals(required, request))
     if step is not None:
         solved = grid_safe_step(solved, step)
     terms = request.terms()
@@ -282,12 +282,13 @@ def _grid_words(step: float, request: ProtectionRequest) -> str:
 
 
 def _solved_step(problem: CTAProblem, decimals: int) -> tuple[float, str]:
-    """The grid a job publishing at ``decimals`` with precision 'auto' solves for: that of
-    ``decimals`` where every sensitive cell of ``problem`` has a value on it within its bounds beyond
-    a safe value, else the coarsest finer one where all have (precision.coarsest_decimals), with why
-    ``decimals`` cannot be published ('' when they can).  The table is then neither solved for a
-    grid no table can be published on (the levels moved out to it keep such cells where they are,
-    so the solve only loses time) nor put on it first (_published starts at the grid solved for)."""
+    """The grid a job publishing at ``decimals`` solves for: that of ``decimals`` where every
+    sensitive cell of ``problem`` has a value on it within its bounds beyond a safe value, else the
+    coarsest finer one where all have (precision.coarsest_decimals), with why ``decimals`` cannot
+    be published ('' when they can).  The table is then neither solved for a grid no table can be
+    published on (the levels moved out to it keep such cells where they are, so the solve only
+    loses time) nor put on it: with precision 'auto' _published starts at the grid solved for, and
+    decimals asked for by number are refused with this reason, the table kept as solved."""
     solved, roomless = coarsest_decimals(problem, decimals)
     if solved == decimals:
         return grid_step(decimals), ""
@@ -335,7 +336,8 @@ def _published(problem: CTAProblem, result: CTAResult, request: ProtectionReques
                 Publication(request.precision, None, why, base))
     asked = _asked_decimals(problem, request)
     first = asked if step is None else step_decimals(step)
-    tried = range(first, MAX_DECIMALS + 1) if request.precision == "auto" else (asked,)
+    # decimals asked for by number that some cell has no room at (``coarser``) are not tried
+    tried = range(first, MAX_DECIMALS + 1) if request.precision == "auto" else () if coarser else (asked,)
     reasons = [coarser] if coarser else []
     for decimals in tried:
         if report is None:

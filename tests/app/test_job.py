@@ -230,6 +230,12 @@ def test_a_table_no_grid_of_the_data_can_protect_is_solved_and_published_at_one_
     said = [note for note in protection.notes if "not rounded to 0 decimals" in note]
     assert len(said) == 1 and "sensitive cells have no value at 0 decimals" in said[0]
     assert check_table(problem, protection.result.values).ok
+    # 0 decimals asked for by number: refused with the same reason, the table solved for 1 decimal kept
+    solved.clear()
+    asked = protect(problem, ProtectionRequest(widen=False, time_limit=20, precision=0), solve=solve)
+    assert asked.decimals is None and not asked.precision_met and asked.result.verified
+    assert "sensitive cells have no value at 0 decimals" in asked.outcome.published.note
+    assert all(np.allclose(model.lower, problem.lower, rtol=0, atol=1e-9) for model in solved)
 
 
 def test_levels_already_on_the_grid_are_not_solved_again_as_asked():
