@@ -9,6 +9,7 @@ x_i <= a_i - lpl_i or x_i >= a_i + upl_i.  Validation lives here and only here.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -320,8 +321,14 @@ class CTAProblem:
 
     @property
     def effective_senses(self) -> np.ndarray:
-        """Given senses, completed by the senses the bounds force."""
-        return np.where(self.senses != SENSE_FREE, self.senses, self.forced_senses).astype(np.int8)
+        """Given senses, completed by the senses the bounds force: a new array at every call, of
+        one worked out at the first (a function of the read-only senses and safe-value fits alone,
+        asked by five stages of a solve; ``replace`` drops it with the fields it copies)."""
+        kept = self.__dict__.get("_effective_senses")
+        if kept is None:
+            kept = _frozen(np.where(self.senses != SENSE_FREE, self.senses, self.forced_senses).astype(np.int8))
+            self.__dict__["_effective_senses"] = kept
+        return kept.copy()
 
     @property
     def deviation_rhs(self) -> np.ndarray:
@@ -338,10 +345,54 @@ class CTAProblem:
             raise TypeError(f"CTAProblem has no field {sorted(unknown)[0]!r}")
         changed = object.__new__(type(self))
         changed.__dict__.update(self.__dict__)
+        changed.__dict__.pop("_effective_senses", None)     # of this problem's senses and fits
         for name in ("cell_label", "relation_label"):
             if name in changes:
                 object.__setattr__(changed, name, changes.pop(name))
         changed._settle(changes, self)
+        return changed
+
+    def divided(self, unit: float, weight: float) -> CTAProblem:
+        """``replace`` with the values, right-hand sides, bounds and protection levels divided by
+        ``unit`` and the weights by ``weight``, both powers of two (table units,
+        engine/table/units.py), validated by the checks whose outcome such a division can change.
+
+        Dividing by a power of two only moves exponents, and rounds monotonically where it
+        underflows, so of the checks this problem passed these pass again: a relation of no cells
+        has a right-hand side of 0, 0 still; a value within its bounds stays within them; a fixed
+        sensitive cell's protection levels are 0, 0 still; nothing becomes NaN.  Those that can
+        change are made again: a quotient may overflow (made infinite), a bound may reach
+        NO_BOUND (made none, a fixed cell's then its value again, as ``_settle`` does), and the
+        safe values' fits use the floor max(1, |a|), which does not scale.  Where any of these
+        could fail, and where ``unit`` or ``weight`` is no power of two, this is ``replace``
+        itself, which fails with its own message.  tests/engine/test_problem_divided.py compares
+        both on random problems."""
+        quotients = {"values": self.values / unit, "rhs": self.rhs / unit, "lower": self.lower / unit,
+                     "upper": self.upper / unit, "lower_protection": self.lower_protection / unit,
+                     "upper_protection": self.upper_protection / unit, "weights": self.weights / weight}
+        if not (math.frexp(unit)[0] == 0.5 and math.frexp(weight)[0] == 0.5 and all(
+                np.isfinite(quotients[name]).all() for name in ("values", "rhs", "lower_protection",
+                                                                "upper_protection", "weights"))):
+            return self.replace(**quotients)
+        a, lpl, upl = quotients["values"], quotients["lower_protection"], quotients["upper_protection"]
+        low, up = quotients["lower"].copy(), quotients["upper"].copy()
+        low[low <= -NO_BOUND] = -np.inf
+        up[up >= NO_BOUND] = np.inf
+        held = self.fixed
+        if held.any():
+            low[held] = a[held]
+            up[held] = a[held]
+        cells, senses = self.sensitive, self.senses
+        fits = _safe_value_fits(a[cells], low[cells], up[cells], lpl, upl)
+        up_ok, down_ok = fits
+        if np.any((~up_ok & ~down_ok) | ((senses == SENSE_UP) & ~up_ok) | ((senses == SENSE_DOWN) & ~down_ok)):
+            return self.replace(**quotients)
+        changed = object.__new__(type(self))
+        changed.__dict__.update(self.__dict__)
+        changed.__dict__.pop("_effective_senses", None)
+        for name, array in {**quotients, "lower": low, "upper": up}.items():
+            object.__setattr__(changed, name, _frozen(array))
+        object.__setattr__(changed, "_fits", tuple(_frozen(ok) for ok in fits))
         return changed
 
     def with_senses(self, senses: np.ndarray) -> CTAProblem:

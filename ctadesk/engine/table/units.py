@@ -50,9 +50,20 @@ def _median_magnitude(array: np.ndarray) -> float | None:
         return _MEDIANS[array]
     magnitudes = np.abs(array)
     magnitudes = magnitudes[magnitudes > 0]
-    median = float(np.median(magnitudes)) if magnitudes.size else None
+    median = _median(magnitudes) if magnitudes.size else None
     _MEDIANS.keep(array, median)
     return median
+
+
+def _median(magnitudes: np.ndarray) -> float:
+    """np.median of a nonempty array of finite entries, the same number: the middle entry, or the
+    mean of the middle two, (a + b) / 2 as np.mean works it out, found by one np.partition
+    (np.median's checks and reductions took 15 of its 18 microseconds on 150 entries)."""
+    middle = magnitudes.size // 2
+    if magnitudes.size % 2:
+        return float(np.partition(magnitudes, middle)[middle])
+    low, high = np.partition(magnitudes, (middle - 1, middle))[middle - 1:middle + 1]
+    return float((low + high) / 2)
 
 
 def _power_of_two(value: float) -> float:
@@ -65,9 +76,7 @@ def in_units(problem: CTAProblem, unit: float, weight: float = 1.0) -> CTAProble
     unit * weight (unit squared times weight for a quadratic one)."""
     if unit == 1.0 and weight == 1.0:
         return problem
-    scaled = problem.replace(values=problem.values / unit, rhs=problem.rhs / unit, lower=problem.lower / unit,
-                             upper=problem.upper / unit, lower_protection=problem.lower_protection / unit,
-                             upper_protection=problem.upper_protection / unit, weights=problem.weights / weight)
+    scaled = problem.divided(unit, weight)
     _scaled_median(problem.values, scaled.values, unit)
     _scaled_median(problem.weights, scaled.weights, weight)
     return scaled

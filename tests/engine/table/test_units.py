@@ -63,3 +63,10 @@ def test_a_restated_problem_keeps_the_medians_a_fresh_count_finds(values, weight
     for kept in (scaled.values, scaled.weights):
         assert id(kept) in units._MEDIANS._kept
         assert units._MEDIANS._kept[id(kept)] == units._median_magnitude(kept.copy())     # a writeable copy: counted
+
+
+@settings(max_examples=200, deadline=None)
+@given(magnitudes=arrays(float, st.integers(1, 40), elements=st.one_of(
+    st.floats(min_value=1e-300, max_value=1e300), st.sampled_from([5e-324, 1.7e308, 1.0, 1.0000000000000002]))))
+def test_the_median_is_numpys_to_the_last_bit(magnitudes):
+    assert units._median(magnitudes) == float(np.median(magnitudes))
