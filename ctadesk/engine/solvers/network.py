@@ -245,17 +245,18 @@ def defining_relations(relations: sp.csr_array) -> np.ndarray:
     without a single total.  In a table whose breakdowns nest this spans the relations (each
     total reduces to its inner cells one way); where they do not, the L2 method
     (newton_l2.least_squares_deviations) adds the relations its answer breaks."""
-    A = sp.csr_array(relations)
+    A = relations if isinstance(relations, sp.csr_array) else sp.csr_array(relations)
     negative = A.data < 0
     row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))[negative]     # the row and cell of each -1
     cell = A.indices[negative]
     single = np.bincount(row, minlength=A.shape[0]) == 1
-    total_of = np.full(A.shape[0], -1)
-    total_of[row[single[row]]] = cell[single[row]]
-    candidates = np.flatnonzero(single)
-    _, first = np.unique(total_of[candidates], return_index=True)
+    totalling = single[row]
+    # each total's first relation, the least row totalling it (np.unique's sort in its place took a
+    # third of the 22 microseconds of a 120-cell table)
+    first = np.full(A.shape[1], A.shape[0])
+    np.minimum.at(first, cell[totalling], row[totalling])
     kept = ~single
-    kept[candidates[first]] = True
+    kept[first[first < A.shape[0]]] = True
     return kept
 
 

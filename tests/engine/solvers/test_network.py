@@ -6,9 +6,10 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_UP, CTAProblem
-from ctadesk.engine.solvers.network import network_form, sense_bounds
+from ctadesk.engine.solvers.network import defining_relations, network_form, sense_bounds
 from ctadesk.engine.table.generate import cox_table
 from tests.engine.solvers.network_tables import hierarchical_table
 
@@ -141,3 +142,28 @@ def test_a_safe_value_a_hair_beyond_its_bound_sits_on_the_bound():
     lower, upper = sense_bounds(problem, np.array([SENSE_UP]))
     assert lower[0] == upper[0] == problem.upper[0] - values[0]
     np.testing.assert_array_equal(lower[1:], [-50.0, -150.0])
+
+
+def _defining_by_unique(relations):
+    """defining_relations as it was first written: each total's first relation by np.unique."""
+    A = sp.csr_array(relations)
+    negative = A.data < 0
+    row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))[negative]
+    cell = A.indices[negative]
+    single = np.bincount(row, minlength=A.shape[0]) == 1
+    total_of = np.full(A.shape[0], -1)
+    total_of[row[single[row]]] = cell[single[row]]
+    candidates = np.flatnonzero(single)
+    _, first = np.unique(total_of[candidates], return_index=True)
+    kept = ~single
+    kept[candidates[first]] = True
+    return kept
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda m: st.integers(1, 15).flatmap(
+    lambda n: arrays(np.int8, (m, n), elements=st.sampled_from([0, 0, 1, 1, -1])))))
+def test_defining_relations_keep_each_totals_first_relation_and_every_other(coefficients):
+    relations = sp.csr_array(coefficients.astype(float))
+    assert np.array_equal(defining_relations(relations), _defining_by_unique(relations))
+    assert np.array_equal(defining_relations(coefficients.astype(float)), _defining_by_unique(relations))
