@@ -20,9 +20,9 @@ import numpy as np
 
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
+from ctadesk.engine.senses.balance import balanced_senses
 from ctadesk.engine.senses.common import SenseEvaluator, free_positions
 from ctadesk.engine.senses.feasible_start import sat_senses, starting_senses
-from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.highs import solve_model
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
 
@@ -30,6 +30,8 @@ METHOD = "learning"
 GOALS = 6
 #: a cell is fixed when its mean relaxed y is this far from 1/2
 CONFIDENCE = 0.45
+#: share of the time the balancing search for a start takes (senses/balance.py; no start given)
+BALANCE_SHARE = 0.05
 #: share of the time for the relaxations
 LEARNING_SHARE = 0.3
 #: share of the time the rounding rounds may take, and rounds without gain before they stop
@@ -63,7 +65,7 @@ def preferences(problem: CTAProblem, start: np.ndarray, options: SolveOptions, g
 def solve_learning(problem: CTAProblem, options: SolveOptions = SolveOptions(),
                    start: np.ndarray | None = None) -> CTAResult:
     """Rounding rounds, then the confident senses fixed and the rest solved exactly; never worse
-    than the start.
+    than the start (given, else the cheaper of the 2-SAT start and the balanced senses).
 
     A rounding round learns preferences around the current senses, sets every free cell to its
     preferred sense and keeps the result when its fixed-sense LP is cheaper (on 3-D Cox tables it
@@ -74,9 +76,11 @@ def solve_learning(problem: CTAProblem, options: SolveOptions = SolveOptions(),
     evaluator = SenseEvaluator(problem, options, METHOD)
     if start is None:
         start = options.start_senses
-    if start is None:
-        start = sat_senses(problem)
-    start = np.asarray(start if start is not None else ordering_senses(problem), np.int8)
+    if start is None:       # the cheaper of the 2-SAT start (protection feasible) and the balanced senses
+        balanced = balanced_senses(problem, evaluator.budget.child(fraction=BALANCE_SHARE))
+        sat = sat_senses(problem)
+        start = balanced if sat is None else min((np.asarray(sat, np.int8), balanced), key=evaluator)
+    start = np.asarray(start, np.int8)
     start_value = evaluator(start)
     free = free_positions(problem)
     current, value = start, start_value
