@@ -381,7 +381,10 @@ def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np
             jump[empty] = _breakpoint_steps(A[np.flatnonzero(empty)], (Atp @ pi) * half_inverse, lower, upper,
                                             half_inverse, residual[empty], step[empty])
             step[empty] = 0.0
-            pi, z, residual = search(jump, weighted_sum(residual, jump))
+            # an ascent only where its slope is positive: _line_search assumes it, and on a Cox
+            # 2x6x2 table a jump's slope came out -3.9e-32 in round-off (0/0 in its secant)
+            if (jump_slope := weighted_sum(residual, jump)) > 0.0:
+                pi, z, residual = search(jump, jump_slope)
         slope = weighted_sum(residual, step)
         if slope > 0.0:
             pi, z, residual = search(step, slope)
