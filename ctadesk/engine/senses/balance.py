@@ -1,7 +1,7 @@
 """Balanced senses: every relation left as nearly balanced as the sensitive cells' moves allow.
 
 Where each sensitive cell moves by exactly its protection level (the Cox-recipe tables of Cox
-2005b, §5: capacity = protection level), the fixed-sense L1 cost of a sense vector is the sum of the
+2005b, §3: capacity = protection level), the fixed-sense L1 cost of a sense vector is the sum of the
 levels plus what the other cells pay to absorb, in every relation r, the imbalance
 
     d_r = sum_i a_ri m_i - b_r,    m_i = +upl_i (up) or -lpl_i (down),
@@ -16,10 +16,11 @@ by iterated local search (Lourenço, Martin & Stützle 2003): descend by improvi
 time, no two sharing a relation) to a local optimum, kick KICK_SHARE of the free senses of the best
 vector found, descend again, keep the better.
 
-On the 15x15x15 table of seed 0 half a second of it gives senses whose fixed-sense table costs
-128 612 (plain HiGHS: 145 201 after 60 s, 129 251 after 600 s); on 20x20x20 274 306 (HiGHS at 600 s:
-303 346).  On 2-D tables and small 3-D ones it is a start, not an answer (10x10x10 seed 0: 43 542
-against HiGHS's 42 307): the portfolio's helper descends and learns from it.
+On the 15x15x15 table of seed 0, 2 s of it (1.4 s of CPU) give senses whose fixed-sense table
+costs 125 565 (plain HiGHS: 145 201 after 60 s, 129 251 after 600 s); on 20x20x20 269 432 (HiGHS
+at 600 s: 303 346).  On 2-D tables and small 3-D ones it is a start, not an answer (10x10x10 seed
+0: 43 339 against HiGHS's 42 307; 25x25 seed 1: 20 026 against 19 740): the portfolio's helper
+descends and learns from it (docs/exact_l1.md).
 """
 
 from __future__ import annotations
@@ -121,11 +122,12 @@ def balanced_senses(problem: CTAProblem, budget: Budget, start: np.ndarray | Non
     return best
 
 
-def solve_balance(problem: CTAProblem, options: SolveOptions = SolveOptions()) -> CTAResult:
+def solve_balance(problem: CTAProblem, options: SolveOptions = SolveOptions(), seed: int = 0) -> CTAResult:
     """The fixed-sense table of balanced_senses after SEARCH_SHARE of the time (start: the options'
     start_senses, else the ordering heuristic's)."""
     evaluator = SenseEvaluator(problem, options, METHOD)
-    senses = balanced_senses(problem, evaluator.budget.child(fraction=SEARCH_SHARE), options.start_senses)
+    senses = balanced_senses(problem, evaluator.budget.child(fraction=SEARCH_SHARE), options.start_senses,
+                              seed)
     if not evaluator.budget.over():
         evaluator(senses)
     return evaluator.result(info={"imbalance": float(np.abs(imbalance(problem, senses)).sum())})

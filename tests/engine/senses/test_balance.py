@@ -78,3 +78,14 @@ def test_the_balanced_table_is_protected_and_costs_what_it_says(shape, seed):
     assert check.ok, check.reasons
     weighted = float(np.sum(problem.weights * np.abs(result.values - problem.values)))
     assert abs(weighted - result.objective) <= 1e-6 * max(1.0, weighted)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=st.sampled_from(SHAPES), seed=st.integers(0, 10_000))
+def test_a_started_balance_leaves_no_more_imbalance_than_its_start(shape, seed):
+    """The portfolio's helper runs it again from its best table with other seeds."""
+    _, problem = cox_table(shape, seed=seed)
+    start = _random_senses(problem, np.random.default_rng(seed))
+    result = solve_balance(problem, SolveOptions(time_limit=1.0, start_senses=start), seed=seed)
+    assert result.verified
+    assert np.abs(imbalance(problem, result.senses)).sum() <= np.abs(imbalance(problem, start)).sum() + 1e-9
