@@ -12,7 +12,8 @@ table better than the MILP's incumbent is handed to the running MILP through
 HiGHS's user-solution callback (``cbMipUserSolution``), so the search prunes
 with it (HiGHS 1.15 compared a user solution's objective with the presolved
 model's, offset by about the LP bound, and took none unless the objective was
-shifted; 1.16 compares like with like).  The second process starts with the balancing search
+shifted; 1.16 compares like with like).  With BALANCE_FREE free senses or more, the second
+process starts with the balancing search
 (senses/balance.py: senses that leave every relation nearly balanced, no LP needed), whose table on
 large 3-D Cox tables is better than plain HiGHS's after ten times the time limit (15x15x15:
 125 537 at 60 s against 129 251 at 600 s, which its sub-MIP found after 155 s of CPU).  Between
@@ -26,10 +27,10 @@ other work spends much of its time on such repeats); once every start has had
 its round, the helper searches instead with the MILP near the best table, in turn within a few
 flips of it (solve_milp's radius: local branching, Fischetti & Lodi 2003) and over the senses on
 which it and another good table disagree (a crossing of the two, in the spirit of the combination
-step of scatter search, Cox 2005b, and of Rothberg's 2007 crossover of MIP solutions), and every
-third time by the balancing search again, from the best table with another seed (on 15x15x15 seed 0
-it took the 60-s table from 125 537 to 124 941): the tables either side finds are kept in a small
-pool for these crossings.
+step of scatter search, Cox 2005b, and of Rothberg's 2007 crossover of MIP solutions), and (with
+BALANCE_FREE free senses or more) every third time by the balancing search again, from the best
+table with another seed (on 15x15x15 seed 0 it took the 60-s table from 125 537 to 124 941): the
+tables either side finds are kept in a small pool for these crossings.
 The answer is the better table of the two with the MILP's proven bound and
 the certified gap: never worse than the plain MILP given the same time, apart
 from noise.
@@ -98,6 +99,11 @@ FAST_PATH_FREE = 2000
 FAST_PATH_SHARE = 0.6
 #: the share of the helper's time its first step, the balancing search (senses/balance.py), takes
 BALANCE_SHARE = 0.05
+#: the helper balances (first, and every third search near the best table) only with at least this
+#: many free senses: on 15x15x15 (1012) and 20x20x20 (2400) Cox tables its table beats plain HiGHS
+#: at ten times the time limit, but on 10x10x10 (300) the MILP's tree does better without it (at
+#: load 2, 60 s: seed 2 41 066 without, 41 882 with; seed 4 42 623 / 43 117)
+BALANCE_FREE = 600
 #: the share of the helper's time that goes to one-flip descents (the rest: heuristic rounds and MILP searches)
 DESCENT_SHARE = 0.5
 #: seconds the heuristic process gets to stop before it is terminated
@@ -387,7 +393,9 @@ def _worker(read_fd: int, write_fd: int) -> None:
     rng = np.random.default_rng(0)
     searches = 0        # searches near the best table so far: crossing, local branching, rebalancing in turn
     spent = {True: 0.0, False: 0.0}     # seconds in descents and in the rest: shared by DESCENT_SHARE
-    balanced = False    # the balancing search has run: it is the helper's first step
+    balancing = int(np.count_nonzero(problem.effective_senses == SENSE_FREE)) >= BALANCE_FREE
+    balanced = not balancing    # the balancing search has run: it is the helper's first step
+    turns = 3 if balancing else 2   # the kinds of search near the best table
     while not halt.is_set() and (left := ends - time.time()) > 0:
         # descents take the best table known; heuristic rounds start from the MILP's newest incumbent
         top = milp[1] if milp[1] is not None and milp[0] < best else own
@@ -397,8 +405,8 @@ def _worker(read_fd: int, write_fd: int) -> None:
         _pooled(pool, milp[0], milp[1])
         kind = "balance" if not balanced else "descent" if descent else \
             "round" if start is not None or own is None else \
-            ("cross" if len(pool) > 1 else "nearby") if searches % 3 == 0 else "nearby" if searches % 3 == 1 \
-            else "rebalance"
+            ("cross" if len(pool) > 1 else "nearby") if searches % turns == 0 else \
+            "nearby" if searches % turns == 1 else "rebalance"
         began = time.perf_counter()
         if kind == "balance":
             balanced = True
