@@ -122,12 +122,17 @@ def balanced_senses(problem: CTAProblem, budget: Budget, start: np.ndarray | Non
     return best
 
 
-def solve_balance(problem: CTAProblem, options: SolveOptions = SolveOptions(), seed: int = 0) -> CTAResult:
-    """The fixed-sense table of balanced_senses after SEARCH_SHARE of the time (start: the options'
-    start_senses, else the ordering heuristic's)."""
+def solve_balance(problem: CTAProblem, options: SolveOptions = SolveOptions(), seed: int = 0,
+                  search_seconds: float | None = None) -> CTAResult:
+    """The fixed-sense table of balanced_senses after SEARCH_SHARE of the time, or ``search_seconds``
+    of it, the rest for the table's LP (start: the options' start_senses, else the ordering
+    heuristic's).  A caller with time to spare gives the search seconds of its own: on a 1H2D table
+    of 487 k cells the LP takes 3-4 s, more than a fifth of a short search's time, and a table
+    never evaluated is no table."""
     evaluator = SenseEvaluator(problem, options, METHOD)
-    senses = balanced_senses(problem, evaluator.budget.child(fraction=SEARCH_SHARE), options.start_senses,
-                              seed)
+    search = evaluator.budget.child(fraction=SEARCH_SHARE) if search_seconds is None else \
+        evaluator.budget.child(seconds=search_seconds)
+    senses = balanced_senses(problem, search, options.start_senses, seed)
     if not evaluator.budget.over():
         evaluator(senses)
     return evaluator.result(info={"imbalance": float(np.abs(imbalance(problem, senses)).sum())})

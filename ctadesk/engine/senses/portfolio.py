@@ -410,8 +410,9 @@ def _worker(read_fd: int, write_fd: int) -> None:
         began = time.perf_counter()
         if kind == "balance":
             balanced = True
-            result = solve_balance(problem, SolveOptions(time_limit=BALANCE_SHARE * left, gap=gap, threads=1,
-                                                         stop=halt))
+            # the search takes BALANCE_SHARE of the time, its table's LP what it needs of the rest
+            result = solve_balance(problem, SolveOptions(time_limit=left, gap=gap, threads=1, stop=halt),
+                                   search_seconds=BALANCE_SHARE * left)
         elif kind == "descent":
             descended.add(top.tobytes())
             result = flip_descent(problem, top, SolveOptions(time_limit=min(DESCENT_SECONDS, left), gap=gap,

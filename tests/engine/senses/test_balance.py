@@ -89,3 +89,25 @@ def test_a_started_balance_leaves_no_more_imbalance_than_its_start(shape, seed):
     result = solve_balance(problem, SolveOptions(time_limit=1.0, start_senses=start), seed=seed)
     assert result.verified
     assert np.abs(imbalance(problem, result.senses)).sum() <= np.abs(imbalance(problem, start)).sum() + 1e-9
+
+
+def test_seconds_of_its_own_bound_the_search_and_leave_the_rest_to_the_tables_lp(monkeypatch):
+    """The portfolio's helper gives the search a short time and the table's LP the rest: on a 1H2D
+    table of 487 k cells the LP (3-4 s) did not fit in the fifth of a 2.5-s search's time, and the
+    balanced senses never became a table (the helper's best stayed the fast path's, 19 % dearer)."""
+    import ctadesk.engine.senses.balance as balance
+
+    searched = []
+    search = balance.balanced_senses
+
+    def recorded(problem, budget, start=None, seed=0):
+        searched.append(budget.remaining())
+        return search(problem, budget, start, seed)
+
+    monkeypatch.setattr(balance, "balanced_senses", recorded)
+    _, problem = cox_table((5, 6), seed=3)
+    result = solve_balance(problem, SolveOptions(time_limit=30.0), search_seconds=0.2)
+    assert searched[0] <= 0.2 and result.verified and check_table(problem, result.values).ok
+    # without seconds of its own the search takes its share of the time (SEARCH_SHARE)
+    solve_balance(problem, SolveOptions(time_limit=1.0))
+    assert 0.2 < searched[1] <= balance.SEARCH_SHARE * 1.0
