@@ -191,7 +191,7 @@ def protect(problem: CTAProblem, request: ProtectionRequest, *,
     step: float | None = None
     coarser = ""
     if request.rounding_base is not None:
-        step = _asked_step(required, request)
+        step = float(request.rounding_base)
     elif request.precision != "full":
         step, coarser = _solved_step(solved, _asked_decimals(required, request))
     if step is not None:
@@ -264,13 +264,6 @@ def _bound_from(result: CTAResult) -> str | None:
 def _asked_decimals(problem: CTAProblem, request: ProtectionRequest) -> int:
     """The decimals the request publishes ``problem`` at: the data's own for 'auto'."""
     return published_decimals(problem.values) if request.precision == "auto" else int(request.precision)
-
-
-def _asked_step(problem: CTAProblem, request: ProtectionRequest) -> float:
-    """The grid the request publishes ``problem`` on: its rounding base, else 10^-decimals."""
-    if request.rounding_base is not None:
-        return float(request.rounding_base)
-    return grid_step(_asked_decimals(problem, request))
 
 
 def _grid_words(step: float, request: ProtectionRequest) -> str:
