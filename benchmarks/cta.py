@@ -35,7 +35,8 @@ import numpy as np
 from ctadesk.engine.budget import Budget
 from ctadesk.engine.methods import METHODS, choose_method, solve
 from ctadesk.engine.model import Distance, Senses
-from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.problem import SENSE_FREE, SENSE_UP
+from ctadesk.engine.result import Progress, SolveOptions
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.highs import LinearModel, solve_model
 from ctadesk.engine.solvers.lower_bound import lower_bound
@@ -95,17 +96,26 @@ def load_references() -> dict[str, dict]:
 def plain_milp(size: str, seed: int, seconds: float, fresh: bool = False) -> dict:
     """The plain MILP (HiGHS's branch and bound on model (2a)-(2e), no cuts, no heuristic) on the
     Cox table ``size``/``seed`` after ``seconds``: from REFERENCES unless ``fresh``, else run and
-    stored there (with the machine's load average when it ended)."""
+    stored there (with the machine's load average when it ended, the incumbents' times and costs, and
+    the free senses of its table, + up and - down)."""
     key = reference_key(size, seed, seconds)
     stored = load_references()
     if key in stored and not fresh:
         return stored[key]
     _, problem = cox_table(shape_of(size), seed)
     began = time.perf_counter()
-    result = solve(problem, "milp", SolveOptions(time_limit=seconds))
+    found: list[list[float]] = []      # [seconds, cost] of each better incumbent
+
+    def improved(progress: Progress) -> None:
+        if math.isfinite(progress.objective) and (not found or progress.objective < found[-1][1] - 0.05):
+            found.append([round(progress.seconds, 1), round(progress.objective, 1)])
+
+    result = solve(problem, "milp", SolveOptions(time_limit=seconds, on_progress=improved))
+    free = problem.effective_senses == SENSE_FREE
     entry = {"objective": result.objective, "bound": result.bound, "status": result.status.value,
              "seconds": round(time.perf_counter() - began, 1), "load": round(os.getloadavg()[0], 2),
-             "binaries": result.info.get("binaries", 0)}
+             "binaries": result.info.get("binaries", 0), "incumbents": found,
+             "senses": "".join("+" if s == SENSE_UP else "-" for s in np.asarray(result.senses)[free])}
     stored = load_references()      # another run may have added its own meanwhile
     stored[key] = entry
     REFERENCES.parent.mkdir(exist_ok=True)
