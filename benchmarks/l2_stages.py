@@ -45,7 +45,7 @@ STAGES = (
     ("ctadesk.engine.solvers.newton_l2", "fixed_senses", 2),
     ("ctadesk.engine.solvers.newton_l2", "sense_bounds", 2),
     ("ctadesk.engine.solvers.newton_l2", "defining_relations", 2),
-    ("ctadesk.engine.solvers.newton_l2", "_rows_and_transpose", 2),
+    ("ctadesk.engine.solvers.newton_l2", "gathered", 2),
     ("ctadesk.engine.solvers.newton_l2", "least_squares_deviations", 2),
     ("ctadesk.engine.solvers.newton_l2", "_dual_newton", 3),
     ("ctadesk.engine.solvers.newton_l2", "_NewtonSystems.__init__", 4),

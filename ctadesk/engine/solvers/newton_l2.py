@@ -20,7 +20,7 @@ import math
 import time
 import weakref
 from collections.abc import Callable
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 import numpy as np
 import qdldl
@@ -113,7 +113,7 @@ DENSE_PRODUCTS = 9216
 KEPT_CELLS = 100_000
 
 
-#: a matrix the Newton method multiplies vectors by: CSR, or dense where small (vector_products)
+#: a matrix the Newton method multiplies vectors by: CSR, or dense where small (gathered)
 Matrix: TypeAlias = sp.csr_array | np.ndarray
 
 
@@ -196,10 +196,10 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
                 growth := pattern_entries(A[rows], movable) / pattern_entries(A[first], movable)) > PATTERN_GROWTH:
             notes.append(f"{rows.size} relations would grow the Newton system's pattern {growth:.2f} times")
             return None, "; ".join(notes)
-        gathered = relations.first if rows.size == first.size else _rows_and_transpose(A, rows)
-        z, pi[rows], note = _dual_newton(*gathered, d[rows], row_scale[rows], weights, lower, upper, pi[rows],
-                                         options, relations.pattern if rows.size == first.size else None,
-                                         relations.first_products() if rows.size == first.size else None)
+        first_round = rows.size == first.size
+        z, pi[rows], note = _dual_newton(relations.first_round() if first_round else gathered(A, rows), d[rows],
+                                         row_scale[rows], weights, lower, upper, pi[rows], options,
+                                         relations.pattern if first_round else None)
         notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
         if z is None:
             return None, "; ".join(notes)
@@ -222,16 +222,14 @@ class _Relations:
     d           b - A a, the right-hand side of the deviations
     row_scale   sum_j |A_rj| max(1, |a_j|) per relation (0 made 1): the scale of its residual
     defining    defining_relations(A), read-only
-    first       _rows_and_transpose(A, the defining relations)
+    first       gathered(A, the defining relations), as DENSE_PRODUCTS was when they were kept
     """
 
     A: sp.csr_array
     d: np.ndarray
     row_scale: np.ndarray
     defining: np.ndarray
-    first: tuple[sp.csr_array, sp.csr_array]
-    #: vector_products(*first) as DENSE_PRODUCTS was when they were kept
-    products: tuple[Matrix, Matrix]
+    first: Gathered
     #: the pattern of the first round's Newton systems with the movable cells, DENSE_RELATIONS and
     #: FACTORISER it was built for: [(movable, DENSE_RELATIONS, FACTORISER, pattern)] once built (one
     #: tuple, read at once: a solve in another thread may put another in its place meanwhile)
@@ -254,18 +252,17 @@ class _Relations:
                 array.flags.writeable = False
             d = problem.deviation_rhs
             d.flags.writeable = False
-            first = _rows_and_transpose(A, np.flatnonzero(defining))
-            found = cls(A, d, row_scale, defining, first, vector_products(*first))
+            found = cls(A, d, row_scale, defining, gathered(A, np.flatnonzero(defining)))
             if problem.n_cells <= KEPT_CELLS:
                 _RELATIONS[problem] = found
         return found
 
-    def first_products(self) -> tuple[Matrix, Matrix]:
-        """vector_products(*first), kept where DENSE_PRODUCTS still gives the same."""
+    def first_round(self) -> Gathered:
+        """gathered(A, the defining relations): ``first`` where DENSE_PRODUCTS still gives the same."""
         A = self.first[0]
-        if isinstance(self.products[0], np.ndarray) is (A.shape[0] * A.shape[1] <= DENSE_PRODUCTS):
-            return self.products
-        return vector_products(*self.first)
+        if isinstance(A, np.ndarray) is (A.shape[0] * A.shape[1] <= DENSE_PRODUCTS):
+            return self.first
+        return gathered(self.A, np.flatnonzero(self.defining))
 
     def own_senses(self, problem: CTAProblem) -> tuple[np.ndarray, str, np.ndarray, np.ndarray]:
         """fixed_senses(problem, None) and their sense_bounds, for ``problem``, whose relations these
@@ -289,7 +286,7 @@ class _Relations:
         analysis is a solve's own)."""
         found = self._pattern[0] if self._pattern else None
         if found is None or found[1:3] != (DENSE_RELATIONS, FACTORISER) or not np.array_equal(found[0], movable):
-            built = newton_pattern(*self.first, half_inverse, movable)
+            built = newton_pattern(self.first_round(), half_inverse, movable)
             found = (movable.copy(), DENSE_RELATIONS, FACTORISER, built)
             self._pattern[:] = [found]
         kept = found[3]
@@ -307,62 +304,70 @@ def pattern_entries(A: sp.csr_array, movable: np.ndarray) -> int:
     return int((incidence @ incidence.T).nnz)
 
 
-def _rows_and_transpose(A: sp.csr_array, rows: np.ndarray) -> tuple[sp.csr_array, sp.csr_array]:
-    """The relations ``rows`` (ascending) of A, and their transpose, both in CSR with sorted
-    indices, gathered with numpy: A[rows] and its .T.tocsr() took 65 of the 600 microseconds that
-    a 150-cell table's Newton method took, in scipy's general indexing and conversion."""
+class Gathered(NamedTuple):
+    """Relations of the Newton method (rows of a problem's A) as it uses them: ``A`` and its
+    transpose ``At`` multiply vectors (dense, the transpose a view, where they have at most
+    DENSE_PRODUCTS entries with their zeros; else CSR with sorted indices), and ``by_cell`` holds
+    the transpose's CSR arrays (indptr, indices, data: each cell's relations, ascending), from which
+    the Newton systems' patterns are built (newton_pattern)."""
+
+    A: Matrix
+    At: Matrix
+    by_cell: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def gathered(A: sp.csr_array, rows: np.ndarray) -> Gathered:
+    """The relations ``rows`` (ascending) of A, gathered with numpy from A's CSR arrays: A[rows]
+    and its .T.tocsr() took 65 of the 600 microseconds that a 150-cell table's Newton method took,
+    in scipy's general indexing and conversion, and where they are dense no sparse array is built
+    at all (two took about 20 of the 640 microseconds of a 60-cell table's first solve)."""
+    n = A.shape[1]
     counts = np.diff(A.indptr)[rows]
     indptr = np.concatenate([[0], np.cumsum(counts)])
     taken = np.repeat(A.indptr[rows] - indptr[:-1], counts) + np.arange(indptr[-1])
     cells, data = A.indices[taken], A.data[taken]
-    order = np.argsort(cells, kind="stable")          # by cell, each cell's relations still ascending
     row_of = np.repeat(np.arange(rows.size), counts)
-    columns = np.concatenate([[0], np.cumsum(np.bincount(cells, minlength=A.shape[1]))])
-    return (sp.csr_array((data, cells, indptr), shape=(rows.size, A.shape[1])),
-            sp.csr_array((data[order], row_of[order], columns), shape=(A.shape[1], rows.size)))
+    order = np.argsort(cells, kind="stable")          # by cell, each cell's relations still ascending
+    by_cell = (np.concatenate([[0], np.cumsum(np.bincount(cells, minlength=n))]), row_of[order], data[order])
+    if rows.size * n <= DENSE_PRODUCTS:
+        dense = np.zeros((rows.size, n))
+        dense[row_of, cells] = data
+        return Gathered(dense, dense.T, by_cell)
+    return Gathered(sp.csr_array((data, cells, indptr), shape=(rows.size, n)),
+                    sp.csr_array((by_cell[2], by_cell[1], by_cell[0]), shape=(n, rows.size)), by_cell)
 
 
-def vector_products(A: sp.csr_array, At: sp.csr_array) -> tuple[Matrix, Matrix]:
-    """A and its transpose ``At`` as the Newton method multiplies vectors by them: dense (the
-    transpose a view) where A has at most DENSE_PRODUCTS entries with its zeros, else as given."""
-    if A.shape[0] * A.shape[1] > DENSE_PRODUCTS:
-        return A, At
-    dense = A.toarray()
-    return dense, dense.T
-
-
-def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray,
+def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray,
                  lower: np.ndarray, upper: np.ndarray, pi: np.ndarray, options: SolveOptions,
-                 kept_pattern: Callable[[np.ndarray, np.ndarray], _Pattern | _DensePattern | None] | None = None,
-                 products: tuple[Matrix, Matrix] | None = None) -> tuple[np.ndarray | None, np.ndarray, str]:
-    """The dual Newton iteration of least_squares_deviations on relations A z = d (At: A's
-    transpose in CSR) from ``pi``: (z or None, the last multipliers, a note); ``kept_pattern``
-    gives the pattern of these relations' Newton systems for the movable cells, where it is kept
-    (_Relations.pattern); ``products``: vector_products(A, At), where it is kept."""
+                 kept_pattern: Callable[[np.ndarray, np.ndarray], _Pattern | _DensePattern | None] | None = None
+                 ) -> tuple[np.ndarray | None, np.ndarray, str]:
+    """The dual Newton iteration of least_squares_deviations on relations A z = d (gathered) from
+    ``pi``: (z or None, the last multipliers, a note); ``kept_pattern`` gives the pattern of these
+    relations' Newton systems for the movable cells, where it is kept (_Relations.pattern)."""
+    A, At = relations.A, relations.At
     half_inverse = 0.5 / weights
-    Ap, Atp = products if products is not None else vector_products(A, At)
 
     def point(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """z(p) and its residual d - A z(p), the dual's gradient."""
-        z = np.clip((Atp @ p) * half_inverse, lower, upper)
-        return z, d - Ap @ z
+        z = np.clip((At @ p) * half_inverse, lower, upper)
+        return z, d - A @ z
 
     def search(direction: np.ndarray, slope: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """pi at the dual's maximum along ``direction`` (_line_search), z and the residual there."""
-        moved = Atp @ direction
-        start, rate = (Atp @ pi) * half_inverse, moved * half_inverse
+        moved = At @ direction
+        start, rate = (At @ pi) * half_inverse, moved * half_inverse
 
         def slope_at(t: float) -> float:
             return slope - weighted_sum(np.clip(start + t * rate, lower, upper) - z, moved)
 
         length = _line_search(slope_at, slope)
         ahead = np.clip(start + length * rate, lower, upper)        # z there, without a product with A^T
-        return pi + length * direction, ahead, d - Ap @ ahead
+        return pi + length * direction, ahead, d - A @ ahead
 
     z, residual = point(pi)
     movable = lower < upper
     systems = _NewtonSystems(A, At, half_inverse, kept_pattern(half_inverse, movable) if kept_pattern is not None
-                             else newton_pattern(A, At, half_inverse, movable))
+                             else newton_pattern(relations, half_inverse, movable))
     for iteration in range(L2_MAX_ITERATIONS):
         worst = float(np.max(np.abs(residual) / row_scale, initial=0.0))
         if worst <= L2_TOLERANCE:
@@ -378,8 +383,8 @@ def _dual_newton(A: sp.csr_array, At: sp.csr_array, d: np.ndarray, row_scale: np
             # breakpoint gets a line search of its own, so that a jump in other units does not cut
             # the Newton step short (jjtabel3: 40 steps, 8 of them shorter than 1e-5, then 20)
             jump = np.zeros_like(step)
-            jump[empty] = _breakpoint_steps(A[np.flatnonzero(empty)], (Atp @ pi) * half_inverse, lower, upper,
-                                            half_inverse, residual[empty], step[empty])
+            jump[empty] = _breakpoint_steps(sp.csr_array(A[np.flatnonzero(empty)]), (At @ pi) * half_inverse, lower,
+                                            upper, half_inverse, residual[empty], step[empty])
             step[empty] = 0.0
             # an ascent only where its slope is positive: _line_search assumes it, and on a Cox
             # 2x6x2 table a jump's slope came out -3.9e-32 in round-off (0/0 in its secant)
@@ -512,12 +517,17 @@ def _shift(diagonal: np.ndarray) -> np.ndarray:
     return 1e-10 * max(float(diagonal.max(initial=0.0)), 1e-300) + (diagonal <= 0) * 1.0
 
 
-def newton_pattern(A: sp.csr_array, At: sp.csr_array, half_inverse: np.ndarray,
+def newton_pattern(relations: Gathered, half_inverse: np.ndarray,
                    movable: np.ndarray) -> _Pattern | _DensePattern | None:
-    """The pattern of the Newton systems of relations A (``At``: A's transpose in CSR) over the
-    ``movable`` cells: dense up to DENSE_RELATIONS relations, else sparse; None where _Pattern.of
-    leaves the systems to _factor."""
-    return _DensePattern.of(At, half_inverse, movable) or _Pattern.of(A, half_inverse, movable, At)
+    """The pattern of the Newton systems of ``relations`` over the ``movable`` cells: dense up to
+    DENSE_RELATIONS relations, else sparse; None where _Pattern.of leaves the systems to _factor."""
+    dense = _DensePattern.of(relations, half_inverse, movable)
+    if dense is not None:
+        return dense
+    A, At = relations.A, relations.At
+    if isinstance(A, np.ndarray):
+        A, At = sp.csr_array(A), sp.csr_array(At)
+    return _Pattern.of(A, half_inverse, movable, At)
 
 
 class _Pattern:
@@ -637,20 +647,21 @@ class _DensePattern:
         self.products = products    # A_ik A_jk / (2 w_k)
 
     @classmethod
-    def of(cls, At: sp.csr_array, half_inverse: np.ndarray, movable: np.ndarray) -> _DensePattern | None:
-        """The pairs of A's Newton systems (``At``: A's transpose in CSR); None above DENSE_RELATIONS
-        relations."""
-        n, m = At.shape
+    def of(cls, relations: Gathered, half_inverse: np.ndarray, movable: np.ndarray) -> _DensePattern | None:
+        """The pairs of the Newton systems of ``relations``, from their cells' relations (by_cell);
+        None above DENSE_RELATIONS relations."""
+        n, m = relations.At.shape
         if m > DENSE_RELATIONS:
             return None
-        counts = np.diff(At.indptr)
+        indptr, relation, data = relations.by_cell
+        counts = np.diff(indptr)
         column_of = np.repeat(np.arange(n), counts)[np.repeat(movable, counts)]
-        starts, sizes = At.indptr[column_of], counts[column_of]
-        entry = np.repeat(np.arange(At.nnz)[np.repeat(movable, counts)], sizes)     # (entry, partner) pairs
+        starts, sizes = indptr[column_of], counts[column_of]
+        entry = np.repeat(np.arange(data.size)[np.repeat(movable, counts)], sizes)     # (entry, partner) pairs
         partner = np.repeat(starts, sizes) + np.arange(entry.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
         cells = np.repeat(column_of, sizes)
-        return cls(m, At.indices[entry].astype(np.int64) * m + At.indices[partner], cells,
-                   At.data[entry] * At.data[partner] * half_inverse[cells])
+        return cls(m, relation[entry].astype(np.int64) * m + relation[partner], cells,
+                   data[entry] * data[partner] * half_inverse[cells])
 
     def entries(self, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(the shifted system's m x m entries for ``free``, row by row, its unshifted diagonal, the shift)."""
@@ -713,7 +724,7 @@ class _NewtonSystems:
     scipy's bookkeeping) costs several solves, and on jjtabel3 runs of 35 iterations took
     longer than the factorisations they were to save."""
 
-    def __init__(self, A: sp.csr_array, At: sp.csr_array, half_inverse: np.ndarray,
+    def __init__(self, A: Matrix, At: Matrix, half_inverse: np.ndarray,
                  pattern: _Pattern | _DensePattern | None) -> None:
         """``pattern``: newton_pattern(A, At, half_inverse, the movable cells), or its copy kept."""
         self.A = A

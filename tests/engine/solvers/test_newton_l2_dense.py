@@ -1,5 +1,5 @@
 """The dense path of the L2 dual Newton method (newton_l2._DensePattern, DENSE_RELATIONS) and the
-gathered relation subsets (_rows_and_transpose): the same systems, the same tables and the same
+gathered relation subsets (newton_l2.gathered): the same systems, the same tables and the same
 refusals as the sparse path, on small tables where the dense one is taken."""
 
 from unittest import mock
@@ -16,7 +16,7 @@ from ctadesk.engine.result import CTAResult, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers import newton_l2
 from ctadesk.engine.solvers.network import defining_relations, sense_bounds
-from ctadesk.engine.solvers.newton_l2 import _DensePattern, _rows_and_transpose, _shift, solve_network_l2
+from ctadesk.engine.solvers.newton_l2 import _DensePattern, _shift, solve_network_l2
 from ctadesk.engine.table.generate import cox_table, office_shapes, office_table
 from tests.crosscheck.instances import instance
 from tests.engine.solvers.test_newton_l2 import clarabel_optimum, linked_tables
@@ -37,7 +37,7 @@ def test_dense_newton_systems_equal_the_explicit_system(seed, m, n, share_free):
     half_inverse = 10.0 ** rng.uniform(-3, 3, n)
     movable = rng.random(n) < 0.9
     free = movable & (rng.random(n) < share_free)
-    pattern = _DensePattern.of(A.T.tocsr(), half_inverse, movable)
+    pattern = _DensePattern.of(newton_l2.gathered(A, np.arange(m)), half_inverse, movable)
     data, diagonal, _ = pattern.entries(free)
     columns = np.flatnonzero(free)
     explicit = ((A[:, columns] * half_inverse[free]) @ A[:, columns].T).toarray()
@@ -54,22 +54,32 @@ def test_dense_newton_systems_equal_the_explicit_system(seed, m, n, share_free):
 def test_the_dense_path_is_taken_up_to_its_relation_count_only():
     rng = np.random.default_rng(0)
     for m, dense in ((newton_l2.DENSE_RELATIONS, True), (newton_l2.DENSE_RELATIONS + 1, False)):
-        At = random_relations(rng, m, 2 * m).T.tocsr()
-        assert (_DensePattern.of(At, np.ones(2 * m), np.ones(2 * m, bool)) is not None) is dense
+        relations = newton_l2.gathered(random_relations(rng, m, 2 * m), np.arange(m))
+        assert (_DensePattern.of(relations, np.ones(2 * m), np.ones(2 * m, bool)) is not None) is dense
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 60))
-def test_gathered_rows_and_transpose_equal_scipys(seed, m, n):
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 60), st.booleans())
+def test_gathered_relations_equal_scipys(seed, m, n, dense):
+    """newton_l2.gathered: A[rows], its transpose and the transpose's CSR arrays (each cell's
+    relations), dense or in CSR with sorted indices as DENSE_PRODUCTS says."""
     rng = np.random.default_rng(seed)
     A = random_relations(rng, m, n)
     rows = np.flatnonzero(rng.random(m) < 0.6)
-    gathered, transposed = _rows_and_transpose(A, rows)
+    with mock.patch.object(newton_l2, "DENSE_PRODUCTS", newton_l2.DENSE_PRODUCTS if dense else 0):
+        relations = newton_l2.gathered(A, rows)
     expected = A[rows]
-    assert gathered.shape == expected.shape and transposed.shape == (n, rows.size)
-    np.testing.assert_array_equal(gathered.toarray(), expected.toarray())
-    np.testing.assert_array_equal(transposed.toarray(), expected.T.toarray())
-    assert gathered.has_sorted_indices and transposed.has_sorted_indices
+    transposed = sp.csr_array(expected.T)
+    assert isinstance(relations.A, np.ndarray) is (dense or rows.size == 0)
+    assert relations.A.shape == expected.shape and relations.At.shape == (n, rows.size)
+    as_array = lambda matrix: matrix if isinstance(matrix, np.ndarray) else matrix.toarray()  # noqa: E731
+    np.testing.assert_array_equal(as_array(relations.A), expected.toarray())
+    np.testing.assert_array_equal(as_array(relations.At), expected.T.toarray())
+    if not dense and rows.size:
+        assert relations.A.has_sorted_indices and relations.At.has_sorted_indices
+    transposed.sort_indices()
+    for got, want in zip(relations.by_cell, (transposed.indptr, transposed.indices, transposed.data)):
+        np.testing.assert_array_equal(got, want)
 
 
 def both_paths(problem: CTAProblem) -> tuple[CTAResult, CTAResult]:
@@ -214,7 +224,7 @@ def test_senses_no_table_satisfies_are_reported_infeasible_by_either_path():
 @given(st.integers(0, 2**32 - 1), st.integers(20, 120), st.booleans())
 def test_dense_products_give_the_csr_products_table(seed, cells, cox):
     """Relations of at most DENSE_PRODUCTS entries multiply vectors as dense arrays
-    (newton_l2.vector_products): office tables of 20-300 cells and Cox-recipe 2-D and 3-D tables
+    (newton_l2.gathered): office tables of 20-300 cells and Cox-recipe 2-D and 3-D tables
     with the ordering senses give the table, objective and status of CSR products
     (DENSE_PRODUCTS = 0), each on a new problem (nothing kept from the other)."""
     if cox:
@@ -234,12 +244,12 @@ def test_dense_products_give_the_csr_products_table(seed, cells, cox):
     assert dense.objective == pytest.approx(csr.objective, rel=1e-9)
 
 
-def test_vector_products_are_dense_up_to_dense_products_entries_only():
+def test_gathered_relations_take_csr_above_dense_products_entries():
     rng = np.random.default_rng(1)
     for m, n in ((48, 192), (48, 193)):
         A = random_relations(rng, m, n)
-        products = newton_l2.vector_products(A, A.T.tocsr())
-        assert isinstance(products[0], np.ndarray) is (m * n <= newton_l2.DENSE_PRODUCTS)
+        gathered, transposed, _ = newton_l2.gathered(A, np.arange(m))
+        assert isinstance(gathered, np.ndarray) is (m * n <= newton_l2.DENSE_PRODUCTS)
         x, p = rng.normal(size=n), rng.normal(size=m)
-        np.testing.assert_allclose(products[0] @ x, A @ x, rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(products[1] @ p, A.T @ p, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(gathered @ x, A @ x, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(transposed @ p, A.T @ p, rtol=1e-12, atol=1e-12)
