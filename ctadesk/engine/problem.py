@@ -27,6 +27,9 @@ SENSE_FREE = 0
 BOUND_RTOL = 1e-9
 #: a bound this large in magnitude means "no bound" (tau-argus writes +-1e20 for it)
 NO_BOUND = 1e20
+#: what a problem works out from its senses and fits at the first call (effective_senses,
+#: free_senses), dropped by replace and divided with the fields they copy
+_DERIVED = ("_effective_senses", "_free_senses")
 
 
 def _safe_value_fits(a: np.ndarray, lower: np.ndarray, upper: np.ndarray, lower_protection: np.ndarray,
@@ -324,11 +327,24 @@ class CTAProblem:
         """Given senses, completed by the senses the bounds force: a new array at every call, of
         one worked out at the first (a function of the read-only senses and safe-value fits alone,
         asked by five stages of a solve; ``replace`` drops it with the fields it copies)."""
+        return self._kept_effective_senses().copy()
+
+    @property
+    def free_senses(self) -> int:
+        """How many sensitive cells have neither a given sense nor one their bounds force (SENSE_FREE
+        in effective_senses), counted once: four stages of a solve ask whether any is free."""
+        count = self.__dict__.get("_free_senses")
+        if count is None:
+            count = self.__dict__["_free_senses"] = int(np.count_nonzero(self._kept_effective_senses() == SENSE_FREE))
+        return count
+
+    def _kept_effective_senses(self) -> np.ndarray:
+        """effective_senses itself, read-only, worked out at the first call."""
         kept = self.__dict__.get("_effective_senses")
         if kept is None:
             kept = _frozen(np.where(self.senses != SENSE_FREE, self.senses, self.forced_senses).astype(np.int8))
             self.__dict__["_effective_senses"] = kept
-        return kept.copy()
+        return kept
 
     @property
     def deviation_rhs(self) -> np.ndarray:
@@ -345,7 +361,8 @@ class CTAProblem:
             raise TypeError(f"CTAProblem has no field {sorted(unknown)[0]!r}")
         changed = object.__new__(type(self))
         changed.__dict__.update(self.__dict__)
-        changed.__dict__.pop("_effective_senses", None)     # of this problem's senses and fits
+        for derived in _DERIVED:                # of this problem's senses and fits
+            changed.__dict__.pop(derived, None)
         for name in ("cell_label", "relation_label"):
             if name in changes:
                 object.__setattr__(changed, name, changes.pop(name))
@@ -389,7 +406,8 @@ class CTAProblem:
             return self.replace(**quotients)
         changed = object.__new__(type(self))
         changed.__dict__.update(self.__dict__)
-        changed.__dict__.pop("_effective_senses", None)
+        for derived in _DERIVED:
+            changed.__dict__.pop(derived, None)
         for name, array in {**quotients, "lower": low, "upper": up}.items():
             object.__setattr__(changed, name, _frozen(array))
         object.__setattr__(changed, "_fits", tuple(_frozen(ok) for ok in fits))

@@ -51,6 +51,7 @@ def test_divided_is_replace_with_the_quotients(values, lower_gap, upper_gap, lev
     unit = 2.0 ** shift if power else 3.0 * 2.0 ** (shift // 4)
     weight = 2.0 ** weight_shift
     assert problem.effective_senses.shape == (3,)          # kept for the problem, not for the quotient
+    assert problem.free_senses == np.count_nonzero(problem.effective_senses == SENSE_FREE)
     with np.errstate(all="ignore"):
         try:
             expected = problem.replace(values=problem.values / unit, rhs=problem.rhs / unit,
@@ -73,6 +74,7 @@ def test_divided_is_replace_with_the_quotients(values, lower_gap, upper_gap, lev
     for ours, theirs in zip(divided.safe_value_fits(), expected.safe_value_fits(), strict=True):
         assert np.array_equal(ours, theirs) and not ours.flags.writeable
     assert np.array_equal(divided.effective_senses, expected.effective_senses)
+    assert divided.free_senses == expected.free_senses == np.count_nonzero(expected.effective_senses == SENSE_FREE)
     assert np.array_equal(problem.values, values)               # the original untouched
 
 
@@ -117,3 +119,15 @@ def test_effective_senses_are_those_of_the_senses_and_bounds_after_every_change(
     assert problem.replace(upper=[5.5, 50.0, 100.0]).effective_senses.tolist() == [SENSE_DOWN, SENSE_FREE]
     assert problem.divided(2.0, 1.0).effective_senses.tolist() == [SENSE_FREE, SENSE_DOWN]
     assert problem.effective_senses.tolist() == [SENSE_FREE, SENSE_DOWN]
+
+
+def test_free_senses_are_counted_again_after_every_change():
+    """free_senses, kept with effective_senses, is dropped with it by replace and divided."""
+    problem = CTAProblem(values=[5.0, 5.0, 10.0], relations=[[1.0, 1.0, -1.0]], upper=[20.0, 5.5, 100.0],
+                         sensitive=[0, 1], lower_protection=[1.0, 1.0], upper_protection=[1.0, 1.0])
+    assert problem.free_senses == 1 and problem.free_senses == 1           # worked out, then kept
+    assert problem.with_senses([SENSE_UP, SENSE_DOWN]).free_senses == 0
+    assert problem.replace(upper=[20.0, 50.0, 100.0]).free_senses == 2
+    near = CTAProblem(values=[1.0, 0.0], relations=np.zeros((0, 2)), upper=[2 - 2e-9, 10.0],
+                      sensitive=[0], lower_protection=[1.0], upper_protection=[1.0])
+    assert near.free_senses == 0 and near.divided(4.0, 1.0).free_senses == 1     # the floor of one decides

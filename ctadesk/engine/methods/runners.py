@@ -17,10 +17,8 @@ import functools
 import importlib
 from collections.abc import Callable
 
-import numpy as np
-
 from ctadesk.engine.methods.spec import Runner
-from ctadesk.engine.problem import SENSE_FREE, CTAProblem
+from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.finish import describe
@@ -49,7 +47,7 @@ def with_senses(solver: Function) -> Function:
     (module docstring)."""
     @functools.wraps(solver)
     def run(problem: CTAProblem, options: SolveOptions, **parameters) -> CTAResult:
-        if not np.any(problem.effective_senses == SENSE_FREE):
+        if not problem.free_senses:
             return solver(problem, options, **parameters)
         result = solver(problem, options, senses=ordering_senses(problem), **parameters)
         return result.replace(info={**result.info, "senses_from": ORDERING})

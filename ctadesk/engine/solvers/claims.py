@@ -32,7 +32,7 @@ from collections.abc import Callable, Collection
 import numpy as np
 
 from ctadesk.engine.model import Model, Senses
-from ctadesk.engine.problem import SENSE_FREE, CTAProblem
+from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.publish.verify import Verification, verify
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status, relative_gap
 from ctadesk.engine.solvers.finish import cells_changed, describe, verified_before, weighted_l1
@@ -132,7 +132,7 @@ def honest(problem: CTAProblem, model: Model, result: CTAResult, options: SolveO
     """``result`` of a method solving ``model`` with the status, bound and gap it can stand by
     (module docstring); ``certified``: lower_bound(problem), found within the options' budget
     when not given."""
-    all_fixed = bool(np.all(problem.effective_senses != SENSE_FREE))
+    all_fixed = not problem.free_senses
     if not result.verified:
         return _without_table_claims(problem, model, result, all_fixed, options)
     notes: list[str] = []
