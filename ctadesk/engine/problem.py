@@ -378,31 +378,39 @@ class CTAProblem:
         underflows, so of the checks this problem passed these pass again: a relation of no cells
         has a right-hand side of 0, 0 still; a value within its bounds stays within them; a fixed
         sensitive cell's protection levels are 0, 0 still; nothing becomes NaN.  Those that can
-        change are made again: a quotient may overflow (made infinite), a bound may reach
-        NO_BOUND (made none, a fixed cell's then its value again, as ``_settle`` does), and the
-        safe values' fits use the floor max(1, |a|), which does not scale.  Where any of these
+        change are made again: where a divisor is below 1 a quotient may overflow (made infinite)
+        and a bound may reach NO_BOUND (made none, a fixed cell's then its value again, as
+        ``_settle`` does), and the safe values' fits use the floor max(1, |a|), which does not
+        scale.  Where any of these
         could fail, and where ``unit`` or ``weight`` is no power of two, this is ``replace``
         itself, which fails with its own message.  tests/engine/test_problem_divided.py compares
         both on random problems."""
         quotients = {"values": self.values / unit, "rhs": self.rhs / unit, "lower": self.lower / unit,
                      "upper": self.upper / unit, "lower_protection": self.lower_protection / unit,
                      "upper_protection": self.upper_protection / unit, "weights": self.weights / weight}
+        # a divisor of 1 or more moves no magnitude up: its quotients are finite and its bounds stay
+        # short of NO_BOUND (a fixed cell's bounds then stay its value); the checks of a smaller one
+        # are made (a first solve of a small table pays about a microsecond a numpy call)
+        at_risk = [name for name, divisor in (("values", unit), ("rhs", unit), ("lower_protection", unit),
+                                              ("upper_protection", unit), ("weights", weight)) if divisor < 1.0]
         if not (math.frexp(unit)[0] == 0.5 and math.frexp(weight)[0] == 0.5 and all(
-                np.isfinite(quotients[name]).all() for name in ("values", "rhs", "lower_protection",
-                                                                "upper_protection", "weights"))):
+                np.isfinite(quotients[name]).all() for name in at_risk)):
             return self.replace(**quotients)
         a, lpl, upl = quotients["values"], quotients["lower_protection"], quotients["upper_protection"]
-        low, up = quotients["lower"].copy(), quotients["upper"].copy()
-        low[low <= -NO_BOUND] = -np.inf
-        up[up >= NO_BOUND] = np.inf
-        held = self.fixed
-        if held.any():
-            low[held] = a[held]
-            up[held] = a[held]
+        low, up = quotients["lower"], quotients["upper"]
+        if unit < 1.0:
+            low, up = low.copy(), up.copy()
+            low[low <= -NO_BOUND] = -np.inf
+            up[up >= NO_BOUND] = np.inf
+            held = self.fixed
+            if held.any():
+                low[held] = a[held]
+                up[held] = a[held]
         cells, senses = self.sensitive, self.senses
         fits = _safe_value_fits(a[cells], low[cells], up[cells], lpl, upl)
         up_ok, down_ok = fits
-        if np.any((~up_ok & ~down_ok) | ((senses == SENSE_UP) & ~up_ok) | ((senses == SENSE_DOWN) & ~down_ok)):
+        if not (up_ok.all() and down_ok.all()) and np.any(
+                (~up_ok & ~down_ok) | ((senses == SENSE_UP) & ~up_ok) | ((senses == SENSE_DOWN) & ~down_ok)):
             return self.replace(**quotients)
         changed = object.__new__(type(self))
         changed.__dict__.update(self.__dict__)
