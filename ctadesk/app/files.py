@@ -39,6 +39,7 @@ from ctadesk.io.project import Project
 
 if TYPE_CHECKING:
     from ctadesk.engine.audit import AuditResult
+    from ctadesk.io.csv_table import CsvRecords
     from ctadesk.io.excel import ExcelTable, ExportOutcome   # openpyxl loads when a workbook is read or written
     from ctadesk.io.tauargus import TauArgusTable
 
@@ -141,11 +142,12 @@ def project_from_microdata(microdata: Microdata, top_k: int = TOP_CONTRIBUTIONS)
     return project
 
 
-def read_csv_table(path: str | Path, kind: str, *, no_totals: bool = False, decimal_comma: bool | None = None,
-                   keep_non_additive: bool = False) -> Project:
+def read_csv_table(path: str | Path | CsvRecords, kind: str, *, no_totals: bool = False,
+                   decimal_comma: bool | None = None, keep_non_additive: bool = False) -> Project:
     """A table from a CSV file, 'long' (one line per cell) or 'wide' (as a sheet).  A long table
     without any total code is refused unless no_totals says it has none; a table whose totals
-    do not add up is refused (check_additive) unless keep_non_additive."""
+    do not add up is refused (check_additive) unless keep_non_additive.  path may be the file
+    parsed already (ctadesk.io.csv_table.read_csv_records)."""
     from ctadesk.io.csv_table import read_long_csv, read_wide_csv
 
     if kind == "long":

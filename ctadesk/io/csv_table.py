@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -69,27 +72,47 @@ def _text(path: Path) -> str:
     return text
 
 
-def _records(path: Path, delimiter: str | None) -> tuple[list[tuple[int, list[str]]], str, int]:
-    """The file's CSV records with the line each starts on, its delimiter, and how many of its
-    lines its dialect is detected from (ctadesk.io.csv_dialect.sample_lines)."""
+@dataclasses.dataclass(frozen=True, eq=False)
+class CsvRecords:
+    """A CSV file parsed once: its records (a blank line too, as []) with the line each starts
+    on, its delimiter, its first lines (sample_text: its dialect is detected from them) and how
+    many lines they are (sample_lines).  The kind of a file opened without saying which and its
+    table are both read from it, so a million-line file is parsed once."""
+
+    path: Path
+    records: list[tuple[int, list[str]]]
+    delimiter: str
+    sample: str
+    first_lines: int
+
+    @functools.cached_property
+    def filled(self) -> list[tuple[int, list[str]]]:
+        """The records with a field that is not blank."""
+        return _filled(self.records)
+
+
+def _filled(records: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
+    return [record for record in records if (row := record[1]) and (row[0].strip() or "".join(row).strip())]
+
+
+@gc_paused()
+def read_csv_records(path: str | Path, delimiter: str | None = None) -> CsvRecords:
+    """The file parsed (the delimiter detected from its first lines unless given)."""
+    path = Path(path)
     text = _text(path)
     try:
         delimiter = delimiter or detect_delimiter(text)
     except csv.Error as error:
         raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
-    return csv_records(split_lines(text), delimiter, path), delimiter, sample_lines(text)
+    return CsvRecords(path, csv_records(split_lines(text), delimiter, path), delimiter, sample_text(text),
+                      sample_lines(text))
 
 
-def _lined_rows(path: Path, delimiter: str | None, decimal_comma: bool | None
-                ) -> tuple[list[tuple[int, list[str]]], CsvDialect]:
-    """The file's CSV records (blank lines too, as []) with the line each starts on, and its
-    dialect (detected from its first lines, sniff_dialect)."""
-    text = _text(path)
-    try:
-        dialect = sniff_dialect(text, delimiter, decimal_comma)
-    except csv.Error as error:
-        raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
-    return csv_records(split_lines(text), dialect.delimiter, path), dialect
+def _parsed(source: str | Path | CsvRecords, delimiter: str | None = None) -> CsvRecords:
+    """source itself when it is the file parsed with that delimiter, else the file read."""
+    if isinstance(source, CsvRecords) and delimiter in (None, source.delimiter):
+        return source
+    return read_csv_records(source.path if isinstance(source, CsvRecords) else source, delimiter)
 
 
 def guess_csv_kind(path: str | Path) -> str:
@@ -108,20 +131,28 @@ def guess_csv_kind(path: str | Path) -> str:
         dialect = sniff_dialect(text)
     except csv.Error as error:
         raise FileFormatError(f"cannot be read as CSV ({error})", file=path) from None
-    return _kind(csv_records(split_lines(text), dialect.delimiter, path), dialect)[0]
+    records = csv_records(split_lines(text), dialect.delimiter, path)
+    return _kind(records, _filled(records), dialect)[0]
 
 
 @gc_paused()
-def csv_kind(path: str | Path) -> tuple[str, str | None]:
+def csv_kind(source: str | Path | CsvRecords) -> tuple[str, str | None]:
     """guess_csv_kind's answer from the whole file, and for 'microdata' why (naming a column and
     lines), else None."""
-    return _kind(*_lined_rows(Path(path), None, None))
+    parsed = _parsed(source)
+    try:
+        dialect = sniff_dialect(parsed.sample, parsed.delimiter)
+    except csv.Error as error:
+        raise FileFormatError(f"cannot be read as CSV ({error})", file=parsed.path) from None
+    return _kind(parsed.records, parsed.filled, dialect)
 
 
-def _kind(records: list[tuple[int, list[str]]], dialect: CsvDialect) -> tuple[str, str | None]:
+def _kind(records: list[tuple[int, list[str]]], filled: list[tuple[int, list[str]]], dialect: CsvDialect
+          ) -> tuple[str, str | None]:
+    """csv_kind's answer from the records and those of them with a field not blank."""
     if len(records) < 2 or len(records[0][1]) < 2:
         return "wide", None
-    header, body = records[0][1], [(line, row) for line, row in records[1:] if "".join(row).strip()]
+    header, body = records[0][1], filled[1:] if filled and filled[0] is records[0] else filled
     if not body:
         return "wide", None
     why = microdata_reason(header, body)
@@ -129,8 +160,13 @@ def _kind(records: list[tuple[int, list[str]]], dialect: CsvDialect) -> tuple[st
         return "microdata", why
     marks = (False, True) if dialect.decimal_comma is None else (dialect.decimal_comma,)
     last_numbers = all(any(parse_number(row[-1], mark) is not None for mark in marks) for _, row in body[:200])
-    first = [row[0].strip() for _, row in body]
-    return ("long" if last_numbers and len(set(first)) < len(first) else "wide"), None
+    return ("long" if last_numbers and _repeats([row[0] for _, row in body]) else "wide"), None
+
+
+def _repeats(codes: list[str]) -> bool:
+    """Whether two of the codes are the same without their surrounding spaces."""
+    distinct = set(codes)
+    return len(distinct) < len(codes) or len({code.strip() for code in distinct}) < len(codes)
 
 
 def csv_header(path: str | Path) -> list[str]:
@@ -153,7 +189,7 @@ class LongTable:
 
 
 @gc_paused()
-def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, value: str | None = None,
+def read_long_csv(source: str | Path | CsvRecords, dimensions: Sequence[str] | None = None, value: str | None = None,
                   hierarchies: Mapping[str, Dimension] | None = None, total: str | None = None,
                   delimiter: str | None = None, decimal_comma: bool | None = None, *,
                   no_totals: bool = False) -> LongTable:
@@ -168,9 +204,9 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
                  is refused, naming the codes looked for)
     Cells the file does not list are 0 and reported.
     """
-    path = Path(path)
-    records, delimiter, first_lines = _records(path, delimiter)
-    records = [(line, row) for line, row in records if "".join(row).strip()]   # a field not blank
+    parsed = _parsed(source, delimiter)
+    path, delimiter, first_lines = parsed.path, parsed.delimiter, parsed.first_lines
+    records = parsed.filled
     if len(records) < 2:
         raise FileFormatError("expected a header line and at least one line of cells", file=path)
     (header_line, header), body = records[0], records[1:]
@@ -188,21 +224,23 @@ def read_long_csv(path: str | Path, dimensions: Sequence[str] | None = None, val
     if not dimensions:
         raise FileFormatError(f"no code column left of the value column '{value}'", file=path, row=header_line)
     code_at = [header.index(d) for d in dimensions]
-    for line, row in body:
-        if len(row) != len(header):
-            raise FileFormatError(f"{len(row)} fields, the header has {len(header)}", file=path, row=line)
-    _refuse_wide(path, header, [row for _, row in body], code_at)
-    texts = [row[value_at] for _, row in body]
+    rows = [row for _, row in body]
+    if set(map(len, rows)) != {len(header)}:
+        line, row = next((line, row) for line, row in body if len(row) != len(header))
+        raise FileFormatError(f"{len(row)} fields, the header has {len(header)}", file=path, row=line)
+    columns = [list(map(itemgetter(at), rows)) for at in code_at]      # each code column's texts
+    _refuse_wide(path, header, columns, code_at)
+    texts = list(map(itemgetter(value_at), rows))
     if decimal_comma is None:
         decimal_comma = decimal_mark(path, texts, [line for line, _ in body], first_lines, delimiter == ";")
-    structure, messages = _long_structure(path, dimensions, code_at, body, dict(hierarchies or {}), total)
+    structure, messages = _long_structure(path, dimensions, columns, dict(hierarchies or {}), total)
     related = no_totals or bool(sum(structure.relation_counts()))
     records_why = None if related else microdata_reason(header, body)
     if records_why is not None:
         raise not_a_table(path, records_why)
     locator = CellLocator(structure, path)
     values = np.zeros(structure.n_cells)
-    cells = _locate(locator, body, code_at)
+    cells = _locate(locator, body, columns, code_at)
     numbers = plain_numbers(texts, decimal_comma)
     flagged = 0
     for k in np.flatnonzero(np.isnan(numbers)).tolist():     # grouped, flagged, marks: read one by one
@@ -236,15 +274,19 @@ def _refuse_headless(path: Path, line: int, rows: list[list[str]]) -> None:
                               file=path, row=line)
 
 
-def _locate(locator: CellLocator, body: list[tuple[int, list[str]]], code_at: list[int]) -> np.ndarray:
-    """The cell of each line of body, as locator.locate finds it (a code exactly, else without
-    its surrounding spaces), each code column looked up at once and the cells listed twice found
-    by numpy; a line refused (a code not in its hierarchy, a cell listed again) is found by
-    locating the lines one by one, so the message names it as locate does."""
-    index = np.empty((len(code_at), len(body)), np.int64)
-    for d, (at, position) in enumerate(zip(code_at, locator.positions)):
+def _locate(locator: CellLocator, body: list[tuple[int, list[str]]], columns: list[list[str]],
+            code_at: list[int]) -> np.ndarray:
+    """The cell of each line of body (its code columns' texts in columns), as locator.locate
+    finds it (a code exactly, else without its surrounding spaces), each code column looked up
+    at once and the cells listed twice found by numpy; a line refused (a code not in its
+    hierarchy, a cell listed again) is found by locating the lines one by one, so the message
+    names it as locate does."""
+    index = np.empty((len(columns), len(body)), np.int64)
+    for found, column, position in zip(index, columns, locator.positions):
         get = position.get
-        index[d] = [get(row[at], get(row[at].strip(), -1)) for _, row in body]
+        found[:] = np.fromiter(map(get, column, repeat(-1)), np.int64, len(column))
+        for k in np.flatnonzero(found < 0).tolist():
+            found[k] = get(column[k].strip(), -1)
     cells = np.asarray(np.ravel_multi_index(index, locator.structure.shape, mode="clip"), np.int64)
     if (index < 0).any() or np.bincount(cells, minlength=locator.lines.size).max(initial=0) > 1:
         return np.array([locator.locate([row[at] for at in code_at], line) for line, row in body], np.int64)
@@ -264,16 +306,17 @@ def _total_code(path: Path, name: str, codes: list[str], total: str | None) -> s
     return found[0] if found else None
 
 
-def _long_structure(path: Path, dimensions: list[str], code_at: list[int], body: list[tuple[int, list[str]]],
+def _long_structure(path: Path, dimensions: list[str], columns: list[list[str]],
                     hierarchies: dict[str, Dimension], total: str | None) -> tuple[TableStructure, list[str]]:
-    """The structure of a long table (a given hierarchy, else the codes seen) and notes on it."""
+    """The structure of a long table (a given hierarchy, else the codes seen in its code
+    columns' texts, without their surrounding spaces, in order of appearance) and notes on it."""
     messages = []
     built = []
-    for name, at in zip(dimensions, code_at):
+    for name, column in zip(dimensions, columns):
         if name in hierarchies:
             built.append(hierarchies[name])
             continue
-        codes = list(dict.fromkeys(row[at].strip() for _, row in body))
+        codes = list(dict.fromkeys(code.strip() for code in dict.fromkeys(column)))
         found = _total_code(path, name, codes, total)
         inner = [c for c in codes if c != found]
         if found is None:
@@ -297,16 +340,17 @@ def _long_value(path: Path, line: int, name: str, text: str, decimal_comma: bool
     raise FileFormatError(f"{name} {message}", file=path, row=line)
 
 
-def _refuse_wide(path: Path, header: list[str], rows: list[list[str]], code_at: list[int]) -> None:
-    """FileFormatError when the file looks wide: its first column names each of three or more
-    lines once and every other code column holds numbers on most lines and marks such as '-'
-    or ':' on the others, as a wide table's columns do, where a long table's codes repeat."""
-    first = [row[code_at[0]].strip() for row in rows]
-    if len(rows) < 3 or len(code_at) < 2 or len(set(first)) < len(first):
+def _refuse_wide(path: Path, header: list[str], columns: list[list[str]], code_at: list[int]) -> None:
+    """FileFormatError when the file looks wide (columns: the texts of its code columns, at
+    code_at): its first column names each of three or more lines once and every other code
+    column holds numbers on most lines and marks such as '-' or ':' on the others, as a wide
+    table's columns do, where a long table's codes repeat."""
+    n_rows = len(columns[0])
+    if n_rows < 3 or len(code_at) < 2 or _repeats(columns[0]):
         return
-    kinds = [[read_cell(row[at], None).kind for row in rows] for at in code_at[1:]]
+    kinds = [[read_cell(text, None).kind for text in column] for column in columns[1:]]
     data_like = (Kind.NUMBER, Kind.ZERO, Kind.UNKNOWN, Kind.EMPTY)
-    if all(2 * column.count(Kind.NUMBER) > len(rows) and all(k in data_like for k in column) for column in kinds):
+    if all(2 * column.count(Kind.NUMBER) > n_rows and all(k in data_like for k in column) for column in kinds):
         names = ", ".join(f"'{header[at]}'" for at in code_at[1:])
         raise FileFormatError(f"this looks like a wide table, not one line per cell: the first column names "
                               f"each line once and {names} hold numbers, not codes; read it as a wide table "
@@ -330,22 +374,24 @@ def write_long_csv(path: str | Path, structure: TableStructure, values: np.ndarr
     return path
 
 
-def read_wide_csv(path: str | Path, layout: DetectedLayout | None = None, delimiter: str | None = None,
-                  decimal_comma: bool | None = None) -> ExcelTable:
+def read_wide_csv(source: str | Path | CsvRecords, layout: DetectedLayout | None = None,
+                  delimiter: str | None = None, decimal_comma: bool | None = None) -> ExcelTable:
     """A wide table (labels left, column labels on top) through the sheet layout detection."""
-    path = Path(path)
-    grid, delimiter = wide_grid(path, delimiter)
+    parsed = _parsed(source, delimiter)
+    path = parsed.path
+    grid, delimiter = wide_grid(parsed)
     layout = layout or detect_layout(grid, decimal_comma=decimal_comma, comma_likely=delimiter == ";")
     table = build_table(grid, layout, path)
     refuse_records(path, table.structure, *grid_records(grid.values))
     return table
 
 
-def wide_grid(path: Path, delimiter: str | None = None) -> tuple[SheetGrid, str]:
+def wide_grid(source: Path | CsvRecords, delimiter: str | None = None) -> tuple[SheetGrid, str]:
     """The CSV as a sheet grid of texts (leading spaces of labels count as indentation), and its
     delimiter; numbers out of range are refused."""
-    records, delimiter, _ = _records(path, delimiter)
-    rows = [fields for _, fields in records]
+    parsed = _parsed(source, delimiter)
+    path, delimiter = parsed.path, parsed.delimiter
+    rows = [fields for _, fields in parsed.records]
     width = max((len(r) for r in rows), default=0)
     values = []
     for r, row in enumerate(rows):
@@ -364,9 +410,9 @@ def write_wide_csv(path: str | Path, table: ExcelTable, values: np.ndarray, *, d
                    decimal_comma: bool | None = None) -> Path:
     """The source CSV of `table` again, with `values` in its data cells."""
     path = Path(path)
-    records, source_delimiter, _ = _records(table.source, None)
-    rows = [fields for _, fields in records]
-    delimiter = delimiter or source_delimiter
+    source = read_csv_records(table.source)
+    rows = [fields for _, fields in source.records]
+    delimiter = delimiter or source.delimiter
     decimal_comma = bool(table.layout.decimal_comma) if decimal_comma is None else decimal_comma
     grid = finite_values(values, "values", path).reshape(table.structure.shape)
     width = max(len(r) for r in rows)

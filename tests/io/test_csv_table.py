@@ -152,3 +152,46 @@ def test_two_codes_naming_a_total_in_one_column_are_refused_naming_both(tmp_path
 
 def test_the_total_codes_looked_for_hold_the_languages_of_the_issue():
     assert {code.casefold() for code in FOREIGN_TOTALS} <= {code.casefold() for code in TOTAL_CODES}
+
+
+# ------------------------------------------------------------ a long file parsed once
+from ctadesk.io.csv_table import csv_kind, read_csv_records  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(regions=st.integers(1, 4), sizes=st.integers(1, 3), seed=st.integers(0, 2**16),
+       delimiter=st.sampled_from([";", ",", "\t"]))
+def test_a_long_file_parsed_once_reads_every_padded_code_in_order_of_first_appearance(
+        tmp_path_factory, regions, sizes, seed, delimiter):
+    # the kind and the table are read from one parse; codes padded with spaces on some lines
+    # (looked up again without them), blank lines anywhere, the cells in any order
+    rng = np.random.default_rng(seed)
+    region_codes = ["Total"] + [f"R{k}" for k in range(regions)]
+    size_codes = ["Total"] + [f"S{k}" for k in range(sizes)]
+    inner = rng.integers(1, 99, (regions, sizes)).astype(float)
+    full = np.zeros((regions + 1, sizes + 1))
+    full[1:, 1:], full[0, 1:], full[1:, 0], full[0, 0] = inner, inner.sum(0), inner.sum(1), inner.sum()
+    cells = [(i, j) for i in range(regions + 1) for j in range(sizes + 1)]
+    order = rng.permutation(len(cells))
+    lines = [f"region{delimiter}size{delimiter}value"]
+    for k in order:
+        i, j = cells[k]
+        pad = rng.integers(0, 3, 2)
+        lines.append(f"{' ' * pad[0]}{region_codes[i]}{delimiter}{size_codes[j]}{' ' * pad[1]}{delimiter}"
+                     f"{full[i, j]:g}")
+        if rng.random() < 0.2:
+            lines.append("" if rng.random() < 0.5 else delimiter * 2)
+    path = tmp_path_factory.mktemp("csv") / "t.csv"
+    path.write_text("\n".join(lines) + "\n")
+    parsed = read_csv_records(path)
+    assert csv_kind(parsed) == csv_kind(path) == ("long", None)
+    table = read_long_csv(parsed)
+    expected = []
+    for axis, names in enumerate((region_codes, size_codes)):     # in order of first appearance, the
+        seen = [names[i] for i in dict.fromkeys(cells[k][axis] for k in order)]   # total first or last
+        expected.append(seen if seen[0] == "Total" else [c for c in seen if c != "Total"] + ["Total"])
+    assert [list(d.codes) for d in table.structure.dimensions] == expected
+    grid = table.values.reshape(table.structure.shape)
+    for i, j in cells:
+        assert grid[expected[0].index(region_codes[i]), expected[1].index(size_codes[j])] == full[i, j]
+    assert abs(table.structure.relations() @ table.values).max() == 0
