@@ -132,7 +132,7 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
     else:
         senses, origin = fixed_senses(problem, senses)
         lower, upper = sense_bounds(problem, senses)
-    if np.any(lower > upper):
+    if (lower > upper).any():
         raise SolverError("a sensitive cell's safe value lies outside its bounds")
     build_seconds = time.perf_counter() - started
     began = time.perf_counter()
@@ -146,9 +146,10 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
             return finish(problem, METHOD_L2, status, None, started=started, build_seconds=build_seconds,
                           solve_seconds=solve_seconds, senses=senses, message=note, log=note, info=info)
         return _fallback_qp(problem, options, senses, note)
-    values = np.clip(problem.values + z, problem.lower, problem.upper)
+    values = _clip(problem.values + z, problem.lower, problem.upper)
     values.flags.writeable = False          # finish keeps its verification for claims.to_table_units
-    report_optimum(options, started, weighted_sum(problem.weights, np.abs(z)))
+    if options.on_progress is not None:
+        report_optimum(options, started, weighted_sum(problem.weights, np.abs(z)))
     result = finish(problem, METHOD_L2, Status.OPTIMAL, values, started=started, build_seconds=build_seconds,
                     solve_seconds=solve_seconds, senses=senses,
                     model_objective=weighted_sum(problem.weights, z * z), log=note, info=info)
@@ -181,17 +182,17 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     ends first.  ``relations``: _Relations.of(problem), where the caller has it.
     """
     weights = problem.weights
-    if np.any(weights <= 0):
+    if (weights <= 0).any():
         return None, "the L2 dual needs positive weights"
     relations = relations if relations is not None else _Relations.of(problem)
     A, d, row_scale = relations.A, relations.d, relations.row_scale
     kept = relations.defining.copy()
     movable = lower < upper
-    first = np.flatnonzero(kept)
+    first = kept.nonzero()[0]
     pi = np.zeros(A.shape[0])
     notes = []
     for _ in range(BASIS_ROUNDS):
-        rows = np.flatnonzero(kept)
+        rows = kept.nonzero()[0]
         if FACTORISER == "qdldl" and rows.size > first.size and rows.size >= GROWN_RELATIONS and (
                 growth := pattern_entries(A[rows], movable) / pattern_entries(A[first], movable)) > PATTERN_GROWTH:
             notes.append(f"{rows.size} relations would grow the Newton system's pattern {growth:.2f} times")
@@ -244,7 +245,7 @@ class _Relations:
         found = _RELATIONS.get(problem)
         if found is None:
             A = problem.relations.tocsr()
-            row_scale = np.bincount(np.repeat(np.arange(A.shape[0]), np.diff(A.indptr)), minlength=A.shape[0],
+            row_scale = np.bincount(np.arange(A.shape[0]).repeat(A.indptr[1:] - A.indptr[:-1]), minlength=A.shape[0],
                                     weights=np.abs(A.data) * np.maximum(np.abs(problem.values), 1.0)[A.indices])
             row_scale[row_scale == 0] = 1.0     # a relation of no cells (right-hand side 0): residual 0, not 0/0
             defining = defining_relations(A)
@@ -252,7 +253,7 @@ class _Relations:
                 array.flags.writeable = False
             d = problem.deviation_rhs
             d.flags.writeable = False
-            found = cls(A, d, row_scale, defining, gathered(A, np.flatnonzero(defining)))
+            found = cls(A, d, row_scale, defining, gathered(A, defining.nonzero()[0]))
             if problem.n_cells <= KEPT_CELLS:
                 _RELATIONS[problem] = found
         return found
@@ -262,7 +263,7 @@ class _Relations:
         A = self.first[0]
         if isinstance(A, np.ndarray) is (A.shape[0] * A.shape[1] <= DENSE_PRODUCTS):
             return self.first
-        return gathered(self.A, np.flatnonzero(self.defining))
+        return gathered(self.A, self.defining.nonzero()[0])
 
     def own_senses(self, problem: CTAProblem) -> tuple[np.ndarray, str, np.ndarray, np.ndarray]:
         """fixed_senses(problem, None) and their sense_bounds, for ``problem``, whose relations these
@@ -322,19 +323,33 @@ def gathered(A: sp.csr_array, rows: np.ndarray) -> Gathered:
     in scipy's general indexing and conversion, and where they are dense no sparse array is built
     at all (two took about 20 of the 640 microseconds of a 60-cell table's first solve)."""
     n = A.shape[1]
-    counts = np.diff(A.indptr)[rows]
-    indptr = np.concatenate([[0], np.cumsum(counts)])
-    taken = np.repeat(A.indptr[rows] - indptr[:-1], counts) + np.arange(indptr[-1])
+    starts = A.indptr[rows]
+    counts = A.indptr[rows + 1] - starts
+    indptr = _offsets(counts)
+    taken = (starts - indptr[:-1]).repeat(counts) + np.arange(indptr[-1])
     cells, data = A.indices[taken], A.data[taken]
-    row_of = np.repeat(np.arange(rows.size), counts)
-    order = np.argsort(cells, kind="stable")          # by cell, each cell's relations still ascending
-    by_cell = (np.concatenate([[0], np.cumsum(np.bincount(cells, minlength=n))]), row_of[order], data[order])
+    row_of = np.arange(rows.size).repeat(counts)
+    order = cells.argsort(kind="stable")          # by cell, each cell's relations still ascending
+    by_cell = (_offsets(np.bincount(cells, minlength=n)), row_of[order], data[order])
     if rows.size * n <= DENSE_PRODUCTS:
         dense = np.zeros((rows.size, n))
         dense[row_of, cells] = data
         return Gathered(dense, dense.T, by_cell)
     return Gathered(sp.csr_array((data, cells, indptr), shape=(rows.size, n)),
                     sp.csr_array((by_cell[2], by_cell[1], by_cell[0]), shape=(n, rows.size)), by_cell)
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    """[0, cumsum(counts)]: the CSR indptr of groups of ``counts`` entries."""
+    offsets = np.zeros(counts.size + 1, np.int64)
+    counts.cumsum(out=offsets[1:])
+    return offsets
+
+
+def _clip(values: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """np.clip(values, lower, upper) by its two ufuncs, without np.clip's Python layers (about a
+    microsecond of each of a small table's five or so calls)."""
+    return np.minimum(np.maximum(values, lower), upper)
 
 
 def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray,
@@ -347,29 +362,32 @@ def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weig
     A, At = relations.A, relations.At
     half_inverse = 0.5 / weights
 
-    def point(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """z(p) and its residual d - A z(p), the dual's gradient."""
-        z = np.clip((At @ p) * half_inverse, lower, upper)
-        return z, d - A @ z
+    def point(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """u(p) = A^T p / (2 w), z(p) = u(p) clipped to the bounds, and its residual d - A z(p), the
+        dual's gradient."""
+        u = (At @ p) * half_inverse
+        z = _clip(u, lower, upper)
+        return u, z, d - A @ z
 
-    def search(direction: np.ndarray, slope: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """pi at the dual's maximum along ``direction`` (_line_search), z and the residual there."""
+    def search(direction: np.ndarray, slope: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """pi at the dual's maximum along ``direction`` (_line_search), u, z and the residual there."""
         moved = At @ direction
-        start, rate = (At @ pi) * half_inverse, moved * half_inverse
+        rate = moved * half_inverse
 
         def slope_at(t: float) -> float:
-            return slope - weighted_sum(np.clip(start + t * rate, lower, upper) - z, moved)
+            return slope - weighted_sum(_clip(u + t * rate, lower, upper) - z, moved)
 
         length = _line_search(slope_at, slope)
-        ahead = np.clip(start + length * rate, lower, upper)        # z there, without a product with A^T
-        return pi + length * direction, ahead, d - A @ ahead
+        ahead = u + length * rate                       # u there, without a product with A^T
+        z_ahead = _clip(ahead, lower, upper)
+        return pi + length * direction, ahead, z_ahead, d - A @ z_ahead
 
-    z, residual = point(pi)
+    u, z, residual = point(pi)
     movable = lower < upper
     systems = _NewtonSystems(A, At, half_inverse, kept_pattern(half_inverse, movable) if kept_pattern is not None
                              else newton_pattern(relations, half_inverse, movable))
     for iteration in range(L2_MAX_ITERATIONS):
-        worst = float(np.max(np.abs(residual) / row_scale, initial=0.0))
+        worst = _worst(residual, row_scale)
         if worst <= L2_TOLERANCE:
             pi, z, residual, worst = _polished(systems, point, pi, z, residual, worst, row_scale, lower, upper)
             return z, pi, f"L2 dual Newton: {iteration} iterations, relative residual {worst:.1e}"
@@ -383,20 +401,25 @@ def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weig
             # breakpoint gets a line search of its own, so that a jump in other units does not cut
             # the Newton step short (jjtabel3: 40 steps, 8 of them shorter than 1e-5, then 20)
             jump = np.zeros_like(step)
-            jump[empty] = _breakpoint_steps(sp.csr_array(A[np.flatnonzero(empty)]), (At @ pi) * half_inverse, lower,
-                                            upper, half_inverse, residual[empty], step[empty])
+            jump[empty] = _breakpoint_steps(sp.csr_array(A[empty.nonzero()[0]]), u, lower, upper, half_inverse,
+                                            residual[empty], step[empty])
             step[empty] = 0.0
             # an ascent only where its slope is positive: _line_search assumes it, and on a Cox
             # 2x6x2 table a jump's slope came out -3.9e-32 in round-off (0/0 in its secant)
             if (jump_slope := weighted_sum(residual, jump)) > 0.0:
-                pi, z, residual = search(jump, jump_slope)
+                pi, u, z, residual = search(jump, jump_slope)
         slope = weighted_sum(residual, step)
         if slope > 0.0:
-            pi, z, residual = search(step, slope)
+            pi, u, z, residual = search(step, slope)
     return None, pi, f"L2 dual Newton did not converge in {L2_MAX_ITERATIONS} iterations"
 
 
-def _polished(systems: _NewtonSystems, point: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+def _worst(residual: np.ndarray, row_scale: np.ndarray) -> float:
+    """The largest relative residual |d - A z| / row_scale (0 with no relations)."""
+    return float(np.maximum.reduce(np.abs(residual) / row_scale, initial=0.0))
+
+
+def _polished(systems: _NewtonSystems, point: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]],
               pi: np.ndarray, z: np.ndarray, residual: np.ndarray, worst: float, row_scale: np.ndarray,
               lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Up to POLISH_STEPS full Newton steps past convergence, each kept while it lowers the
@@ -408,8 +431,8 @@ def _polished(systems: _NewtonSystems, point: Callable[[np.ndarray], tuple[np.nd
             break
         _, step = systems.step((z > lower) & (z < upper), residual)
         ahead = pi + step
-        z_ahead, residual_ahead = point(ahead)
-        worst_ahead = float(np.max(np.abs(residual_ahead) / row_scale, initial=0.0))
+        _, z_ahead, residual_ahead = point(ahead)
+        worst_ahead = _worst(residual_ahead, row_scale)
         if not worst_ahead < worst:
             break
         pi, z, residual, worst = ahead, z_ahead, residual_ahead, worst_ahead
@@ -514,7 +537,7 @@ def _factor(hessian: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:
 def _shift(diagonal: np.ndarray) -> np.ndarray:
     """The diagonal added to a Newton system whose diagonal is ``diagonal``: 1e-10 of its largest
     entry, and 1 on a row without a free cell."""
-    return 1e-10 * max(float(diagonal.max(initial=0.0)), 1e-300) + (diagonal <= 0) * 1.0
+    return 1e-10 * max(float(np.maximum.reduce(diagonal, initial=0.0)), 1e-300) + (diagonal <= 0) * 1.0
 
 
 def newton_pattern(relations: Gathered, half_inverse: np.ndarray,
@@ -654,12 +677,13 @@ class _DensePattern:
         if m > DENSE_RELATIONS:
             return None
         indptr, relation, data = relations.by_cell
-        counts = np.diff(indptr)
-        column_of = np.repeat(np.arange(n), counts)[np.repeat(movable, counts)]
+        counts = indptr[1:] - indptr[:-1]
+        held = movable.repeat(counts)                   # the entries of movable cells
+        column_of = np.arange(n).repeat(counts)[held]
         starts, sizes = indptr[column_of], counts[column_of]
-        entry = np.repeat(np.arange(data.size)[np.repeat(movable, counts)], sizes)     # (entry, partner) pairs
-        partner = np.repeat(starts, sizes) + np.arange(entry.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        cells = np.repeat(column_of, sizes)
+        entry = held.nonzero()[0].repeat(sizes)         # (entry, partner) pairs
+        partner = (starts - _offsets(sizes)[:-1]).repeat(sizes) + np.arange(entry.size)
+        cells = column_of.repeat(sizes)
         return cls(m, relation[entry].astype(np.int64) * m + relation[partner], cells,
                    data[entry] * data[partner] * half_inverse[cells])
 
@@ -746,7 +770,8 @@ class _NewtonSystems:
     def step(self, free: np.ndarray, gradient: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(the system's diagonal, its shifted solution for ``gradient``)."""
         m = self.A.shape[0]
-        if self.solve is not None and self.free is not None and np.array_equal(free, self.free):
+        changed = free.size if self.free is None else int(np.count_nonzero(free != self.free))
+        if self.solve is not None and not changed:
             return self.diagonal, self.solve(gradient)          # the system last factorised
         hessian = None
         if self.pattern is not None:
@@ -756,7 +781,6 @@ class _NewtonSystems:
             hessian = self._hessian(free)
             diagonal = hessian.diagonal()
             factorise = functools.partial(_factor, hessian)
-        changed = int(np.count_nonzero(free != self.free))
         if self.iterations > min(changed, REUSE_MIN_ITERATIONS) and changed <= REUSE_SHARE * np.count_nonzero(free):
             if hessian is None:
                 scale = self.half_inverse * free
