@@ -64,7 +64,7 @@ def relation_scale(problem: CTAProblem, unit: float) -> np.ndarray:
     A = problem.relations
     terms = np.abs(A.data * problem.values[A.indices])
     largest = np.zeros(problem.n_relations)
-    filled = np.flatnonzero(np.diff(A.indptr) > 0)
+    filled = (A.indptr[1:] > A.indptr[:-1]).nonzero()[0]
     if filled.size:
         largest[filled] = np.maximum.reduceat(terms, A.indptr[filled])
     return np.maximum(np.maximum(largest, np.abs(problem.rhs)), unit)
@@ -105,54 +105,61 @@ def verify(problem: CTAProblem, values: np.ndarray, senses: np.ndarray | None = 
         counts["shape"] = 1
         message = f"{x.size} values returned for a table of {problem.n_cells} cells"
         return Verification(False, counts, (Violation("shape", -1, float(x.size), message),), np.inf, np.inf, -np.inf)
-    bad = np.flatnonzero(~np.isfinite(x))
-    if bad.size:
+    finite = np.isfinite(x)
+    if not finite.all():
+        bad = (~finite).nonzero()[0]
         record("nonfinite", bad, np.full(bad.size, np.inf),
                lambda i, _: f"{problem.describe_cell(i)} is NaN or infinite")
         return Verification(False, counts, tuple(details), np.inf, np.inf, -np.inf)
 
+    # the ufuncs and array methods themselves, not numpy's Python wrappers around them (np.max,
+    # np.flatnonzero, ...): on a table of 50 cells the verification is some 40 calls of a microsecond
     a = problem.values
     unit = table_unit(problem)
     residual = problem.relations @ x - problem.rhs
     row_scale = _kept_relation_scale(problem, unit)
-    bad = np.flatnonzero(np.abs(residual) > rtol * row_scale)
+    off = np.abs(residual)
+    bad = (off > rtol * row_scale).nonzero()[0]
     record("relation", bad, residual[bad],
            lambda r, amt: f"{problem.describe_relation(r)} does not add up (off by {amt:.6g})")
-    max_relation_error = float(np.max(np.abs(residual) / row_scale)) if residual.size else 0.0
+    max_relation_error = float(np.maximum.reduce(off / row_scale)) if residual.size else 0.0
 
     # each pass over the cells made once, in place where it can be (a million cells, three checks a run)
     cell_scale = np.maximum(np.abs(a), unit)
     tol = rtol * cell_scale
     excess = np.subtract(problem.lower, x)
     np.maximum(excess, np.subtract(x, problem.upper), out=excess)
-    bad = np.flatnonzero((excess > tol) & ~problem.fixed)
+    held = problem.fixed.nonzero()[0]       # the fixed cells alone: few in most tables, often none
+    outside = excess > tol
+    bad = (outside & ~problem.fixed if held.size else outside).nonzero()[0]
     record("bound", bad, excess[bad],
            lambda i, amt: f"{problem.describe_cell(i)} = {x[i]:.6g} lies outside its bounds "
                           f"[{problem.lower[i]:g}, {problem.upper[i]:g}]")
-    max_bound_error = max(0.0, float(np.max(np.divide(excess, cell_scale, out=excess)))) if x.size else 0.0
-    held = np.flatnonzero(problem.fixed)     # the fixed cells alone: few in most tables
-    moved = np.abs(x[held] - a[held])
-    off = moved > tol[held]
-    record("fixed", held[off], moved[off],
-           lambda i, amt: f"{problem.describe_cell(i)} must not change but moved by {amt:.6g}")
+    max_bound_error = (max(0.0, float(np.maximum.reduce(np.divide(excess, cell_scale, out=excess))))
+                       if x.size else 0.0)
+    if held.size:
+        moved = np.abs(x[held] - a[held])
+        off = moved > tol[held]
+        record("fixed", held[off], moved[off],
+               lambda i, amt: f"{problem.describe_cell(i)} must not change but moved by {amt:.6g}")
 
     s_idx = problem.sensitive
     deviation = x[s_idx] - a[s_idx]
     up_margin = deviation - problem.upper_protection
     down_margin = -deviation - problem.lower_protection
     margin = np.maximum(up_margin, down_margin)
-    stol = tol[s_idx]
-    unprotected = np.flatnonzero(margin < -stol)
+    floor = -tol[s_idx]
+    short = margin < floor                  # margins are finite: the others are protected, margin >= floor
+    unprotected = short.nonzero()[0]
     record("protection", s_idx[unprotected], margin[unprotected],
            lambda i, amt: f"{problem.describe_cell(i)} = {x[i]:.6g} is inside its protection interval "
                           f"({a[i] - problem.lower_protection[np.searchsorted(s_idx, i)]:g}, "
                           f"{a[i] + problem.upper_protection[np.searchsorted(s_idx, i)]:g})")
     required = problem.effective_senses if senses is None else np.asarray(senses)
-    protected = margin >= -stol
-    wrong = np.flatnonzero(protected & (
-        ((required == 1) & (up_margin < -stol)) | ((required == -1) & (down_margin < -stol))))
+    wrong = (~short & (((required == 1) & (up_margin < floor))
+                       | ((required == -1) & (down_margin < floor)))).nonzero()[0]
     record("sense", s_idx[wrong], margin[wrong],
            lambda i, amt: f"{problem.describe_cell(i)} moved against its required sense")
-    min_margin = float(np.min(margin / cell_scale[s_idx])) if s_idx.size else np.inf
+    min_margin = float(np.minimum.reduce(margin / cell_scale[s_idx])) if s_idx.size else np.inf
     ok = not any(counts.values())
     return Verification(ok, counts, tuple(details), max_relation_error, max_bound_error, min_margin)

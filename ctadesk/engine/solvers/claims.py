@@ -35,7 +35,7 @@ from ctadesk.engine.model import Model, Senses
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.publish.verify import Verification, verify
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status, relative_gap
-from ctadesk.engine.solvers.finish import cells_changed, describe, verified_before, weighted_l1
+from ctadesk.engine.solvers.finish import describe, distance_and_changes, verified_before
 from ctadesk.engine.solvers.lower_bound import LowerBound, lower_bound
 from ctadesk.engine.solvers.milp import relations_admit_a_table
 from ctadesk.engine.solvers.protection_bound import protection_bound
@@ -218,12 +218,11 @@ def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: i
         said = info.get("solver_said") or ("" if status is Status.NOT_PROTECTED else message)
         status = Status.NOT_PROTECTED
         message = verification.summary() + (f" (the solver said: {said})" if said else "")
+    objective, changed = distance_and_changes(problem, values)
     return result.replace(values=values, status=status, message=message, verification=verification, log=log,
-                          objective=weighted_l1(problem, values),
-                          model_objective=result.model_objective * unit ** power * weight,
+                          objective=objective, model_objective=result.model_objective * unit ** power * weight,
                           bound=None if result.bound is None else result.bound * cost,
-                          info={**info, "table_unit": unit, "weight_unit": weight,
-                                "cells_changed": cells_changed(problem, values)})
+                          info={**info, "table_unit": unit, "weight_unit": weight, "cells_changed": changed})
 
 
 def _verified_in_units(problem: CTAProblem, scaled: CTAProblem | None, result: CTAResult, values: np.ndarray,
@@ -244,7 +243,7 @@ def _verified_in_units(problem: CTAProblem, scaled: CTAProblem | None, result: C
     if earlier is None or not earlier.ok or table_unit(scaled) * unit != table_unit(problem):
         return None
     magnitudes = np.abs(values)
-    if not np.all(np.isfinite(magnitudes)) or np.any((magnitudes < _NORMAL) & (magnitudes > 0)):
+    if not np.isfinite(magnitudes).all() or ((magnitudes < _NORMAL) & (magnitudes > 0)).any():
         return None
     return earlier
 

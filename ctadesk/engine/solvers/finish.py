@@ -44,6 +44,14 @@ def cells_changed(problem: CTAProblem, values: np.ndarray) -> int:
     return int(np.count_nonzero(changed(problem, np.asarray(values, dtype=float) - problem.values)))
 
 
+def distance_and_changes(problem: CTAProblem, values: np.ndarray) -> tuple[float, int]:
+    """(weighted_l1, cells_changed) of the float table ``values``, from one |x - a|: the last steps
+    of a solve report both (finish, claims.to_table_units)."""
+    moved = np.abs(values - problem.values)
+    return (weighted_sum(problem.weights, moved),
+            int(np.count_nonzero(moved > CHANGE_RTOL * np.maximum(1.0, np.abs(problem.values)))))
+
+
 def senses_of(problem: CTAProblem, values: np.ndarray) -> np.ndarray:
     """Senses read off the adjusted table: the sign of x_i - a_i per sensitive cell.
 
@@ -79,8 +87,7 @@ def finish(problem: CTAProblem, method: str, status: Status, values: np.ndarray 
         verification = verify(problem, values, senses)
         verify_seconds = time.perf_counter() - began
         _remember(problem, values, senses, verification)
-        objective = weighted_l1(problem, values)
-        info["cells_changed"] = cells_changed(problem, values)
+        objective, info["cells_changed"] = distance_and_changes(problem, values)
         if not verification.ok:
             status = Status.NOT_PROTECTED
             message = verification.summary() + (f" ({message})" if message else "")

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.solvers.finish import weighted_l1, weighted_sum
+from ctadesk.engine.solvers.finish import cells_changed, distance_and_changes, weighted_l1, weighted_sum
 
 
 @settings(max_examples=60, deadline=None)
@@ -24,6 +24,19 @@ def test_a_weighted_sum_is_the_dot_product_of_weights_and_terms(seed, size, magn
 def test_the_weighted_l1_distance_sums_weighted_absolute_changes():
     problem = CTAProblem(values=[1.0, 2.0, 3.0], relations=[[1.0, 1.0, -1.0]], weights=[1.0, 2.0, 0.5])
     assert weighted_l1(problem, np.array([2.0, 0.0, 3.0])) == 1.0 + 4.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.sampled_from([1e-6, 1.0, 1e9]))
+def test_distance_and_changes_are_the_weighted_l1_distance_and_the_cells_changed(seed, size, magnitude):
+    """One |x - a| for both figures: the same numbers as weighted_l1 and cells_changed, changes
+    around their threshold (1e-9 of max(1, |a|)) included."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, size) * magnitude * (rng.random(size) < 0.8)
+    problem = CTAProblem(a, np.zeros((0, size)), weights=rng.uniform(0, 5, size))
+    moved = rng.choice([0.0, 0.5e-9, 2e-9, 1e-3], size) * np.maximum(1.0, np.abs(a)) * rng.choice([-1, 1], size)
+    values = a + moved
+    assert distance_and_changes(problem, values) == (weighted_l1(problem, values), cells_changed(problem, values))
 
 
 def _verified_table(problem: CTAProblem, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
