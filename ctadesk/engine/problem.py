@@ -381,7 +381,11 @@ class CTAProblem:
         change are made again: where a divisor is below 1 a quotient may overflow (made infinite)
         and a bound may reach NO_BOUND (made none, a fixed cell's then its value again, as
         ``_settle`` does), and the safe values' fits use the floor max(1, |a|), which does not
-        scale.  Where any of these
+        scale: dividing by a unit of 1 or more, a fit that held holds (both sides of its comparison
+        are divided by the unit, exactly or, where a quotient is subnormal, within far less than
+        the tolerance 1e-9 max(1, |a| / unit) has grown by, and that tolerance is at least the
+        original's divided by the unit), so where every safe value fits both ways they are not
+        worked out again.  Where any of these
         could fail, and where ``unit`` or ``weight`` is no power of two, this is ``replace``
         itself, which fails with its own message.  tests/engine/test_problem_divided.py compares
         both on random problems."""
@@ -406,12 +410,15 @@ class CTAProblem:
             if held.any():
                 low[held] = a[held]
                 up[held] = a[held]
-        cells, senses = self.sensitive, self.senses
-        fits = _safe_value_fits(a[cells], low[cells], up[cells], lpl, upl)
-        up_ok, down_ok = fits
-        if not (up_ok.all() and down_ok.all()) and np.any(
-                (~up_ok & ~down_ok) | ((senses == SENSE_UP) & ~up_ok) | ((senses == SENSE_DOWN) & ~down_ok)):
-            return self.replace(**quotients)
+        if unit >= 1.0 and self._fits[0].all() and self._fits[1].all():
+            fits = self._fits       # every safe value fits both ways, and still does (docstring)
+        else:
+            cells, senses = self.sensitive, self.senses
+            fits = _safe_value_fits(a[cells], low[cells], up[cells], lpl, upl)
+            up_ok, down_ok = fits
+            if not (up_ok.all() and down_ok.all()) and np.any(
+                    (~up_ok & ~down_ok) | ((senses == SENSE_UP) & ~up_ok) | ((senses == SENSE_DOWN) & ~down_ok)):
+                return self.replace(**quotients)
         changed = object.__new__(type(self))
         changed.__dict__.update(self.__dict__)
         for derived in _DERIVED:

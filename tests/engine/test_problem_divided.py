@@ -131,3 +131,27 @@ def test_free_senses_are_counted_again_after_every_change():
     near = CTAProblem(values=[1.0, 0.0], relations=np.zeros((0, 2)), upper=[2 - 2e-9, 10.0],
                       sensitive=[0], lower_protection=[1.0], upper_protection=[1.0])
     assert near.free_senses == 0 and near.divided(4.0, 1.0).free_senses == 1     # the floor of one decides
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.floats(-1e6, 1e6), level=st.floats(0.0, 1e6), slack=st.floats(0.0, 1.0), tiny=st.booleans(),
+       shift=st.integers(0, 1023), weight_shift=st.integers(-40, 40))
+def test_safe_values_that_fit_both_ways_still_do_divided_by_a_unit_of_one_or_more(a, level, slack, tiny, shift,
+                                                                                  weight_shift):
+    """divided keeps the fits where every safe value fits both ways and the unit is at least 1: the
+    same fits replace works out, with safe values up to the whole tolerance beyond a bound (the
+    floor of 1 deciding or not) and quotients down to subnormal numbers (tiny: magnitudes of 1e-300)."""
+    scale = 1e-300 if tiny else 1.0
+    a, level = a * scale, level * scale
+    tolerance = 1e-9 * max(1.0, abs(a))
+    problem = CTAProblem(values=[a, 0.0], relations=np.zeros((0, 2)), sensitive=[0], lower_protection=[level],
+                         upper_protection=[level], lower=[min(a, a - level + slack * tolerance), -1.0],
+                         upper=[max(a, a + level - slack * tolerance), 1.0])
+    assume(problem.safe_value_fits()[0].all() and problem.safe_value_fits()[1].all())
+    unit, weight = 2.0 ** shift, 2.0 ** weight_shift
+    divided = problem.divided(unit, weight)
+    expected = problem.replace(values=problem.values / unit, lower=problem.lower / unit, upper=problem.upper / unit,
+                               lower_protection=problem.lower_protection / unit,
+                               upper_protection=problem.upper_protection / unit, weights=problem.weights / weight)
+    for ours, theirs in zip(divided.safe_value_fits(), expected.safe_value_fits(), strict=True):
+        assert np.array_equal(ours, theirs)

@@ -97,7 +97,7 @@ def fixed_senses(problem: CTAProblem, senses: np.ndarray | None) -> tuple[np.nda
                 np.any(np.abs(senses) != 1):
             raise ValueError(f"senses must hold +1 or -1 for each of the {problem.n_sensitive} sensitive cells")
         return senses, "given"
-    free = int(np.count_nonzero(problem.effective_senses == SENSE_FREE))
+    free = problem.free_senses
     if free:
         raise ValueError(f"a fixed-sense model needs a sense for each sensitive cell; {free} are free")
     return problem.effective_senses, "problem"

@@ -230,12 +230,14 @@ def sense_bounds(problem: CTAProblem, senses: np.ndarray) -> tuple[np.ndarray, n
     cells = problem.sensitive
     up = senses == SENSE_UP
     down = senses == SENSE_DOWN
-    lower[cells[up]] = np.maximum(lower[cells[up]], problem.upper_protection[up])
-    upper[cells[down]] = np.minimum(upper[cells[down]], -problem.lower_protection[down])
+    rising, falling = cells[up], cells[down]
+    lower[rising] = np.maximum(lower[rising], problem.upper_protection[up])
+    upper[falling] = np.minimum(upper[falling], -problem.lower_protection[down])
     # a safe value a hair beyond its bound (capacity = protection level, rounded) sits on the bound
-    over = np.flatnonzero(lower > upper)  # few cells: the tolerance is worked out for them alone
-    crossed = over[lower[over] - upper[over] <= BOUND_RTOL * np.maximum(1.0, np.abs(problem.values[over]))]
-    lower[crossed] = upper[crossed] = np.where(lower[crossed] > 0, upper[crossed], lower[crossed])
+    over = (lower > upper).nonzero()[0]
+    if over.size:           # few cells, often none: the tolerance is worked out for them alone
+        crossed = over[lower[over] - upper[over] <= BOUND_RTOL * np.maximum(1.0, np.abs(problem.values[over]))]
+        lower[crossed] = upper[crossed] = np.where(lower[crossed] > 0, upper[crossed], lower[crossed])
     return lower, upper
 
 
@@ -247,7 +249,7 @@ def defining_relations(relations: sp.csr_array) -> np.ndarray:
     (newton_l2.least_squares_deviations) adds the relations its answer breaks."""
     A = relations if isinstance(relations, sp.csr_array) else sp.csr_array(relations)
     negative = A.data < 0
-    row = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))[negative]     # the row and cell of each -1
+    row = np.arange(A.shape[0]).repeat(A.indptr[1:] - A.indptr[:-1])[negative]     # the row and cell of each -1
     cell = A.indices[negative]
     single = np.bincount(row, minlength=A.shape[0]) == 1
     totalling = single[row]
