@@ -128,13 +128,16 @@ def verified_before(problem: CTAProblem, values: np.ndarray, senses: np.ndarray 
 
 def describe(status: Status) -> str:
     """The plain message of a status."""
-    return {
-        Status.OPTIMAL: "optimal; verified",
-        Status.FEASIBLE: "protected table found (optimality not proven); verified",
-        Status.TIME_LIMIT: "time limit reached",
-        Status.CANCELLED: "cancelled",
-        Status.INFEASIBLE: "no table satisfies the relations, bounds and protection levels",
-        Status.ERROR: "the solver failed",
-        Status.NOT_FOUND: "no protected table found; that does not prove none exists",
-        Status.NOT_PROTECTED: "the table failed verification",
-    }[status]
+    return _MESSAGES[status]
+
+
+_MESSAGES = {
+    Status.OPTIMAL: "optimal; verified",
+    Status.FEASIBLE: "protected table found (optimality not proven); verified",
+    Status.TIME_LIMIT: "time limit reached",
+    Status.CANCELLED: "cancelled",
+    Status.INFEASIBLE: "no table satisfies the relations, bounds and protection levels",
+    Status.ERROR: "the solver failed",
+    Status.NOT_FOUND: "no protected table found; that does not prove none exists",
+    Status.NOT_PROTECTED: "the table failed verification",
+}

@@ -48,19 +48,21 @@ def _median_magnitude(array: np.ndarray) -> float | None:
     replace that leaves them alone shares; a writeable one could change and is worked out anew."""
     if array in _MEDIANS:
         return _MEDIANS[array]
-    magnitudes = np.abs(array)
-    magnitudes = magnitudes[magnitudes > 0]
-    median = _median(magnitudes) if magnitudes.size else None
+    nonzero = np.count_nonzero(array)
+    median = _median(np.abs(array), array.size - nonzero) if nonzero else None
     _MEDIANS.keep(array, median)
     return median
 
 
-def _median(magnitudes: np.ndarray) -> float:
-    """np.median of a nonempty array of finite entries, the same number: the middle entry, or the
-    mean of the middle two, (a + b) / 2 as np.mean works it out, found by one np.partition
-    (np.median's checks and reductions took 15 of its 18 microseconds on 150 entries)."""
-    middle = magnitudes.size // 2
-    if magnitudes.size % 2:
+def _median(magnitudes: np.ndarray, zeros: int = 0) -> float:
+    """np.median of the entries of ``magnitudes`` (finite, >= 0) after its ``zeros`` zeros (fewer
+    than its entries), the same number: the middle entry, or the mean of the middle two,
+    (a + b) / 2 as np.mean works it out, found by one np.partition of the whole array, whose
+    zeros come first (np.median's checks and reductions took 15 of its 18 microseconds on 150
+    entries, and taking the nonzero entries out two calls more)."""
+    count = magnitudes.size - zeros
+    middle = zeros + count // 2
+    if count % 2:
         return float(np.partition(magnitudes, middle)[middle])
     low, high = np.partition(magnitudes, (middle - 1, middle))[middle - 1:middle + 1]
     return float((low + high) / 2)

@@ -70,3 +70,13 @@ def test_a_restated_problem_keeps_the_medians_a_fresh_count_finds(values, weight
     st.floats(min_value=1e-300, max_value=1e300), st.sampled_from([5e-324, 1.7e308, 1.0, 1.0000000000000002]))))
 def test_the_median_is_numpys_to_the_last_bit(magnitudes):
     assert units._median(magnitudes) == float(np.median(magnitudes))
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=arrays(float, st.integers(1, 40), elements=st.one_of(
+    st.floats(min_value=-1e300, max_value=1e300), st.sampled_from([0.0, -0.0, 5e-324, -1.7e308, 1.0]))))
+def test_the_median_magnitude_is_numpys_median_of_the_nonzero_magnitudes(values):
+    """_median_magnitude partitions all |entries|, its zeros first, where the nonzero ones were taken out."""
+    magnitudes = np.abs(values)
+    expected = float(np.median(magnitudes[magnitudes > 0])) if np.any(magnitudes > 0) else None
+    assert units._median_magnitude(values) == expected
