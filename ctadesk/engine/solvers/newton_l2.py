@@ -106,6 +106,14 @@ GROWN_RELATIONS = 1000
 #: gemv stays on one thread below 2304 x 4 = 9 216 entries, and a second thread on a loaded 2-core
 #: machine costs more than it gains (see DENSE_RELATIONS); above, dense products cost more anyway
 DENSE_PRODUCTS = 9216
+#: a dense Newton system (at most DENSE_RELATIONS relations, dense products) whose product A D A^T
+#: takes at most this many multiply-adds (relations^2 x cells) is formed by one matrix product at
+#: each factorisation (_DenseProduct), with no pairs of relations found first: on office tables of
+#: 49-90 cells (25-40 relations) those pairs took about 25 us of a 420-us first solve, and the
+#: product 3-5 us a system, as the pairs' weighted count does.  OpenBLAS's dgemm stays on one
+#: thread up to 65 536 x 4 = 262 144 multiply-adds; a 71 x 119 system (600 000) took 0.8 ms of
+#: processor time on two threads of a loaded machine, against 13 us from the pairs
+TINY_PRODUCTS = 131_072
 #: what a problem alone gives the method (_Relations) is kept while the problem lives where it has at
 #: most this many cells: there it is a large share of a solve (about 200 of 400 microseconds solved
 #: again on 50-250 cells); above, a small one, and the gathered relations and the Newton systems'
@@ -115,6 +123,8 @@ KEPT_CELLS = 100_000
 
 #: a matrix the Newton method multiplies vectors by: CSR, or dense where small (gathered)
 Matrix: TypeAlias = sp.csr_array | np.ndarray
+#: what newton_pattern gives: how the Newton systems are formed and factorised (None: _factor)
+NewtonPattern: TypeAlias = "_Pattern | _DensePattern | _DenseProduct | None"
 
 
 def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions(),
@@ -232,7 +242,7 @@ class _Relations:
     defining: np.ndarray
     first: Gathered
     #: the pattern of the first round's Newton systems with the movable cells, DENSE_RELATIONS and
-    #: FACTORISER it was built for: [(movable, DENSE_RELATIONS, FACTORISER, pattern)] once built (one
+    #: FACTORISER it was built for: [(movable, _pattern_settings(), pattern)] once built (one
     #: tuple, read at once: a solve in another thread may put another in its place meanwhile)
     _pattern: list = dataclasses.field(default_factory=list, compare=False)
     #: the problem's own senses and their deviation bounds, read-only: [senses, lower, upper] once found
@@ -278,20 +288,25 @@ class _Relations:
         senses, lower, upper = self._own
         return senses.copy(), "problem", lower, upper
 
-    def pattern(self, half_inverse: np.ndarray, movable: np.ndarray) -> _Pattern | _DensePattern | None:
+    def pattern(self, half_inverse: np.ndarray, movable: np.ndarray) -> NewtonPattern:
         """newton_pattern of the first round's relations for ``half_inverse`` = 1 / (2 w) (the
         problem's: the same at every solve) and ``movable``, kept for the last movable
         cells asked (a problem's fixed senses give the same ones at every solve), and for the
-        DENSE_RELATIONS and FACTORISER it was built with: a _DensePattern itself (immutable), a
-        _Pattern as a copy of its structure with no factorisation yet (_Pattern.copy: CHOLMOD's
-        analysis is a solve's own)."""
+        DENSE_RELATIONS, TINY_PRODUCTS and FACTORISER it was built with: a _DenseProduct or
+        _DensePattern itself (immutable), a _Pattern as a copy of its structure with no
+        factorisation yet (_Pattern.copy: CHOLMOD's analysis is a solve's own)."""
         found = self._pattern[0] if self._pattern else None
-        if found is None or found[1:3] != (DENSE_RELATIONS, FACTORISER) or not np.array_equal(found[0], movable):
+        if found is None or found[1] != _pattern_settings() or not np.array_equal(found[0], movable):
             built = newton_pattern(self.first_round(), half_inverse, movable)
-            found = (movable.copy(), DENSE_RELATIONS, FACTORISER, built)
+            found = (movable.copy(), _pattern_settings(), built)
             self._pattern[:] = [found]
-        kept = found[3]
+        kept = found[2]
         return kept.copy() if isinstance(kept, _Pattern) else kept
+
+
+def _pattern_settings() -> tuple[int, int, str]:
+    """The settings newton_pattern's choice depends on, as they are now."""
+    return DENSE_RELATIONS, TINY_PRODUCTS, FACTORISER
 
 
 #: a problem -> its _Relations, while the problem lives
@@ -308,13 +323,13 @@ def pattern_entries(A: sp.csr_array, movable: np.ndarray) -> int:
 class Gathered(NamedTuple):
     """Relations of the Newton method (rows of a problem's A) as it uses them: ``A`` and its
     transpose ``At`` multiply vectors (dense, the transpose a view, where they have at most
-    DENSE_PRODUCTS entries with their zeros; else CSR with sorted indices), and ``by_cell`` holds
-    the transpose's CSR arrays (indptr, indices, data: each cell's relations, ascending), from which
-    the Newton systems' patterns are built (newton_pattern)."""
+    DENSE_PRODUCTS entries with their zeros; else CSR with sorted indices), and ``entries`` holds
+    (relation, cell, coefficient) of each entry, relation by relation, from which the Newton
+    systems' pairs are built where they are (_DensePattern, by_cell)."""
 
     A: Matrix
     At: Matrix
-    by_cell: tuple[np.ndarray, np.ndarray, np.ndarray]
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def gathered(A: sp.csr_array, rows: np.ndarray) -> Gathered:
@@ -329,14 +344,29 @@ def gathered(A: sp.csr_array, rows: np.ndarray) -> Gathered:
     taken = (starts - indptr[:-1]).repeat(counts) + np.arange(indptr[-1])
     cells, data = A.indices[taken], A.data[taken]
     row_of = np.arange(rows.size).repeat(counts)
-    order = cells.argsort(kind="stable")          # by cell, each cell's relations still ascending
-    by_cell = (_offsets(np.bincount(cells, minlength=n)), row_of[order], data[order])
     if rows.size * n <= DENSE_PRODUCTS:
         dense = np.zeros((rows.size, n))
         dense[row_of, cells] = data
-        return Gathered(dense, dense.T, by_cell)
+        return Gathered(dense, dense.T, (row_of, cells, data))
+    columns, relation, coefficient = _cells_relations(row_of, cells, data, n)
     return Gathered(sp.csr_array((data, cells, indptr), shape=(rows.size, n)),
-                    sp.csr_array((by_cell[2], by_cell[1], by_cell[0]), shape=(n, rows.size)), by_cell)
+                    sp.csr_array((coefficient, relation, columns), shape=(n, rows.size)), (row_of, cells, data))
+
+
+def by_cell(relations: Gathered) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The CSR arrays (indptr, indices, data) of the relations' transpose: each cell's relations,
+    ascending (the transpose's own where it is CSR)."""
+    if isinstance(relations.At, sp.csr_array):
+        return relations.At.indptr, relations.At.indices, relations.At.data
+    return _cells_relations(*relations.entries, relations.At.shape[0])
+
+
+def _cells_relations(row_of: np.ndarray, cells: np.ndarray, data: np.ndarray,
+                     n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The entries (relation, cell, coefficient), relation by relation, as the CSR arrays of the
+    transpose (n cells)."""
+    order = cells.argsort(kind="stable")          # by cell, each cell's relations still ascending
+    return _offsets(np.bincount(cells, minlength=n)), row_of[order], data[order]
 
 
 def _offsets(counts: np.ndarray) -> np.ndarray:
@@ -354,7 +384,7 @@ def _clip(values: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> np.ndarra
 
 def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weights: np.ndarray,
                  lower: np.ndarray, upper: np.ndarray, pi: np.ndarray, options: SolveOptions,
-                 kept_pattern: Callable[[np.ndarray, np.ndarray], _Pattern | _DensePattern | None] | None = None
+                 kept_pattern: Callable[[np.ndarray, np.ndarray], NewtonPattern] | None = None
                  ) -> tuple[np.ndarray | None, np.ndarray, str]:
     """The dual Newton iteration of least_squares_deviations on relations A z = d (gathered) from
     ``pi``: (z or None, the last multipliers, a note); ``kept_pattern`` gives the pattern of these
@@ -540,11 +570,11 @@ def _shift(diagonal: np.ndarray) -> np.ndarray:
     return 1e-10 * max(float(np.maximum.reduce(diagonal, initial=0.0)), 1e-300) + (diagonal <= 0) * 1.0
 
 
-def newton_pattern(relations: Gathered, half_inverse: np.ndarray,
-                   movable: np.ndarray) -> _Pattern | _DensePattern | None:
-    """The pattern of the Newton systems of ``relations`` over the ``movable`` cells: dense up to
-    DENSE_RELATIONS relations, else sparse; None where _Pattern.of leaves the systems to _factor."""
-    dense = _DensePattern.of(relations, half_inverse, movable)
+def newton_pattern(relations: Gathered, half_inverse: np.ndarray, movable: np.ndarray) -> NewtonPattern:
+    """The pattern of the Newton systems of ``relations`` over the ``movable`` cells: one dense
+    product up to TINY_PRODUCTS multiply-adds, dense up to DENSE_RELATIONS relations, else sparse;
+    None where _Pattern.of leaves the systems to _factor."""
+    dense = _DenseProduct.of(relations, half_inverse) or _DensePattern.of(relations, half_inverse, movable)
     if dense is not None:
         return dense
     A, At = relations.A, relations.At
@@ -676,7 +706,7 @@ class _DensePattern:
         n, m = relations.At.shape
         if m > DENSE_RELATIONS:
             return None
-        indptr, relation, data = relations.by_cell
+        indptr, relation, data = by_cell(relations)
         counts = indptr[1:] - indptr[:-1]
         held = movable.repeat(counts)                   # the entries of movable cells
         column_of = np.arange(n).repeat(counts)[held]
@@ -697,13 +727,54 @@ class _DensePattern:
         return data, diagonal, shift
 
     def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-        """A solver of the system with these entries (overwritten by its factor).  Raises
-        RuntimeError where a pivot is not positive."""
-        factor, info = scipy.linalg.lapack.dpotrf(data.reshape(self.m, self.m).T, lower=False, clean=False,
-                                                  overwrite_a=True)      # the transpose: the same symmetric
-        if info != 0:                                                   # system, in LAPACK's column order
-            raise RuntimeError(f"the dense Newton system's pivot {info} is not positive")
-        return lambda gradient: scipy.linalg.lapack.dpotrs(factor, gradient, lower=False)[0]
+        """_dense_factor of the system with these entries."""
+        return _dense_factor(self.m, data)
+
+    def restart(self) -> None:
+        """Nothing is kept from one factorisation to the next."""
+
+
+def _dense_factor(m: int, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """A solver of the m x m system with entries ``data``, row by row (overwritten by its factor), by
+    LAPACK's Cholesky.  Raises RuntimeError where a pivot is not positive."""
+    factor, info = scipy.linalg.lapack.dpotrf(data.reshape(m, m).T, lower=False, clean=False,
+                                              overwrite_a=True)      # the transpose: the same symmetric
+    if info != 0:                                                   # system, in LAPACK's column order
+        raise RuntimeError(f"the dense Newton system's pivot {info} is not positive")
+    return lambda gradient: scipy.linalg.lapack.dpotrs(factor, gradient, lower=False)[0]
+
+
+class _DenseProduct:
+    """The Newton systems A D A^T of a few relations (TINY_PRODUCTS), formed by one dense matrix
+    product of the relations, each cell's column weighted by 1 / (2 w) where it is free, and
+    factorised by LAPACK's Cholesky as _DensePattern's are."""
+
+    def __init__(self, A: np.ndarray, half_inverse: np.ndarray) -> None:
+        self.m = A.shape[0]
+        self.A = A
+        self.half_inverse = half_inverse
+
+    @classmethod
+    def of(cls, relations: Gathered, half_inverse: np.ndarray) -> _DenseProduct | None:
+        """The product's systems of dense ``relations`` of at most DENSE_RELATIONS relations and
+        TINY_PRODUCTS multiply-adds; None otherwise."""
+        A = relations.A
+        m, n = A.shape
+        if not isinstance(A, np.ndarray) or m > DENSE_RELATIONS or m * m * n > TINY_PRODUCTS:
+            return None
+        return cls(A, half_inverse)
+
+    def entries(self, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(the shifted system's m x m entries for ``free``, row by row, its unshifted diagonal, the shift)."""
+        data = ((self.A * (self.half_inverse * free)) @ self.A.T).reshape(-1)
+        diagonal = data[:: self.m + 1].copy()
+        shift = _shift(diagonal)
+        data[:: self.m + 1] += shift
+        return data, diagonal, shift
+
+    def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """_dense_factor of the system with these entries."""
+        return _dense_factor(self.m, data)
 
     def restart(self) -> None:
         """Nothing is kept from one factorisation to the next."""
@@ -749,7 +820,7 @@ class _NewtonSystems:
     longer than the factorisations they were to save."""
 
     def __init__(self, A: Matrix, At: Matrix, half_inverse: np.ndarray,
-                 pattern: _Pattern | _DensePattern | None) -> None:
+                 pattern: NewtonPattern) -> None:
         """``pattern``: newton_pattern(A, At, half_inverse, the movable cells), or its copy kept."""
         self.A = A
         self.At = At
@@ -806,7 +877,7 @@ class _NewtonSystems:
         A_free = self.A[:, np.flatnonzero(free)]
         return sp.csr_array((A_free * self.half_inverse[free]) @ A_free.T)
 
-    def _pattern_factor(self, pattern: _Pattern | _DensePattern, data: np.ndarray,
+    def _pattern_factor(self, pattern: _Pattern | _DensePattern | _DenseProduct, data: np.ndarray,
                         free: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
         """The pattern's factorisation; _factor's where QDLDL meets a pivot too small for its LDL^T
         without pivoting or LAPACK's Cholesky one not positive (they raise), the pattern starting

@@ -51,6 +51,41 @@ def test_dense_newton_systems_equal_the_explicit_system(seed, m, n, share_free):
                                + 1e-9)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 60), st.floats(0.0, 1.0))
+def test_dense_product_systems_are_the_dense_patterns(seed, m, n, share_free):
+    """_DenseProduct's systems (one matrix product) are _DensePattern's (the pairs' weighted count)
+    to rounding, diagonal and shift included, and are taken up to TINY_PRODUCTS multiply-adds only."""
+    rng = np.random.default_rng(seed)
+    relations = newton_l2.gathered(random_relations(rng, m, n), np.arange(m))
+    half_inverse = 10.0 ** rng.uniform(-3, 3, n)
+    movable = rng.random(n) < 0.9
+    free = movable & (rng.random(n) < share_free)
+    product = newton_l2._DenseProduct.of(relations, half_inverse)
+    assert (product is not None) is (isinstance(relations.A, np.ndarray) and m * m * n <= newton_l2.TINY_PRODUCTS)
+    if product is None:
+        return
+    pairs = _DensePattern.of(relations, half_inverse, movable)
+    data, diagonal, shift = product.entries(free)
+    expected, expected_diagonal, expected_shift = pairs.entries(free)
+    np.testing.assert_allclose(diagonal, expected_diagonal, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(shift, expected_shift, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(data, expected, rtol=1e-12, atol=1e-15 * np.abs(expected).max())
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(20, 100))
+def test_the_dense_product_gives_the_dense_patterns_table(seed, cells):
+    """Office tables solved with the Newton systems of one product (the default where they are
+    small) and with the pairs (TINY_PRODUCTS = 0): the same table, each on a new problem."""
+    _, dimensions = office_shapes(2, seed % 1000, cells, 2 * cells + 60)[seed % 2]
+    problem = office_table(dimensions, seed=seed)
+    product = solve_network_l2(problem)
+    with mock.patch.object(newton_l2, "TINY_PRODUCTS", 0):
+        pairs = solve_network_l2(problem.replace(values=problem.values.copy()))
+    assert_same_table(problem, product, pairs)
+
+
 def test_the_dense_path_is_taken_up_to_its_relation_count_only():
     rng = np.random.default_rng(0)
     for m, dense in ((newton_l2.DENSE_RELATIONS, True), (newton_l2.DENSE_RELATIONS + 1, False)):
@@ -78,7 +113,7 @@ def test_gathered_relations_equal_scipys(seed, m, n, dense):
     if not dense and rows.size:
         assert relations.A.has_sorted_indices and relations.At.has_sorted_indices
     transposed.sort_indices()
-    for got, want in zip(relations.by_cell, (transposed.indptr, transposed.indices, transposed.data)):
+    for got, want in zip(newton_l2.by_cell(relations), (transposed.indptr, transposed.indices, transposed.data)):
         np.testing.assert_array_equal(got, want)
 
 
@@ -190,6 +225,7 @@ def test_a_dense_system_whose_cholesky_fails_goes_to_the_general_factorisation(m
         raise RuntimeError("the dense Newton system's pivot 1 is not positive")
 
     monkeypatch.setattr(_DensePattern, "factor", refusing)
+    monkeypatch.setattr(newton_l2._DenseProduct, "factor", refusing)
     result = solve_network_l2(problem)
     assert calls and result.verified and "network" not in result.info
     assert result.model_objective == pytest.approx(expected.model_objective, rel=1e-9)
