@@ -208,13 +208,15 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
             notes.append(f"{rows.size} relations would grow the Newton system's pattern {growth:.2f} times")
             return None, "; ".join(notes)
         first_round = rows.size == first.size
-        z, pi[rows], note = _dual_newton(relations.first_round() if first_round else gathered(A, rows), d[rows],
+        z, pi[rows], note = _dual_newton(relations.first_round() if first_round else gathered(A, rows, relations.dense),
+                                         d[rows],
                                          row_scale[rows], weights, lower, upper, pi[rows], options,
                                          relations.pattern if first_round else None)
         notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
         if z is None:
             return None, "; ".join(notes)
-        broken = ~kept & (np.abs(d - A @ z) > L2_TOLERANCE * row_scale)
+        products = A if relations.dense is None else relations.dense
+        broken = ~kept & (np.abs(d - products @ z) > L2_TOLERANCE * row_scale)
         if not broken.any():
             return z, "; ".join(notes)
         kept |= broken
@@ -230,6 +232,10 @@ class _Relations:
     dense pattern 21).
 
     A           the relations in CSR
+    dense       A as a dense array where it has at most DENSE_PRODUCTS entries with its zeros (else
+                None): d, the check of the relations a round broke and the rounds' relations come
+                from it (a scipy product with a vector costs a few microseconds of Python, a dense
+                one one)
     d           b - A a, the right-hand side of the deviations
     row_scale   sum_j |A_rj| max(1, |a_j|) per relation (0 made 1): the scale of its residual
     defining    defining_relations(A), read-only
@@ -237,6 +243,7 @@ class _Relations:
     """
 
     A: sp.csr_array
+    dense: np.ndarray | None
     d: np.ndarray
     row_scale: np.ndarray
     defining: np.ndarray
@@ -259,11 +266,11 @@ class _Relations:
                                     weights=np.abs(A.data) * np.maximum(np.abs(problem.values), 1.0)[A.indices])
             row_scale[row_scale == 0] = 1.0     # a relation of no cells (right-hand side 0): residual 0, not 0/0
             defining = defining_relations(A)
-            for array in (row_scale, defining):
+            dense = A.toarray() if A.shape[0] * A.shape[1] <= DENSE_PRODUCTS else None
+            d = problem.rhs - (A if dense is None else dense) @ problem.values
+            for array in (row_scale, defining, d):
                 array.flags.writeable = False
-            d = problem.deviation_rhs
-            d.flags.writeable = False
-            found = cls(A, d, row_scale, defining, gathered(A, defining.nonzero()[0]))
+            found = cls(A, dense, d, row_scale, defining, gathered(A, defining.nonzero()[0], dense))
             if problem.n_cells <= KEPT_CELLS:
                 _RELATIONS[problem] = found
         return found
@@ -273,7 +280,7 @@ class _Relations:
         A = self.first[0]
         if isinstance(A, np.ndarray) is (A.shape[0] * A.shape[1] <= DENSE_PRODUCTS):
             return self.first
-        return gathered(self.A, self.defining.nonzero()[0])
+        return gathered(self.A, self.defining.nonzero()[0], self.dense)
 
     def own_senses(self, problem: CTAProblem) -> tuple[np.ndarray, str, np.ndarray, np.ndarray]:
         """fixed_senses(problem, None) and their sense_bounds, for ``problem``, whose relations these
@@ -322,22 +329,23 @@ def pattern_entries(A: sp.csr_array, movable: np.ndarray) -> int:
 
 class Gathered(NamedTuple):
     """Relations of the Newton method (rows of a problem's A) as it uses them: ``A`` and its
-    transpose ``At`` multiply vectors (dense, the transpose a view, where they have at most
-    DENSE_PRODUCTS entries with their zeros; else CSR with sorted indices), and ``entries`` holds
-    (relation, cell, coefficient) of each entry, relation by relation, from which the Newton
-    systems' pairs are built where they are (_DensePattern, by_cell)."""
+    transpose ``At`` (dense, the transpose a view, where they have at most DENSE_PRODUCTS entries
+    with their zeros; else CSR with sorted indices)."""
 
     A: Matrix
     At: Matrix
-    entries: tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def gathered(A: sp.csr_array, rows: np.ndarray) -> Gathered:
-    """The relations ``rows`` (ascending) of A, gathered with numpy from A's CSR arrays: A[rows]
-    and its .T.tocsr() took 65 of the 600 microseconds that a 150-cell table's Newton method took,
-    in scipy's general indexing and conversion, and where they are dense no sparse array is built
-    at all (two took about 20 of the 640 microseconds of a 60-cell table's first solve)."""
+def gathered(A: sp.csr_array, rows: np.ndarray, dense: np.ndarray | None = None) -> Gathered:
+    """The relations ``rows`` (ascending) of A (``dense``: A as a dense array, where the caller has
+    it), gathered with numpy: A[rows] and its .T.tocsr() took 65 of the 600 microseconds that a
+    150-cell table's Newton method took, in scipy's general indexing and conversion, and where
+    they are dense no sparse array is built at all (two took about 20 of the 640 microseconds of a
+    60-cell table's first solve)."""
     n = A.shape[1]
+    if rows.size * n <= DENSE_PRODUCTS and dense is not None:
+        chosen = dense[rows]
+        return Gathered(chosen, chosen.T)
     starts = A.indptr[rows]
     counts = A.indptr[rows + 1] - starts
     indptr = _offsets(counts)
@@ -345,20 +353,22 @@ def gathered(A: sp.csr_array, rows: np.ndarray) -> Gathered:
     cells, data = A.indices[taken], A.data[taken]
     row_of = np.arange(rows.size).repeat(counts)
     if rows.size * n <= DENSE_PRODUCTS:
-        dense = np.zeros((rows.size, n))
-        dense[row_of, cells] = data
-        return Gathered(dense, dense.T, (row_of, cells, data))
+        chosen = np.zeros((rows.size, n))
+        chosen[row_of, cells] = data
+        return Gathered(chosen, chosen.T)
     columns, relation, coefficient = _cells_relations(row_of, cells, data, n)
     return Gathered(sp.csr_array((data, cells, indptr), shape=(rows.size, n)),
-                    sp.csr_array((coefficient, relation, columns), shape=(n, rows.size)), (row_of, cells, data))
+                    sp.csr_array((coefficient, relation, columns), shape=(n, rows.size)))
 
 
 def by_cell(relations: Gathered) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The CSR arrays (indptr, indices, data) of the relations' transpose: each cell's relations,
-    ascending (the transpose's own where it is CSR)."""
+    ascending (the transpose's own where it is CSR; from a dense array's nonzeros, relation by
+    relation, else)."""
     if isinstance(relations.At, sp.csr_array):
         return relations.At.indptr, relations.At.indices, relations.At.data
-    return _cells_relations(*relations.entries, relations.At.shape[0])
+    row_of, cells = relations.A.nonzero()
+    return _cells_relations(row_of, cells, relations.A[row_of, cells], relations.At.shape[0])
 
 
 def _cells_relations(row_of: np.ndarray, cells: np.ndarray, data: np.ndarray,

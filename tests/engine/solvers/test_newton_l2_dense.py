@@ -94,15 +94,16 @@ def test_the_dense_path_is_taken_up_to_its_relation_count_only():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 60), st.booleans())
-def test_gathered_relations_equal_scipys(seed, m, n, dense):
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 60), st.booleans(), st.booleans())
+def test_gathered_relations_equal_scipys(seed, m, n, dense, from_dense):
     """newton_l2.gathered: A[rows], its transpose and the transpose's CSR arrays (each cell's
-    relations), dense or in CSR with sorted indices as DENSE_PRODUCTS says."""
+    relations), dense or in CSR with sorted indices as DENSE_PRODUCTS says, gathered from A's CSR
+    arrays or taken from A as a dense array."""
     rng = np.random.default_rng(seed)
     A = random_relations(rng, m, n)
     rows = np.flatnonzero(rng.random(m) < 0.6)
     with mock.patch.object(newton_l2, "DENSE_PRODUCTS", newton_l2.DENSE_PRODUCTS if dense else 0):
-        relations = newton_l2.gathered(A, rows)
+        relations = newton_l2.gathered(A, rows, A.toarray() if from_dense else None)
     expected = A[rows]
     transposed = sp.csr_array(expected.T)
     assert isinstance(relations.A, np.ndarray) is (dense or rows.size == 0)
@@ -284,7 +285,7 @@ def test_gathered_relations_take_csr_above_dense_products_entries():
     rng = np.random.default_rng(1)
     for m, n in ((48, 192), (48, 193)):
         A = random_relations(rng, m, n)
-        gathered, transposed, _ = newton_l2.gathered(A, np.arange(m))
+        gathered, transposed = newton_l2.gathered(A, np.arange(m))
         assert isinstance(gathered, np.ndarray) is (m * n <= newton_l2.DENSE_PRODUCTS)
         x, p = rng.normal(size=n), rng.normal(size=m)
         np.testing.assert_allclose(gathered @ x, A @ x, rtol=1e-12, atol=1e-12)
