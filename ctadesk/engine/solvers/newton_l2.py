@@ -413,13 +413,19 @@ def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weig
         """pi at the dual's maximum along ``direction`` (_line_search), u, z and the residual there."""
         moved = At @ direction
         rate = moved * half_inverse
+        last: list = []                                 # the last evaluation: t, u and z there
 
         def slope_at(t: float) -> float:
-            return slope - weighted_sum(_clip(u + t * rate, lower, upper) - z, moved)
+            u_t = u + t * rate
+            z_t = _clip(u_t, lower, upper)
+            last[:] = [t, u_t, z_t]
+            return slope - weighted_sum(z_t - z, moved)
 
         length = _line_search(slope_at, slope)
-        ahead = u + length * rate                       # u there, without a product with A^T
-        z_ahead = _clip(ahead, lower, upper)
+        t, ahead, z_ahead = last                        # u and z there, without a product with A^T
+        if t != length:
+            ahead = u + length * rate
+            z_ahead = _clip(ahead, lower, upper)
         return pi + length * direction, ahead, z_ahead, d - A @ z_ahead
 
     u, z, residual = point(pi)
@@ -435,8 +441,8 @@ def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weig
             return None, pi, "cancelled" if options.cancelled() else "time limit reached"
         free = (z > lower) & (z < upper)
         diagonal, step = systems.step(free, residual)
-        empty = (diagonal <= 0) & (residual != 0)
-        if empty.any():
+        empty = (diagonal <= 0) & (residual != 0) if (diagonal <= 0).any() else None
+        if empty is not None and empty.any():
             # rows without a free cell are decoupled from the rest of the system: their jump past a
             # breakpoint gets a line search of its own, so that a jump in other units does not cut
             # the Newton step short (jjtabel3: 40 steps, 8 of them shorter than 1e-5, then 20)
