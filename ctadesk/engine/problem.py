@@ -420,12 +420,13 @@ class CTAProblem:
                     (~up_ok & ~down_ok) | ((senses == SENSE_UP) & ~up_ok) | ((senses == SENSE_DOWN) & ~down_ok)):
                 return self.replace(**quotients)
         changed = object.__new__(type(self))
-        changed.__dict__.update(self.__dict__)
+        state = changed.__dict__                # a frozen dataclass's fields, set as object.__setattr__ would
+        state.update(self.__dict__)
         for derived in _DERIVED:
-            changed.__dict__.pop(derived, None)
-        for name, array in {**quotients, "lower": low, "upper": up}.items():
-            object.__setattr__(changed, name, _frozen(array))
-        object.__setattr__(changed, "_fits", tuple(_frozen(ok) for ok in fits))
+            state.pop(derived, None)
+        for array in (*quotients.values(), low, up, *fits):
+            array.flags.writeable = False
+        state.update(quotients, lower=low, upper=up, _fits=tuple(fits))
         return changed
 
     def with_senses(self, senses: np.ndarray) -> CTAProblem:

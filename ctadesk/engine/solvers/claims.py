@@ -53,9 +53,10 @@ BOUND_SHARE = 0.2
 #: above this many cells a method that is not exact reports the protection part of the bound alone
 #: (solvers/protection_bound.py): the whole bound's propagation takes about 0.5 s a million cells
 FULL_BOUND_CELLS = 100_000
-#: the smallest normal floating-point number: a table with values below it is verified again in
-#: the user's units (_verified_in_units)
+#: the smallest normal and the largest finite floating-point number: a table with values below the
+#: one (but 0) or above the other (or NaN) is verified again in the user's units (_verified_in_units)
 _NORMAL = float(np.finfo(float).tiny)
+_LARGEST = float(np.finfo(float).max)
 
 
 def in_table_units(model: Model, method: Method, lengths: Collection[str] = ()) -> Method:
@@ -243,7 +244,8 @@ def _verified_in_units(problem: CTAProblem, scaled: CTAProblem | None, result: C
     if earlier is None or not earlier.ok or table_unit(scaled) * unit != table_unit(problem):
         return None
     magnitudes = np.abs(values)
-    if not np.isfinite(magnitudes).all() or ((magnitudes < _NORMAL) & (magnitudes > 0)).any():
+    if not (np.maximum.reduce(magnitudes, initial=0.0) <= _LARGEST
+            and np.minimum.reduce(magnitudes, where=magnitudes > 0, initial=np.inf) >= _NORMAL):
         return None
     return earlier
 

@@ -299,3 +299,25 @@ def test_a_problem_is_restated_once_and_solved_again_alike(method):
     assert first.status is second.status and first.message == second.message
     assert np.array_equal(first.values, second.values)
     assert (first.objective, first.bound, first.gap) == (second.objective, second.bound, second.gap)
+
+
+@pytest.mark.parametrize("odd", [5e-324, 1e-310, -1e-310, np.inf, -np.inf, np.nan, 0.0, 2.5e-308, 1.7e308])
+def test_a_kept_verification_serves_only_tables_of_normal_numbers(odd):
+    """claims._verified_in_units takes the verification made in table units only where every value
+    of the user's table is 0 or a finite normal number (a subnormal one rounds differently from its
+    quotient; an infinite or NaN one is checked again): the premise, value by value."""
+    from ctadesk.engine.solvers.claims import _verified_in_units
+    from ctadesk.engine.solvers.finish import finish
+
+    problem = _magnified(small_table(), 1000.0)
+    unit = table_unit(problem)
+    scaled = in_units(problem, unit)
+    table = solve(scaled, "lp").values.copy()
+    table.flags.writeable = False
+    result = finish(scaled, "test", Status.FEASIBLE, table, started=0.0, build_seconds=0.0, solve_seconds=0.0)
+    assert result.verified
+    values = table * unit
+    assert _verified_in_units(problem, scaled, result, values, unit) is result.verification
+    values[0] = odd
+    normal = bool(odd == 0.0 or (np.isfinite(odd) and abs(odd) >= np.finfo(float).tiny))
+    assert (_verified_in_units(problem, scaled, result, values, unit) is result.verification) is normal
