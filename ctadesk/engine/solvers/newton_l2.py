@@ -833,7 +833,11 @@ class _NewtonSystems:
     the last factorisation's time, an iteration timed as one solve with the factorisation until
     a run has been timed: where factorising is cheap an iteration (a solve, two products and
     scipy's bookkeeping) costs several solves, and on jjtabel3 runs of 35 iterations took
-    longer than the factorisations they were to save."""
+    longer than the factorisations they were to save.  A dense system (_DenseProduct,
+    _DensePattern) is factorised anew whenever its free cells change: LAPACK's Cholesky of at most
+    DENSE_RELATIONS relations takes about as long as a solve with it, so conjugate gradients cannot
+    take less, and whether they were tried hung on the clock (on Cox 5 x 6 tables, a run in 25:
+    a solve's table then differed from the same problem's next in its last bits)."""
 
     def __init__(self, A: Matrix, At: Matrix, half_inverse: np.ndarray,
                  pattern: NewtonPattern) -> None:
@@ -842,6 +846,7 @@ class _NewtonSystems:
         self.At = At
         self.half_inverse = half_inverse
         self.pattern = pattern
+        self.reuses = not isinstance(pattern, (_DenseProduct, _DensePattern))   # conjugate gradients tried
         self.solve: Callable[[np.ndarray], np.ndarray] | None = None
         self.free: np.ndarray | None = None
         self.diagonal = np.zeros(0)             # the diagonal of the system last factorised
@@ -868,7 +873,8 @@ class _NewtonSystems:
             hessian = self._hessian(free)
             diagonal = hessian.diagonal()
             factorise = functools.partial(_factor, hessian)
-        if self.iterations > min(changed, REUSE_MIN_ITERATIONS) and changed <= REUSE_SHARE * np.count_nonzero(free):
+        if self.reuses and self.iterations > min(changed, REUSE_MIN_ITERATIONS) and \
+                changed <= REUSE_SHARE * np.count_nonzero(free):
             if hessian is None:
                 scale = self.half_inverse * free
                 shifted = spla.LinearOperator((m, m), matvec=lambda x: self.A @ (scale * (self.At @ x)) + shift * x)

@@ -290,3 +290,25 @@ def test_gathered_relations_take_csr_above_dense_products_entries():
         x, p = rng.normal(size=n), rng.normal(size=m)
         np.testing.assert_allclose(gathered @ x, A @ x, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(transposed @ p, A.T @ p, rtol=1e-12, atol=1e-12)
+
+
+def test_dense_systems_are_factorised_anew_never_solved_by_conjugate_gradients(monkeypatch):
+    """Conjugate gradients are tried on a system whose free cells changed a little only where it is
+    sparse: a dense one is factorised anew, whatever the clock says a factorisation costs (here: as
+    much as REUSE_ITERATIONS iterations), so its table does not hang on the clock."""
+    calls = []
+    cg = newton_l2.spla.cg
+    monkeypatch.setattr(newton_l2._NewtonSystems, "iterations", property(lambda self: newton_l2.REUSE_ITERATIONS))
+    monkeypatch.setattr(newton_l2.spla, "cg", lambda *args, **kwargs: calls.append(1) or cg(*args, **kwargs))
+    problems = []
+    for seed in range(12):
+        _, problem = cox_table((5, 6), seed=seed, capacity=0.3)
+        problems.append(problem.with_senses(ordering_senses(problem)))
+    tables = [solve_network_l2(problem) for problem in problems]
+    assert not calls
+    with mock.patch.object(newton_l2, "DENSE_RELATIONS", 0):
+        again = [solve_network_l2(problem.replace(values=problem.values.copy())) for problem in problems]
+    assert calls                                # sparse systems try them, on the same tables
+    for problem, dense, sparse in zip(problems, tables, again, strict=True):
+        if sparse.verified:
+            assert_same_table(problem, dense, sparse)
