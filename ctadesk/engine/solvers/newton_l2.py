@@ -197,14 +197,14 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
     relations = relations if relations is not None else _Relations.of(problem)
     A, d, row_scale = relations.A, relations.d, relations.row_scale
     kept = relations.defining.copy()
-    movable = lower < upper
     first = kept.nonzero()[0]
     pi = np.zeros(A.shape[0])
     notes = []
     for _ in range(BASIS_ROUNDS):
         rows = kept.nonzero()[0]
         if FACTORISER == "qdldl" and rows.size > first.size and rows.size >= GROWN_RELATIONS and (
-                growth := pattern_entries(A[rows], movable) / pattern_entries(A[first], movable)) > PATTERN_GROWTH:
+                growth := pattern_entries(A[rows], lower < upper) / pattern_entries(A[first], lower < upper)
+                ) > PATTERN_GROWTH:
             notes.append(f"{rows.size} relations would grow the Newton system's pattern {growth:.2f} times")
             return None, "; ".join(notes)
         first_round = rows.size == first.size
