@@ -110,9 +110,9 @@ DENSE_PRODUCTS = 9216
 #: takes at most this many multiply-adds (relations^2 x cells) is formed by one matrix product at
 #: each factorisation (_DenseProduct), with no pairs of relations found first: on office tables of
 #: 49-90 cells (25-40 relations) those pairs took about 25 us of a 420-us first solve, and the
-#: product 3-5 us a system, as the pairs' weighted count does.  OpenBLAS's dgemm stays on one
-#: thread up to 65 536 x 4 = 262 144 multiply-adds; a 71 x 119 system (600 000) took 0.8 ms of
-#: processor time on two threads of a loaded machine, against 13 us from the pairs
+#: product 3-5 us a system, as the pairs' weighted count does.  OpenBLAS's dgemm took no second
+#: thread up to 396 000 multiply-adds (a 60 x 110 system: 24 us), but a 71 x 119 one (600 000)
+#: took 0.8 ms of processor time on two threads of a loaded machine, against 13 us from the pairs
 TINY_PRODUCTS = 131_072
 #: what a problem alone gives the method (_Relations) is kept while the problem lives where it has at
 #: most this many cells: there it is a large share of a solve (about 200 of 400 microseconds solved
