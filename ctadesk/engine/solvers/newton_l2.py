@@ -208,10 +208,9 @@ def least_squares_deviations(problem: CTAProblem, lower: np.ndarray, upper: np.n
             notes.append(f"{rows.size} relations would grow the Newton system's pattern {growth:.2f} times")
             return None, "; ".join(notes)
         first_round = rows.size == first.size
-        z, pi[rows], note = _dual_newton(relations.first_round() if first_round else gathered(A, rows, relations.dense),
-                                         d[rows],
-                                         row_scale[rows], weights, lower, upper, pi[rows], options,
-                                         relations.pattern if first_round else None)
+        rounds_relations = relations.first_round() if first_round else gathered(A, rows, relations.dense)
+        z, pi[rows], note = _dual_newton(rounds_relations, d[rows], row_scale[rows], weights, lower, upper, pi[rows],
+                                         options, relations.pattern if first_round else None)
         notes.append(f"{rows.size} of {A.shape[0]} relations: {note}")
         if z is None:
             return None, "; ".join(notes)
@@ -248,8 +247,8 @@ class _Relations:
     row_scale: np.ndarray
     defining: np.ndarray
     first: Gathered
-    #: the pattern of the first round's Newton systems with the movable cells, DENSE_RELATIONS and
-    #: FACTORISER it was built for: [(movable, _pattern_settings(), pattern)] once built (one
+    #: the pattern of the first round's Newton systems with the movable cells and the settings it was
+    #: built for: [(movable, _pattern_settings(), pattern)] once built (one
     #: tuple, read at once: a solve in another thread may put another in its place meanwhile)
     _pattern: list = dataclasses.field(default_factory=list, compare=False)
     #: the problem's own senses and their deviation bounds, read-only: [senses, lower, upper] once found
@@ -441,8 +440,7 @@ def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weig
             return None, pi, "cancelled" if options.cancelled() else "time limit reached"
         free = (z > lower) & (z < upper)
         diagonal, step = systems.step(free, residual)
-        empty = (diagonal <= 0) & (residual != 0) if (diagonal <= 0).any() else None
-        if empty is not None and empty.any():
+        if (diagonal <= 0).any() and (empty := (diagonal <= 0) & (residual != 0)).any():
             # rows without a free cell are decoupled from the rest of the system: their jump past a
             # breakpoint gets a line search of its own, so that a jump in other units does not cut
             # the Newton step short (jjtabel3: 40 steps, 8 of them shorter than 1e-5, then 20)
