@@ -385,10 +385,9 @@ class CTAProblem:
         are divided by the unit, exactly or, where a quotient is subnormal, within far less than
         the tolerance 1e-9 max(1, |a| / unit) has grown by, and that tolerance is at least the
         original's divided by the unit), so where every safe value fits both ways they are not
-        worked out again.  Where any of these
-        could fail, and where ``unit`` or ``weight`` is no power of two, this is ``replace``
-        itself, which fails with its own message.  tests/engine/test_problem_divided.py compares
-        both on random problems."""
+        worked out again.  Where any of these could fail, and where ``unit`` or ``weight`` is no
+        power of two, this is ``replace`` itself, which fails with its own message.
+        tests/engine/test_problem_divided.py compares both on random problems."""
         quotients = {"values": self.values / unit, "rhs": self.rhs / unit, "lower": self.lower / unit,
                      "upper": self.upper / unit, "lower_protection": self.lower_protection / unit,
                      "upper_protection": self.upper_protection / unit, "weights": self.weights / weight}
