@@ -48,7 +48,7 @@ def _median_magnitude(array: np.ndarray) -> float | None:
     replace that leaves them alone shares; a writeable one could change and is worked out anew."""
     if array in _MEDIANS:
         return _MEDIANS[array]
-    nonzero = np.count_nonzero(array)
+    nonzero = int(np.count_nonzero(array))
     median = _median(np.abs(array), array.size - nonzero) if nonzero else None
     _MEDIANS.keep(array, median)
     return median
