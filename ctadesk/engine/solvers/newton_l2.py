@@ -68,6 +68,9 @@ BASIS_ROUNDS = 5
 #: slope at the start, or after LINE_SEARCH_STEPS evaluations (_line_search)
 LINE_SEARCH_RTOL = 1e-6
 LINE_SEARCH_STEPS = 30
+#: a line search whose step doubled this far (2^29 Newton steps) may be along a ray of the dual
+#: (_rises_without_end)
+RAY_LENGTH = 2.0 ** (LINE_SEARCH_STEPS - 1)
 #: the Newton system is factorised dense when it has at most DENSE_LIMIT relations and at least
 #: DENSE_SHARE of its entries are nonzero, else sparse (_factor)
 DENSE_LIMIT = 4000
@@ -421,6 +424,9 @@ def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weig
             return slope - weighted_sum(z_t - z, moved)
 
         length = _line_search(slope_at, slope)
+        if length >= RAY_LENGTH and _rises_without_end(u, rate, lower, upper, slope_at, slope,
+                                                       L2_TOLERANCE * weighted_sum(row_scale, np.abs(direction))):
+            raise _DualRay
         t, ahead, z_ahead = last                        # u and z there, without a product with A^T
         if t != length:
             ahead = u + length * rate
@@ -431,31 +437,60 @@ def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weig
     movable = lower < upper
     systems = _NewtonSystems(A, At, half_inverse, kept_pattern(half_inverse, movable) if kept_pattern is not None
                              else newton_pattern(relations, half_inverse, movable))
-    for iteration in range(L2_MAX_ITERATIONS):
-        worst = _worst(residual, row_scale)
-        if worst <= L2_TOLERANCE:
-            pi, z, residual, worst = _polished(systems, point, pi, z, residual, worst, row_scale, lower, upper)
-            return z, pi, f"L2 dual Newton: {iteration} iterations, relative residual {worst:.1e}"
-        if options.budget.over():
-            return None, pi, "cancelled" if options.cancelled() else "time limit reached"
-        free = (z > lower) & (z < upper)
-        diagonal, step = systems.step(free, residual)
-        if (diagonal <= 0).any() and (empty := (diagonal <= 0) & (residual != 0)).any():
-            # rows without a free cell are decoupled from the rest of the system: their jump past a
-            # breakpoint gets a line search of its own, so that a jump in other units does not cut
-            # the Newton step short (jjtabel3: 40 steps, 8 of them shorter than 1e-5, then 20)
-            jump = np.zeros_like(step)
-            jump[empty] = _breakpoint_steps(sp.csr_array(A[empty.nonzero()[0]]), u, lower, upper, half_inverse,
-                                            residual[empty], step[empty])
-            step[empty] = 0.0
-            # an ascent only where its slope is positive: _line_search assumes it, and on a Cox
-            # 2x6x2 table a jump's slope came out -3.9e-32 in round-off (0/0 in its secant)
-            if (jump_slope := weighted_sum(residual, jump)) > 0.0:
-                pi, u, z, residual = search(jump, jump_slope)
-        slope = weighted_sum(residual, step)
-        if slope > 0.0:
-            pi, u, z, residual = search(step, slope)
+    try:
+        for iteration in range(L2_MAX_ITERATIONS):
+            worst = _worst(residual, row_scale)
+            if worst <= L2_TOLERANCE:
+                pi, z, residual, worst = _polished(systems, point, pi, z, residual, worst, row_scale, lower, upper)
+                return z, pi, f"L2 dual Newton: {iteration} iterations, relative residual {worst:.1e}"
+            if options.budget.over():
+                return None, pi, "cancelled" if options.cancelled() else "time limit reached"
+            free = (z > lower) & (z < upper)
+            diagonal, step = systems.step(free, residual)
+            if (diagonal <= 0).any() and (empty := (diagonal <= 0) & (residual != 0)).any():
+                # rows without a free cell are decoupled from the rest of the system: their jump past a
+                # breakpoint gets a line search of its own, so that a jump in other units does not cut
+                # the Newton step short (jjtabel3: 40 steps, 8 of them shorter than 1e-5, then 20)
+                jump = np.zeros_like(step)
+                jump[empty] = _breakpoint_steps(sp.csr_array(A[empty.nonzero()[0]]), u, lower, upper, half_inverse,
+                                                residual[empty], step[empty])
+                step[empty] = 0.0
+                # an ascent only where its slope is positive: _line_search assumes it, and on a Cox
+                # 2x6x2 table a jump's slope came out -3.9e-32 in round-off (0/0 in its secant)
+                if (jump_slope := weighted_sum(residual, jump)) > 0.0:
+                    pi, u, z, residual = search(jump, jump_slope)
+            slope = weighted_sum(residual, step)
+            if slope > 0.0:
+                pi, u, z, residual = search(step, slope)
+    except _DualRay:
+        return None, pi, ("L2 dual Newton: the dual rises without end along a direction, so no table "
+                          "satisfies these relations within the bounds")
     return None, pi, f"L2 dual Newton did not converge in {L2_MAX_ITERATIONS} iterations"
+
+
+class _DualRay(Exception):
+    """A Newton direction along which the dual of least_squares_deviations rises without end."""
+
+
+def _rises_without_end(u: np.ndarray, rate: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+                       slope_at: Callable[[float], float], slope: float, floor: float) -> bool:
+    """Whether the dual still rises where every cell that moves along the direction (u + t rate)
+    has reached the bound it moves to: from there on its slope is constant, so a slope left there
+    is a ray, and the deviations' relations have no solution within the bounds (Farkas' lemma; the
+    dual of a feasible problem is bounded above).  Where a cell moves to an infinite bound the dual
+    turns down in the end: no ray.  The slope left must be above ``floor``, the slope that
+    residuals of L2_TOLERANCE of each relation's scale give along the direction: on a feasible Cox
+    2x6x2 table a breakpoint jump's slope was 6.9e-33, round-off, constant along it.  Looked for
+    only after the line search's doublings, so a direction the dual turns down along costs nothing
+    more; taken for a ray, the method only hands over to clarabel (and the LP, which prove the
+    infeasibility), so round-off cannot make a false claim."""
+    moving = rate != 0.0
+    rates = rate[moving]
+    far = np.where(rates > 0.0, upper[moving], lower[moving])
+    if not np.isfinite(far).all():
+        return False
+    reach = float(np.maximum.reduce((far - u[moving]) / rates, initial=0.0))
+    return slope_at(reach) > max(LINE_SEARCH_RTOL * slope, floor)
 
 
 def _worst(residual: np.ndarray, row_scale: np.ndarray) -> float:
