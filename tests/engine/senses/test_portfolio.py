@@ -9,11 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctadesk.engine.problem import SENSE_UP
+from ctadesk.engine.publish.verify import verify
 from ctadesk.engine.result import SolveOptions, Status
-from ctadesk.engine.senses.portfolio import _run_milp, milp_columns, solve_milp_portfolio
+from ctadesk.engine.senses.portfolio import _run_milp, _upright, milp_columns, solve_milp_portfolio
 from ctadesk.engine.senses.random_best import random_senses
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
+from ctadesk.engine.solvers.symmetry import anchor, broken, mirror_symmetric, mirrored
 from ctadesk.engine.table.generate import cox_table
 from tests.timing import timed
 
@@ -88,6 +91,48 @@ def test_the_running_milp_takes_a_better_table_as_its_incumbent():
     assert any(line.startswith(" X ") for line in log.splitlines())   # HiGHS: "X => User solution"
     assert objective <= good.objective + 1e-6
     assert bound <= objective
+
+
+def test_a_table_moving_the_anchor_down_reaches_the_broken_milp_mirrored():
+    """With the mirror symmetry broken (solvers/symmetry.py: the anchor's sense fixed up), a helper
+    table that moves the anchor down is infeasible for the model as it is: it goes in mirrored,
+    HiGHS takes it (its log's "X" line), and the MILP's answer is no dearer."""
+    from ctadesk.engine.senses.ordering import ordering_senses
+
+    _, problem = cox_table((10, 10, 10), seed=1)
+    model, free, _ = milp_model(problem, SolveOptions())
+    assert mirror_symmetric(problem, model, free)
+    k = anchor(problem, free)
+    good = solve_lp(problem, senses=ordering_senses(problem))
+    assert good.verified
+    if good.senses[free[k]] == SENSE_UP:
+        values, senses = mirrored(problem, good.values, good.senses)
+        good = good.replace(values=values, senses=senses)
+    _, values, objective, _, log, _, _, handed = _run_milp(
+        problem, broken(model, problem.n_cells, k), SolveOptions(time_limit=3.0), free, _Stub(good), k)
+    assert handed == 1
+    assert any(line.startswith(" X ") for line in log.splitlines())
+    assert objective <= good.objective + 1e-6
+    assert values[problem.sensitive[free[k]]] > problem.values[problem.sensitive[free[k]]]
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), draw=st.integers(0, 2 ** 16))
+def test_every_table_the_helper_keeps_moves_the_anchor_up_at_the_same_cost(seed, draw):
+    """A table and its mirror are one table to the search: upright, the helper's pool holds one of
+    them, and a crossing of the best table with another frees only the senses they disagree on."""
+    _, problem = cox_table((5, 4, 2), seed)
+    model, free, _ = milp_model(problem, SolveOptions())
+    assert mirror_symmetric(problem, model, free)
+    cell = int(free[anchor(problem, free)])
+    table = solve_lp(problem, senses=random_senses(problem, np.random.default_rng(draw)))
+    assert table.verified
+    up = _upright(problem, table, cell)
+    assert up.senses[cell] == SENSE_UP
+    assert verify(problem, up.values, up.senses).ok
+    assert problem.weights @ np.abs(up.values - problem.values) == pytest.approx(table.objective, rel=1e-9)
+    assert up is table if table.senses[cell] == SENSE_UP else np.array_equal(up.senses[free], -table.senses[free])
+    assert _upright(problem, table, None) is table
 
 
 def test_the_progress_reports_are_in_the_distance_the_result_reports():
