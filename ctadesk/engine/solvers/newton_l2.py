@@ -735,7 +735,35 @@ class _Pattern:
         return self.solver.solve
 
 
-class _DensePattern:
+class _DenseSystems:
+    """What _DensePattern's and _DenseProduct's m x m systems share: LAPACK's Cholesky of each
+    system anew, nothing kept between factorisations."""
+
+    m: int
+
+    def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """A solver of the m x m system with entries ``data``, row by row (overwritten by its
+        factor), by LAPACK's Cholesky.  Raises RuntimeError where a pivot is not positive."""
+        m = self.m
+        factor, info = scipy.linalg.lapack.dpotrf(data.reshape(m, m).T, lower=False, clean=False,
+                                                  overwrite_a=True)      # the transpose: the same symmetric
+        if info != 0:                                                   # system, in LAPACK's column order
+            raise RuntimeError(f"the dense Newton system's pivot {info} is not positive")
+        return lambda gradient: scipy.linalg.lapack.dpotrs(factor, gradient, lower=False)[0]
+
+    def restart(self) -> None:
+        """Nothing is kept from one factorisation to the next."""
+
+
+def _shifted(data: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the m x m entries ``data`` with _shift added to their diagonal, the unshifted diagonal, the shift)."""
+    diagonal = data[:: m + 1].copy()
+    shift = _shift(diagonal)
+    data[:: m + 1] += shift
+    return data, diagonal, shift
+
+
+class _DensePattern(_DenseSystems):
     """The Newton systems A D A^T of at most DENSE_RELATIONS relations, formed dense and factorised
     by LAPACK's Cholesky (dpotrf): every cell's pairs of relations, found once, give an iteration's
     system as one weighted count over the m x m entries, with no sorting, no symbolic analysis
@@ -769,31 +797,10 @@ class _DensePattern:
     def entries(self, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(the shifted system's m x m entries for ``free``, row by row, its unshifted diagonal, the shift)."""
         data = np.bincount(self.keys, self.products * free[self.cells], self.m * self.m)
-        data = data.astype(float, copy=False)          # integers where there is no pair
-        diagonal = data[:: self.m + 1].copy()
-        shift = _shift(diagonal)
-        data[:: self.m + 1] += shift
-        return data, diagonal, shift
-
-    def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-        """_dense_factor of the system with these entries."""
-        return _dense_factor(self.m, data)
-
-    def restart(self) -> None:
-        """Nothing is kept from one factorisation to the next."""
+        return _shifted(data.astype(float, copy=False), self.m)     # integers where there is no pair
 
 
-def _dense_factor(m: int, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """A solver of the m x m system with entries ``data``, row by row (overwritten by its factor), by
-    LAPACK's Cholesky.  Raises RuntimeError where a pivot is not positive."""
-    factor, info = scipy.linalg.lapack.dpotrf(data.reshape(m, m).T, lower=False, clean=False,
-                                              overwrite_a=True)      # the transpose: the same symmetric
-    if info != 0:                                                   # system, in LAPACK's column order
-        raise RuntimeError(f"the dense Newton system's pivot {info} is not positive")
-    return lambda gradient: scipy.linalg.lapack.dpotrs(factor, gradient, lower=False)[0]
-
-
-class _DenseProduct:
+class _DenseProduct(_DenseSystems):
     """The Newton systems A D A^T of a few relations (TINY_PRODUCTS), formed by one dense matrix
     product of the relations, each cell's column weighted by 1 / (2 w) where it is free, and
     factorised by LAPACK's Cholesky as _DensePattern's are."""
@@ -815,18 +822,7 @@ class _DenseProduct:
 
     def entries(self, free: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(the shifted system's m x m entries for ``free``, row by row, its unshifted diagonal, the shift)."""
-        data = ((self.A * (self.half_inverse * free)) @ self.A.T).reshape(-1)
-        diagonal = data[:: self.m + 1].copy()
-        shift = _shift(diagonal)
-        data[:: self.m + 1] += shift
-        return data, diagonal, shift
-
-    def factor(self, data: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-        """_dense_factor of the system with these entries."""
-        return _dense_factor(self.m, data)
-
-    def restart(self) -> None:
-        """Nothing is kept from one factorisation to the next."""
+        return _shifted(((self.A * (self.half_inverse * free)) @ self.A.T).reshape(-1), self.m)
 
 
 def _cholmod_symbolic(system: cvxopt.spmatrix) -> object:
