@@ -90,6 +90,12 @@ REUSE_ITERATIONS = 100
 #: where a factorisation costs a few solves (jjtabel3, toysarah) runs capped at 1-7 iterations
 #: failed 31 times out of 33
 REUSE_MIN_ITERATIONS = 10
+#: ... and only on systems of at least this many relations: below, a sparse factorisation costs a
+#: few of scipy's conjugate-gradient iterations (about 120 us each with their operators), and the
+#: clock's say made a solve's last bits differ from run to run.  A 210-cell nested 2-D table of
+#: 138 relations (l2_shapes.py seed 52): 1.10 -> 0.86 ms of processor time a first solve, 0.45-0.59
+#: -> 0.41-0.45 of clarabel's; tables of 250-60 000 cells and J. Castro's nine as before
+REUSE_RELATIONS = 1000
 #: the factoriser of Newton systems on a fixed pattern (_Pattern): "cholmod" where cvxopt is
 #: installed, else "qdldl" alone
 FACTORISER = "qdldl" if cholmod is None else "cholmod"
@@ -866,7 +872,8 @@ class _NewtonSystems:
     _DensePattern) is factorised anew whenever its free cells change: LAPACK's Cholesky of at most
     DENSE_RELATIONS relations takes about as long as a solve with it, so conjugate gradients cannot
     take less, and whether they were tried hung on the clock (on Cox 5 x 6 tables, a run in 25:
-    a solve's table then differed from the same problem's next in its last bits)."""
+    a solve's table then differed from the same problem's next in its last bits); so is a sparse
+    system of fewer than REUSE_RELATIONS relations."""
 
     def __init__(self, A: Matrix, At: Matrix, half_inverse: np.ndarray,
                  pattern: NewtonPattern) -> None:
@@ -875,7 +882,8 @@ class _NewtonSystems:
         self.At = At
         self.half_inverse = half_inverse
         self.pattern = pattern
-        self.reuses = not isinstance(pattern, (_DenseProduct, _DensePattern))   # conjugate gradients tried
+        self.reuses = (not isinstance(pattern, (_DenseProduct, _DensePattern))    # conjugate gradients tried
+                       and A.shape[0] >= REUSE_RELATIONS)
         self.solve: Callable[[np.ndarray], np.ndarray] | None = None
         self.free: np.ndarray | None = None
         self.diagonal = np.zeros(0)             # the diagonal of the system last factorised
