@@ -40,7 +40,7 @@ from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status, relative_gap
 from ctadesk.engine.solvers.cuts import imbalance_bounds
 from ctadesk.engine.solvers.highs import ColumnMatrix, HighsRun, LinearModel
-from ctadesk.engine.solvers.lp import deviation_bounds, l1_column_bounds
+from ctadesk.engine.solvers.lp import l1_column_bounds
 from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
 #: passes that raise the relation multipliers y with the cells' unused weight
@@ -78,19 +78,19 @@ def _lower_bound(problem: CTAProblem, budget: Budget) -> tuple[LowerBound, bool]
         # the senses of 1..MAX_FREE free cells a relation holds) and the packing adds nothing: the
         # protection part alone, without the column bounds and the relations' enumeration (on office
         # tables of 49-250 cells, fixed senses: 40 of the bound's 100 microseconds)
-        protection = _fixed_protection_part(problem)
+        protection = _protection_part(problem, problem.effective_senses, *_own_rooms(problem))
         return LowerBound(protection, protection, 0.0, 0), True
     n = problem.n_cells
     senses = problem.effective_senses
     free = senses == SENSE_FREE
-    # propagation narrows free cells' ranges; a fixed sense's level it only finds unreachable where no
-    # table is protected (then every bound holds): without free senses the cells' own ranges do
-    implied_lower, implied_upper = propagated_deviation_bounds(problem) if free.any() else deviation_bounds(problem)
+    # propagation narrows free cells' ranges (without free senses the cells' own ranges do, above: a
+    # fixed sense's level it only finds unreachable where no table is protected, then every bound holds)
+    implied_lower, implied_upper = propagated_deviation_bounds(problem)
     col_lower, col_upper = l1_column_bounds(problem, senses)
     cells = problem.sensitive[free]
     col_upper[cells] = np.minimum(col_upper[cells], np.maximum(implied_upper[cells], 0.0))
     col_upper[n + cells] = np.minimum(col_upper[n + cells], np.maximum(-implied_lower[cells], 0.0))
-    protection = _protection_part(problem, senses, implied_lower, implied_upper)
+    protection = _protection_part(problem, senses, -implied_lower[problem.sensitive], implied_upper[problem.sensitive])
     deficit = imbalance_bounds(problem, col_lower, col_upper)
     deficit = np.where(np.isfinite(deficit), deficit, 0.0)
     movable = (col_upper[:n] > 0) | (col_upper[n:] > 0)
@@ -119,31 +119,23 @@ def with_lower_bound(problem: CTAProblem, result: CTAResult, options: SolveOptio
                                 "solver_bound": None if own == -math.inf else own})
 
 
-def _fixed_protection_part(problem: CTAProblem) -> float:
-    """_protection_part(problem, its effective senses, deviation_bounds(problem)) where every sense is
-    fixed, the same number: each cell's own sense's level where it fits that sense's room (the
-    other side is closed to it), else the smaller level; worked out over the sensitive cells alone
-    (a first solve of a 60-cell table pays for every numpy call: 16 here, 26 the general way)."""
-    cells = problem.sensitive
+def _protection_part(problem: CTAProblem, senses: np.ndarray, down_room: np.ndarray, up_room: np.ndarray) -> float:
+    """sum w_i times the smallest move that protects sensitive cell i in a direction it can take:
+    ``down_room`` and ``up_room`` say how far each sensitive cell may move down and up."""
     upl, lpl = problem.upper_protection, problem.lower_protection
-    values = problem.values[cells]
-    up = problem.effective_senses == SENSE_UP
-    level = np.where(up, upl, lpl)
-    room = np.where(up, problem.upper[cells] - values, values - problem.lower[cells])    # -(l - a) is a - l exactly
-    level = np.where(level <= room * (1 + 1e-9) + 1e-9, level, np.minimum(upl, lpl))
-    return float(problem.weights[cells] @ level)
-
-
-def _protection_part(problem: CTAProblem, senses: np.ndarray, implied_lower: np.ndarray,
-                     implied_upper: np.ndarray) -> float:
-    """sum w_i times the smallest move that protects sensitive cell i in a direction it can take."""
-    cells = problem.sensitive
-    upl, lpl = problem.upper_protection, problem.lower_protection
-    can_up = (senses != SENSE_DOWN) & (upl <= implied_upper[cells] * (1 + 1e-9) + 1e-9)
-    can_down = (senses != SENSE_UP) & (lpl <= -implied_lower[cells] * (1 + 1e-9) + 1e-9)
+    can_up = (senses != SENSE_DOWN) & (upl <= up_room * (1 + 1e-9) + 1e-9)
+    can_down = (senses != SENSE_UP) & (lpl <= down_room * (1 + 1e-9) + 1e-9)
     level = np.minimum(np.where(can_up, upl, np.inf), np.where(can_down, lpl, np.inf))
     level = np.where(np.isfinite(level), level, np.minimum(upl, lpl))
-    return float(problem.weights[cells] @ level)
+    return float(problem.weights[problem.sensitive] @ level)
+
+
+def _own_rooms(problem: CTAProblem) -> tuple[np.ndarray, np.ndarray]:
+    """How far each sensitive cell may move down and up by its own bounds, a - l and u - a:
+    deviation_bounds over the sensitive cells alone, to the bit (a - l is -(l - a) exactly), for
+    the bounds that need no propagation (every sense fixed; a million cells' protection part)."""
+    values = problem.values[problem.sensitive]
+    return values - problem.lower[problem.sensitive], problem.upper[problem.sensitive] - values
 
 
 def _packing(problem: CTAProblem, deficit: np.ndarray, movable: np.ndarray, budget: Budget) -> tuple[float, bool]:

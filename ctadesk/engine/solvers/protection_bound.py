@@ -15,15 +15,13 @@ where the imbalances count, it is weaker (a Cox 6 x 7 table: 1189 against 1723),
 from __future__ import annotations
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.solvers.lower_bound import LowerBound, _protection_part
-from ctadesk.engine.solvers.lp import deviation_bounds
+from ctadesk.engine.solvers.lower_bound import LowerBound, _own_rooms, _protection_part
 
 
 def protection_bound(problem: CTAProblem) -> LowerBound:
     """sum w_i times the smallest protecting move of each sensitive cell i, by the cells' own
     bounds (module docstring)."""
-    lower, upper = deviation_bounds(problem)
-    protection = _protection_part(problem, problem.effective_senses, lower, upper)
+    protection = _protection_part(problem, problem.effective_senses, *_own_rooms(problem))
     return LowerBound(protection, protection, 0.0, 0)
 
 

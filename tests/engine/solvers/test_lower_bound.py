@@ -105,7 +105,9 @@ def test_without_free_senses_the_bound_skips_propagation_and_is_the_same_where_a
 
     fixed = problem.with_senses(ordering_senses(problem))
     found = lower_bound(fixed)
-    propagated = module._protection_part(fixed, fixed.effective_senses, *module.propagated_deviation_bounds(fixed))
+    implied_lower, implied_upper = module.propagated_deviation_bounds(fixed)
+    propagated = module._protection_part(fixed, fixed.effective_senses, -implied_lower[fixed.sensitive],
+                                         implied_upper[fixed.sensitive])
     table = solve_lp(fixed)
     assert table.verified
     assert found.value == propagated
@@ -139,7 +141,8 @@ def test_without_free_senses_the_bound_is_the_protection_part_the_whole_computat
     deficit = np.where(np.isfinite(deficit), deficit, 0.0)
     movable = (col_upper[:problem.n_cells] > 0) | (col_upper[problem.n_cells:] > 0)
     imbalance, complete = module._packing(problem, deficit, movable, Budget())
-    protection = module._protection_part(problem, senses, implied_lower, implied_upper)
+    protection = module._protection_part(problem, senses, -implied_lower[problem.sensitive],
+                                         implied_upper[problem.sensitive])
     found, found_complete = module._lower_bound(problem, Budget())
     assert found == module.LowerBound(protection + imbalance, protection, imbalance,
                                       int(np.count_nonzero(deficit > 0)))
@@ -149,10 +152,10 @@ def test_without_free_senses_the_bound_is_the_protection_part_the_whole_computat
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.sampled_from([1e-3, 1.0, 1e6, 1e12]))
 def test_the_fixed_senses_protection_part_is_the_general_ones(seed, cells, magnitude):
-    """lower_bound._fixed_protection_part (every sense fixed) is _protection_part with the cells'
-    own ranges, to the bit: random values, infinite bounds, and rooms a hair below a level, where
-    CTAProblem accepts the sense (its tolerance is relative to the value) and the bound's test does
-    not (relative to the room), so the smaller level counts."""
+    """_protection_part with the sensitive cells' own rooms (lower_bound._own_rooms, every sense
+    fixed) is _protection_part with deviation_bounds, to the bit: random values, infinite bounds,
+    and rooms a hair below a level, where CTAProblem accepts the sense (its tolerance is relative to
+    the value) and the bound's test does not (relative to the room), so the smaller level counts."""
     from ctadesk.engine.solvers import lower_bound as module
     from ctadesk.engine.solvers.lp import deviation_bounds
 
@@ -169,6 +172,8 @@ def test_the_fixed_senses_protection_part_is_the_general_ones(seed, cells, magni
                              weights=rng.uniform(0.1, 10.0, cells))
     except ProblemError:                # a sense CTAProblem refuses: its side does not fit at all
         return
-    general = module._protection_part(problem, problem.effective_senses, *deviation_bounds(problem))
-    assert module._fixed_protection_part(problem) == general
+    implied_lower, implied_upper = deviation_bounds(problem)
+    senses, cells = problem.effective_senses, problem.sensitive
+    general = module._protection_part(problem, senses, -implied_lower[cells], implied_upper[cells])
+    assert module._protection_part(problem, senses, *module._own_rooms(problem)) == general
     assert lower_bound(problem).value == general
