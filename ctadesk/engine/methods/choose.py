@@ -54,7 +54,7 @@ import numpy as np
 from ctadesk.engine.errors import MethodError
 from ctadesk.engine.methods.spec import ParameterValue
 from ctadesk.engine.model import Distance, Senses
-from ctadesk.engine.problem import SENSE_FREE, CTAProblem
+from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.settings import MIN_HEURISTIC_SECONDS
 from ctadesk.engine.solvers.network import (
     SPARSE_DEGREE,
@@ -92,7 +92,7 @@ def choose_method(problem: CTAProblem, distance: Distance, senses: Senses,
     """The method of the registry for ``distance`` and ``senses`` on ``problem`` within
     ``time_limit`` seconds, why, and its parameters (module docstring).  MethodError when no
     method solves that model."""
-    free = int(np.count_nonzero(problem.effective_senses == SENSE_FREE))
+    free = problem.free_senses
     l1 = distance in (Distance.L1, Distance.SOC)
     if senses is Senses.SOFT:
         if distance is not Distance.L1:

@@ -420,7 +420,7 @@ def _worker(read_fd: int, write_fd: int) -> None:
     rng = np.random.default_rng(0)
     searches = 0        # searches near the best table so far: crossing, local branching, rebalancing in turn
     spent = {True: 0.0, False: 0.0}     # seconds in descents and in the rest: shared by DESCENT_SHARE
-    balancing = int(np.count_nonzero(problem.effective_senses == SENSE_FREE)) >= BALANCE_FREE
+    balancing = problem.free_senses >= BALANCE_FREE
     balanced = not balancing    # the balancing search has run: it is the helper's first step
     turns = 3 if balancing else 2   # the kinds of search near the best table
     while not halt.is_set() and (left := ends - time.time()) > 0:

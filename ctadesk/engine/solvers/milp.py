@@ -190,7 +190,7 @@ def solve_milp(problem: CTAProblem, options: SolveOptions = SolveOptions(), cuts
     """
     started = time.perf_counter()
     options = options.begun()
-    if not np.any(problem.effective_senses == SENSE_FREE):
+    if not problem.free_senses:
         return _every_sense_fixed(problem, options, certify, fewest_changes)
     n = problem.n_cells
     model, free, m = milp_model(problem, options, starts)

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ctadesk.engine.budget import Budget
-from ctadesk.engine.problem import SENSE_FREE, CTAProblem
+from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.solvers.cuts import with_imbalance_cuts
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, solve_model
@@ -64,7 +64,7 @@ def with_slices(problem: CTAProblem, certified: LowerBound, budget: Budget) -> L
     largest value: on a 4-D cross-check table with bounds of 1e9, an M of 8e9 led HiGHS to a block
     bound 6 % above the optimum found by enumerating the senses, and a guessed M holds only for
     tables as cheap as an optimum's own cost, which a slice's MILP does not know)."""
-    if not SLICE_MIN_SECONDS <= budget.remaining() < np.inf or not np.any(problem.effective_senses == SENSE_FREE):
+    if not SLICE_MIN_SECONDS <= budget.remaining() < np.inf or not problem.free_senses:
         return certified
     budget = budget.child(fraction=SLICE_SHARE)
     model, free, m = milp_model(problem, SolveOptions(budget=budget))
