@@ -49,4 +49,5 @@ def solve(problem: CTAProblem, name: str = "milp", options: SolveOptions | None 
     return method(name).solve(problem, options)
 
 
-__all__ = ["AUTO", "METHODS", "Choice", "Method", "Parameter", "ParameterValue", "Reports", "choose_method", "method", "solve"]
+__all__ = ["AUTO", "METHODS", "Choice", "Method", "Parameter", "ParameterValue", "Reports", "choose_method", "method",
+           "solve"]

@@ -85,19 +85,33 @@ import clarabel
 import numpy as np
 import scipy.sparse as sp
 
-from ctadesk.engine.quality.auxiliary import LinearTerm, with_terms
 from ctadesk.engine.errors import ProblemError
 from ctadesk.engine.methods import method as registered
 from ctadesk.engine.methods import solve
 from ctadesk.engine.model import Distance
 from ctadesk.engine.problem import SENSE_FREE, CTAProblem
-from ctadesk.engine.quality.measures import CellSelection, PairQuality, cell_indices, inner_cells, pair_quality, preserve
+from ctadesk.engine.quality.auxiliary import LinearTerm, with_terms
+from ctadesk.engine.quality.measures import (
+    CellSelection,
+    PairQuality,
+    cell_indices,
+    inner_cells,
+    pair_quality,
+    preserve,
+)
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.settings import APPROACHES
+from ctadesk.engine.solvers.conic import (
+    HUBER_DELTA,
+    cone_model,
+    deviation_box,
+    l2_model,
+    pseudo_huber,
+    solve_conic,
+    squares,
+)
 from ctadesk.engine.solvers.finish import describe, finish
-from ctadesk.engine.solvers.conic import (HUBER_DELTA, cone_model, l2_model, solve_conic, deviation_box,
-                                          pseudo_huber, squares)
 from ctadesk.engine.table.units import in_units, table_unit, weight_unit
 
 #: alternating rounds (a y-step and a z-step each), or direct rounds, at most

@@ -9,9 +9,9 @@ once, and a run imports the solvers of its own method only.
 
 from __future__ import annotations
 
+from ctadesk.engine import settings
 from ctadesk.engine.methods.spec import Method, Parameter, Reports, Runner
 from ctadesk.engine.model import Distance, Model, Senses
-from ctadesk.engine import settings
 
 EXACT_L1 = Model(Distance.L1, Senses.OPTIMAL)
 FIXED_L1 = Model(Distance.L1, Senses.FIXED)

@@ -184,8 +184,9 @@ class Method:
         timings["total"] is the whole call's wall-clock time, and timings["solve"] all of it that
         is not building or verifying: a method that falls back to another (network-l2 to
         clarabel, say) would otherwise report only the second solver's seconds."""
-        from ctadesk.engine.result import SolveOptions              # numpy and the solvers load with
-        from ctadesk.engine.solvers.claims import in_table_units    # a method's first run
+        # numpy and the solvers load with a method's first run
+        from ctadesk.engine.result import SolveOptions
+        from ctadesk.engine.solvers.claims import in_table_units
 
         started = time.perf_counter()
         options = SolveOptions() if options is None else options

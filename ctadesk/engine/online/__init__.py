@@ -17,8 +17,9 @@ from ctadesk.engine.online.grid import on_grid
 from ctadesk.engine.online.problem import table_problem
 from ctadesk.engine.online.relaxation import Relaxation, Shortfall, crossed_sides
 from ctadesk.engine.online.second_stage import aimed_at_pins, held, pinned, plain_cells, second_stage
-from ctadesk.engine.online.senses import SENSE_CHOICES, full_table_senses, local_senses, one_sided, table_senses
+from ctadesk.engine.online.senses import full_table_senses, local_senses, one_sided, table_senses
 from ctadesk.engine.online.widening import keyed_factors, keyed_shares, off_rule_shares, rule_shares, widened_for_keys
+from ctadesk.engine.settings import SENSE_CHOICES
 
 __all__ = ["SENSE_CHOICES", "Relaxation", "Shortfall", "aimed_at_pins", "crossed_sides", "full_table_senses", "held",
            "keyed_factors", "keyed_shares", "local_senses", "off_rule_shares", "on_grid", "one_sided", "pinned",

@@ -74,7 +74,8 @@ def second_stage(problem: CTAProblem, pins: Mapping[int, float],
             return soft, status, message, values
     aimed = aimed_at_pins(problem, pins)
     if pins:
-        result = solve(aimed, EXACT_STAGE, SolveOptions(time_limit=max(time_limit - (time.perf_counter() - started), 0.0)))
+        left = max(time_limit - (time.perf_counter() - started), 0.0)
+        result = solve(aimed, EXACT_STAGE, SolveOptions(time_limit=left))
         if result.verified:
             return soft, result.status.value, f"{result.message}; published values given up where needed", \
                 np.asarray(result.values, dtype=float)

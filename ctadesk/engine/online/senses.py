@@ -38,7 +38,6 @@ from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.flips import flip_descent
-from ctadesk.engine.settings import SENSE_CHOICES
 
 #: the exact method that gives the ``table`` choice its senses
 TABLE_METHOD = "milp"

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.rules.safety import SafetyRules
 from ctadesk.engine.publish.widening import DEFAULT_SPREAD, spread_of, widened_by
+from ctadesk.engine.rules.safety import SafetyRules
 
 #: the sides a factor is drawn for, in the order of widened_by's factors
 SIDES = ("lower", "upper")
@@ -45,9 +45,9 @@ def keyed_factors(keys: Sequence[str], secret: str, spread: tuple[float, float] 
 def rule_shares(rules: SafetyRules) -> tuple[float, ...]:
     """The shares of a cell's value an outsider who knows ``rules`` divides by: every p % and
     (p, q) rule's p and every safety range given as a percentage of the value."""
-    percents = [*rules.p_percent, *rules.holding_p_percent, *(p for p, _ in rules.pq), *(p for p, _ in rules.holding_pq),
-                rules.frequency_safety_range, rules.holding_frequency_safety_range, rules.request_safety_range,
-                rules.manual_safety_range]
+    percents = [*rules.p_percent, *rules.holding_p_percent, *(p for p, _ in rules.pq),
+                *(p for p, _ in rules.holding_pq), rules.frequency_safety_range,
+                rules.holding_frequency_safety_range, rules.request_safety_range, rules.manual_safety_range]
     return tuple(sorted({float(p) / 100.0 for p in percents if p > 0}))
 
 
@@ -62,8 +62,10 @@ def off_rule_shares(problem: CTAProblem, shares: Sequence[float], decimals: int)
     upper, lower = problem.upper_protection.copy(), problem.lower_protection.copy()
     close = step * 1e-3
     for share in shares:
-        up_hit = (upper > 0) & (np.abs(a + upper - a * (1 + share)) < close) & (a + upper + step <= problem.upper[cells])
-        down_hit = (lower > 0) & (np.abs(a - lower - a * (1 - share)) < close) & (a - lower - step >= problem.lower[cells])
+        up_hit = ((upper > 0) & (np.abs(a + upper - a * (1 + share)) < close)
+                  & (a + upper + step <= problem.upper[cells]))
+        down_hit = ((lower > 0) & (np.abs(a - lower - a * (1 - share)) < close)
+                    & (a - lower - step >= problem.lower[cells]))
         upper[up_hit] += step
         lower[down_hit] += step
     return problem.replace(lower_protection=lower, upper_protection=upper)

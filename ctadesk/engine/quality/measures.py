@@ -95,7 +95,7 @@ class GroupQuality:
     zero_cells_moved: int
     total_absolute_change: float  # sum |x - a|, the L1 distance
     l2_distance: float            # sqrt(sum (x - a)^2)
-    weighted_distance: float      # sum w |x - a| with the table's cell weights (the CTA objective, Castro & González 2011, (2a))
+    weighted_distance: float      # sum w |x - a|, w the cell weights (the CTA objective, Castro & González 2011, (2a))
     largest_absolute_change: float  # max |x - a|, like the distances above (a move within CHANGE_RTOL too)
     largest_absolute_change_cell: int  # -1 when nothing changed (by CHANGE_RTOL)
     total_relative_change: float  # sum |x - a| / |a| over cells with a != 0, in %

@@ -66,7 +66,8 @@ class Release:
                          for size in range(len(top) + 1) for c in itertools.combinations(sorted(top), size))
 
     def __len__(self) -> int:
-        """DU(R) = #{R} of Karr, Dobra & Sanil (undated): the number of sub-tables released, the grand total included."""
+        """DU(R) = #{R} of Karr, Dobra & Sanil (undated): the number of sub-tables released, the
+        grand total included."""
         return len(self.subtables())
 
     def axes(self) -> frozenset[int]:

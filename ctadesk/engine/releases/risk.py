@@ -72,7 +72,8 @@ class RiskReport:
     method: str
 
 
-def bounds_for(table: CountTable, release: Release, cells: np.ndarray, method: BoundsMethod = "auto") -> tuple[CellBounds, str]:
+def bounds_for(table: CountTable, release: Release, cells: np.ndarray,
+               method: BoundsMethod = "auto") -> tuple[CellBounds, str]:
     """The bounds of ``cells`` under ``release`` and the method used ('auto': Fréchet when the
     release is decomposable, else LP)."""
     if method == "auto":

@@ -17,14 +17,16 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ctadesk.engine.solvers.conic import solve_huber, solve_l2, solve_soc
-    from ctadesk.engine.solvers.finish import cells_changed
-    from ctadesk.engine.solvers.lp import solve_lp
-    from ctadesk.engine.solvers.milp import solve_milp
-    from ctadesk.engine.solvers.network_l1 import solve_network_l1
-    from ctadesk.engine.solvers.newton_l2 import solve_network_l2
-    from ctadesk.engine.solvers.soft import solve_soft_lp
+if TYPE_CHECKING:  # the public names, re-exported (``import x as x``); loaded by __getattr__ at run time
+    from ctadesk.engine.solvers.conic import solve_huber as solve_huber
+    from ctadesk.engine.solvers.conic import solve_l2 as solve_l2
+    from ctadesk.engine.solvers.conic import solve_soc as solve_soc
+    from ctadesk.engine.solvers.finish import cells_changed as cells_changed
+    from ctadesk.engine.solvers.lp import solve_lp as solve_lp
+    from ctadesk.engine.solvers.milp import solve_milp as solve_milp
+    from ctadesk.engine.solvers.network_l1 import solve_network_l1 as solve_network_l1
+    from ctadesk.engine.solvers.newton_l2 import solve_network_l2 as solve_network_l2
+    from ctadesk.engine.solvers.soft import solve_soft_lp as solve_soft_lp
 
 #: each public name and the module that defines it, imported on first use (PEP 562 module
 #: ``__getattr__``): a module of this package loads its own solver's libraries only (HiGHS for

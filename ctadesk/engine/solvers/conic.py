@@ -20,11 +20,11 @@ import scipy.sparse as sp
 
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import CTAResult, Progress, SolveOptions, Status
+from ctadesk.engine.settings import HUBER_DELTA
+from ctadesk.engine.solvers.dual_bounds import huber_dual_bound, l2_dual_bound
 from ctadesk.engine.solvers.finish import describe, finish
 from ctadesk.engine.solvers.highs import PROGRESS_INTERVAL
-from ctadesk.engine.solvers.dual_bounds import huber_dual_bound, l2_dual_bound
 from ctadesk.engine.solvers.lp import fixed_senses, l1_column_bounds, solve_lp
-from ctadesk.engine.settings import HUBER_DELTA
 
 #: clarabel's feasibility tolerance: tighter than its 1e-8 default so answers verify at rtol 1e-6
 FEASIBILITY_TOLERANCE = 1e-9

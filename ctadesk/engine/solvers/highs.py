@@ -41,8 +41,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ctadesk.engine.budget import Budget
-from ctadesk.engine.solvers import highs_process
 from ctadesk.engine.result import Progress, SolveOptions, Status, relative_gap
+from ctadesk.engine.solvers import highs_process
 
 #: seconds between two throttled progress reports
 PROGRESS_INTERVAL = 0.25

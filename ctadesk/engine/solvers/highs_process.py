@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import sys
@@ -49,10 +50,8 @@ def new_highs() -> highspy.Highs:
 def _flush_c_stdout() -> None:
     """The banner may still sit in C's buffer; where the C library cannot be loaded by name
     (Windows), there is nothing to flush through it."""
-    try:
+    with contextlib.suppress(OSError, TypeError, AttributeError):
         ctypes.CDLL(None).fflush(None)
-    except (OSError, TypeError, AttributeError):
-        pass
 
 
 def use_threads(h: highspy.Highs, threads: int | None) -> None:

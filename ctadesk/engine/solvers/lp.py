@@ -18,9 +18,17 @@ import numpy as np
 from ctadesk.engine.problem import BOUND_RTOL, SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions, Status
 from ctadesk.engine.solvers.finish import finish
-from ctadesk.engine.solvers.highs import (ColumnMatrix, HighsOutcome, LinearModel, bound_from_reduced_costs,
-                                          cost_tolerances, irreducible_conflict, proves_infeasible, reduced_costs,
-                                          solve_model)
+from ctadesk.engine.solvers.highs import (
+    ColumnMatrix,
+    HighsOutcome,
+    LinearModel,
+    bound_from_reduced_costs,
+    cost_tolerances,
+    irreducible_conflict,
+    proves_infeasible,
+    reduced_costs,
+    solve_model,
+)
 from ctadesk.engine.solvers.sparse import optimal_face, sparsest_on_face, with_fewer_changes
 
 METHOD = "lp"

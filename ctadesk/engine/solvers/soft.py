@@ -27,10 +27,10 @@ import scipy.sparse as sp
 
 from ctadesk.engine.problem import SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
+from ctadesk.engine.settings import PROTECTION_PENALTY, RELATION_PENALTY
 from ctadesk.engine.solvers.finish import finish
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, solve_model
 from ctadesk.engine.solvers.lp import deviation_bounds, fixed_senses, solve_lp
-from ctadesk.engine.settings import PROTECTION_PENALTY, RELATION_PENALTY
 
 METHOD = "soft-lp"
 

@@ -36,10 +36,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.publish.verify import verify
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.solvers.finish import cells_changed, changed, weighted_l1
 from ctadesk.engine.solvers.highs import ColumnMatrix, LinearModel, solve_model
-from ctadesk.engine.publish.verify import verify
 
 #: a reduced cost above this times the largest weight closes its direction
 REDUCED_COST_RTOL = 1e-9

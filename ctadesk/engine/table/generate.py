@@ -65,10 +65,10 @@ def generate_table(spec: GeneratorSpec) -> tuple[TableStructure, CTAProblem]:
     inner = np.flatnonzero(structure.inner_mask())
     raw = np.zeros(structure.n_cells)
     raw[inner] = rng.integers(spec.min_value, spec.max_value + 1, inner.size)
-    raw[rng.choice(inner, size=int(round(spec.zero_share * inner.size)), replace=False)] = 0.0
+    raw[rng.choice(inner, size=round(spec.zero_share * inner.size), replace=False)] = 0.0
     values = structure.aggregate(raw)
     candidates = inner[values[inner] > 0]
-    wanted = spec.sensitive_count if spec.sensitive_count is not None else int(round(spec.sensitive_share * inner.size))
+    wanted = spec.sensitive_count if spec.sensitive_count is not None else round(spec.sensitive_share * inner.size)
     count = min(candidates.size, wanted)
     sensitive = np.sort(rng.choice(candidates, size=count, replace=False))
     levels = rng.uniform(spec.protection_min, spec.protection_max, count) * values[sensitive]
@@ -296,8 +296,9 @@ def _pair_towards(dimensions: tuple[OfficeDimension, ...], pair: tuple[int, int]
     whose cells are min_cells..max_cells and nearest ``target``, every combination tried; unchanged
     where none is."""
     rest = office_cells(dimensions) // math.prod(office_cells((dimensions[d],)) for d in pair)
-    options = [[(codes + dimensions[d].alternative, fanouts) for codes, fanouts in _fanouts_by_codes(d < hierarchical).items()
-                if rest * (codes + dimensions[d].alternative) * 3 <= max_cells] for d in pair]   # 3: the fewest codes
+    options = [[(codes + dimensions[d].alternative, fanouts)
+                 for codes, fanouts in _fanouts_by_codes(d < hierarchical).items()
+                 if rest * (codes + dimensions[d].alternative) * 3 <= max_cells] for d in pair]   # 3: the fewest codes
     if not all(options):
         return dimensions
     cells = rest * np.multiply.outer(*(np.array([codes for codes, _ in option], float) for option in options))

@@ -325,7 +325,8 @@ def tabulate(microdata: Microdata, top_k: int = 2, holding_top_k: int | None = N
         request_top = np.full((n, len(REQUEST_CODES)), np.nan)
         for column, code in enumerate(REQUEST_CODES):
             rows = microdata.request == code
-            request_top[:, column] = _top_contributions(structure, cells[rows], microdata.response[rows], None, 1)[0][:, 0]
+            largest, _ = _top_contributions(structure, cells[rows], microdata.response[rows], None, 1)
+            request_top[:, column] = largest[:, 0]
     return CellStatistics(values=values, freq=freq, top=top, weighted_values=weighted_values,
                           weight_sums=weight_sums, top_weights=top_weights, holding_freq=holding_freq,
                           holding_top=holding_top, request_top=request_top)

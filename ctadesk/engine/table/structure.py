@@ -70,8 +70,8 @@ class Dimension:
         levels = [int(v) for v in levels]
         codes = [str(c) for c in codes]
         if total is not None:
-            levels = [0] + levels
-            codes = [total] + codes
+            levels = [0, *levels]
+            codes = [total, *codes]
         parents = np.full(len(codes), -1, np.int64)
         stack: list[int] = []
         for position, level in enumerate(levels):
