@@ -16,10 +16,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ctadesk.app.job import Protection, protect, weighted
-    from ctadesk.app.outcome import Outcome, Publication
-    from ctadesk.app.request import PRESERVABLE, WEIGHT_CHOICES, WIDENING_SEED, ProtectionRequest, RequestError
+if TYPE_CHECKING:  # the public names, re-exported (``import x as x``); loaded by __getattr__ at run time
+    from ctadesk.app.job import Protection as Protection
+    from ctadesk.app.job import protect as protect
+    from ctadesk.app.job import weighted as weighted
+    from ctadesk.app.outcome import Outcome as Outcome
+    from ctadesk.app.outcome import Publication as Publication
+    from ctadesk.app.request import PRESERVABLE as PRESERVABLE
+    from ctadesk.app.request import WEIGHT_CHOICES as WEIGHT_CHOICES
+    from ctadesk.app.request import WIDENING_SEED as WIDENING_SEED
+    from ctadesk.app.request import ProtectionRequest as ProtectionRequest
+    from ctadesk.app.request import RequestError as RequestError
 
 #: each public name and the module that defines it
 _HOMES = {

@@ -13,8 +13,8 @@ import dataclasses
 import numpy as np
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.table.units import table_unit
 from ctadesk.engine.publish.verify import RTOL, relation_scale
+from ctadesk.engine.table.units import table_unit
 from ctadesk.io.project import Project
 
 #: most unbalanced totals named in the question

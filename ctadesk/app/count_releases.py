@@ -18,14 +18,24 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.table.microdata import Microdata
-from ctadesk.engine.releases import (DEFAULT_THRESHOLD, UTILITIES, CountTable, Release, RiskReport, Subtable,
-                                     critical_widths, decomposable_release, disclosure_risk, optimal_release,
-                                     ordered_marginals)
+from ctadesk.engine.releases import (
+    DEFAULT_THRESHOLD,
+    UTILITIES,
+    CountTable,
+    Release,
+    RiskReport,
+    Subtable,
+    critical_widths,
+    decomposable_release,
+    disclosure_risk,
+    optimal_release,
+    ordered_marginals,
+)
 from ctadesk.engine.releases.search import MAX_EVALUATIONS
+from ctadesk.engine.table.microdata import Microdata
 
-#: the searches, as the releases command names them: decomposable releases (Karr, Dobra & Sanil (undated) "Alternative 1"),
-#: all releases (exact best-first), ordered marginals ("Alternative 2")
+#: the searches, as the releases command names them: decomposable releases (Karr, Dobra & Sanil
+#: (undated) "Alternative 1"), all releases (exact best-first), ordered marginals ("Alternative 2")
 SEARCHES = {"decomposable": "Largest decomposable release", "optimal": "Largest release (all releases)",
             "ordered": "Ordered marginals"}
 

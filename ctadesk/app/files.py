@@ -27,12 +27,12 @@ from ctadesk.app.outcome import Outcome
 from ctadesk.app.provenance import request_text, version_settings
 from ctadesk.app.request import ProtectionRequest
 from ctadesk.engine.errors import CTAError
-from ctadesk.engine.table.linked import LinkedTables
-from ctadesk.engine.table.microdata import Microdata, tabulate
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.quality.measures import QualityReport, quality_report
 from ctadesk.engine.result import CTAResult
 from ctadesk.engine.rules.safety import SafetyRules, apply_rules, to_problem
+from ctadesk.engine.table.linked import LinkedTables
+from ctadesk.engine.table.microdata import Microdata, tabulate
 from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.additivity import NonAdditiveError, require_additive
 from ctadesk.io.project import Project
@@ -40,7 +40,7 @@ from ctadesk.io.project import Project
 if TYPE_CHECKING:
     from ctadesk.engine.audit import AuditResult
     from ctadesk.io.csv_table import CsvRecords
-    from ctadesk.io.excel import ExcelTable, ExportOutcome   # openpyxl loads when a workbook is read or written
+    from ctadesk.io.excel import ExcelTable, ExportOutcome  # openpyxl loads when a workbook is read or written
     from ctadesk.io.tauargus import TauArgusTable
 
 #: largest contributions kept per cell when microdata are tabulated (the most a dominance rule can use)

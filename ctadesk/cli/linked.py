@@ -25,8 +25,8 @@ from ctadesk.app.linked_tables import (
     manual_cells,
     tabulate_linked,
 )
-from ctadesk.cli.tables import cell_records, read_microdata_for, responses, safety_rules, write_records
 from ctadesk.cli.release import quality_terms, request_from, run_protection, write_json
+from ctadesk.cli.tables import cell_records, read_microdata_for, responses, safety_rules, write_records
 from ctadesk.engine.errors import CTAError
 from ctadesk.engine.rules.safety import RuleResult, SafetyRules
 

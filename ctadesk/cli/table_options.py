@@ -65,8 +65,10 @@ def add_rules_arguments(parser: argparse.ArgumentParser, manual: bool = True) ->
     """The safety rules (safety_rules); ``manual``: cells declared unsafe by hand (--manual)."""
     rules = parser.add_argument_group("safety rules (Petrenko 2017, Tables 3.1-3.2)")
     rules.add_argument("--min-freq", type=int, default=0, metavar="N", help="unsafe when fewer than N contributors")
-    rules.add_argument("--freq-range", type=float, default=0.0, metavar="PCT", help="frequency safety range, %% of the cell")
-    rules.add_argument("--dominance", action="append", type=_pair, default=[], metavar="N,K", help="(n,k)-dominance; up to two")
+    rules.add_argument("--freq-range", type=float, default=0.0, metavar="PCT",
+                       help="frequency safety range, %% of the cell")
+    rules.add_argument("--dominance", action="append", type=_pair, default=[], metavar="N,K",
+                       help="(n,k)-dominance; up to two")
     rules.add_argument("--p-percent", action="append", type=float, default=[], metavar="P", help="p%%-rule; up to two")
     rules.add_argument("--pq", action="append", type=_pair, default=[], metavar="P,Q", help="(p,q)-rule; up to two")
     rules.add_argument("--holding-min-freq", type=int, default=0, metavar="N")
@@ -81,7 +83,8 @@ def add_rules_arguments(parser: argparse.ArgumentParser, manual: bool = True) ->
     if manual:
         rules.add_argument("--manual", action="append", default=[], metavar="VAR=CODE,...",
                            help="a cell declared unsafe, e.g. 'Region=Nr,Size=1' (unnamed variables: their total)")
-    rules.add_argument("--manual-range", type=float, default=0.0, metavar="PCT", help="manual safety range, %% of the cell")
+    rules.add_argument("--manual-range", type=float, default=0.0, metavar="PCT",
+                       help="manual safety range, %% of the cell")
     rules.add_argument("--lower-ratio", type=float, default=1.0, metavar="R",
                        help="lower protection = R x upper (default 1: symmetric)")
     rules.add_argument("--unweighted-rules", action="store_true", help="ignore sampling weights in the rules")

@@ -16,8 +16,14 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
-from PySide6.QtWidgets import (QGraphicsLineItem, QGraphicsRectItem, QGraphicsScene, QGraphicsSimpleTextItem,
-                               QGraphicsView, QWidget)
+from PySide6.QtWidgets import (
+    QGraphicsLineItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QWidget,
+)
 
 from ctadesk.engine.releases import CountTable, Release, Subtable, lattice
 
@@ -66,7 +72,8 @@ class LatticeNode(QGraphicsRectItem):
         super().__init__(rect)
         self.subtable, self.critical_width, self.released, self.frontier = subtable, width, released, frontier
         self.colour = colour
-        pen = QPen(QColor(20, 20, 20) if released else QColor(150, 150, 150), 3.0 if frontier else 1.5 if released else 1.0)
+        pen = QPen(QColor(20, 20, 20) if released else QColor(150, 150, 150),
+                   3.0 if frontier else 1.5 if released else 1.0)
         if not released:
             pen.setStyle(Qt.PenStyle.DashLine)
         self.setPen(pen)
@@ -214,7 +221,8 @@ class WidthLegend(QWidget):
         for position, text in ticks:
             x = bar.left() + position * bar.width()
             painter.drawLine(QPointF(x, bar.bottom()), QPointF(x, bar.bottom() + 4))
-            painter.drawText(QPointF(x - metrics.horizontalAdvance(text) / 2, bar.bottom() + 6 + metrics.ascent()), text)
+            painter.drawText(QPointF(x - metrics.horizontalAdvance(text) / 2, bar.bottom() + 6 + metrics.ascent()),
+                             text)
         x = bar.right() + 40
         for released, text in ((True, "released (thick outline: frontier)"), (False, "withheld")):
             box = QRectF(x, 4, 30, 16)

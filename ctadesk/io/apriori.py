@@ -131,7 +131,7 @@ def apply_apriori(problem: CTAProblem, apriori: Apriori, empty: np.ndarray, manu
     for line in apriori.lines:
         i = line.cell
         if line.kind in ("S", "U", "P") and empty[i]:
-            refuse(line, f"an empty cell cannot be made {dict(S='safe', U='unsafe', P='protected')[line.kind]}")
+            refuse(line, f"an empty cell cannot be made {({'S': 'safe', 'U': 'unsafe', 'P': 'protected'})[line.kind]}")
             continue
         if line.kind in ("S", "U") and fixed[i]:
             refuse(line, "a protected cell keeps its status")

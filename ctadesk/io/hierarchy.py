@@ -55,7 +55,8 @@ def read_hrc(path: str | Path, name: str, lead: str = "@", total: str = DEFAULT_
     if not codes:
         raise FileFormatError("the hierarchy lists no codes", file=path)
     if levels[0] != 1:
-        raise FileFormatError(f"the first code '{codes[0]}' must be at the top level (no '{lead}')", file=path, row=rows[0])
+        raise FileFormatError(f"the first code '{codes[0]}' must be at the top level (no '{lead}')", file=path,
+                              row=rows[0])
     return _dimension(name, levels, codes, total, path, rows)
 
 

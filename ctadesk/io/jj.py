@@ -17,6 +17,7 @@ renamed .jj) is refused as such (ctadesk.io.text).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import os
 import re
@@ -126,8 +127,9 @@ def _bound(text: str, path: str, line: int, what: str, no_bound: float) -> float
     if number == no_bound:
         return number
     if number == -no_bound:
-        raise JJFormatError(f"{what} '{text}' leaves the cell no value (no bound is written "
-                            f"{'-' if no_bound < 0 else ''}inf or {'-' if no_bound < 0 else ''}1e20)", file=path, row=line)
+        sign = "-" if no_bound < 0 else ""
+        raise JJFormatError(f"{what} '{text}' leaves the cell no value (no bound is written {sign}inf or {sign}1e20)",
+                            file=path, row=line)
     return _number(text, path, line, what)
 
 
@@ -268,7 +270,7 @@ def _blocks(line_starts: np.ndarray, line_ends: np.ndarray) -> list[slice]:
     time so that the arrays of a run stay in the processor's cache."""
     cuts = np.searchsorted(line_ends, np.arange(line_starts[0], line_ends[-1], BLOCK), side="right")
     cuts = np.unique(np.r_[0, cuts[1:], line_starts.size]).tolist()
-    return [slice(begin, end) for begin, end in zip(cuts[:-1], cuts[1:])]
+    return [slice(begin, end) for begin, end in itertools.pairwise(cuts)]
 
 
 def _fields(block: np.ndarray, separators: np.ndarray, offset: int) -> tuple[np.ndarray, np.ndarray]:
@@ -476,7 +478,8 @@ def _read_lines(text: str, path: str) -> _Parsed:
         data.append(_numbers(coefficients, path, number, "coefficient"))
     relations = sp.csr_array(
         (np.concatenate(data) if data else np.zeros(0),
-         (np.concatenate(rows) if rows else np.zeros(0, np.int64), np.concatenate(cols) if cols else np.zeros(0, np.int64))),
+         (np.concatenate(rows) if rows else np.zeros(0, np.int64),
+          np.concatenate(cols) if cols else np.zeros(0, np.int64))),
         shape=(m, n))  # duplicate (row, cell) pairs are summed here
     return cell_columns, relations, rhs, relation_lines
 

@@ -34,11 +34,11 @@ import numpy as np
 from ctadesk.io.errors import FileFormatError
 
 _SPACE_GROUPS = " \u00a0\u202f'\u2019"
-_POINT = re.compile(r"^[+\-]?(?=\.?\d)(?:[1-9]\d{0,2}(?P<g>[,%s])\d{3}(?:(?P=g)\d{3})*|\d*)(?:\.\d*)?"
-                    r"(?:[eE][+-]?\d+)?$" % _SPACE_GROUPS)
-_COMMA = re.compile(r"^[+\-]?(?=,?\d)(?:[1-9]\d{0,2}(?P<g>[.%s])\d{3}(?:(?P=g)\d{3})*|\d*)(?:,\d*)?$"
-                    % _SPACE_GROUPS)
-_GROUP_MARKS = re.compile("[%s]" % _SPACE_GROUPS)
+_POINT = re.compile(r"^[+\-]?(?=\.?\d)(?:[1-9]\d{0,2}(?P<g>[," + _SPACE_GROUPS + r"])\d{3}(?:(?P=g)\d{3})*|\d*)"
+                    r"(?:\.\d*)?(?:[eE][+-]?\d+)?$")
+_COMMA = re.compile(r"^[+\-]?(?=,?\d)(?:[1-9]\d{0,2}(?P<g>[." + _SPACE_GROUPS + r"])\d{3}(?:(?P=g)\d{3})*|\d*)"
+                    r"(?:,\d*)?$")
+_GROUP_MARKS = re.compile(f"[{_SPACE_GROUPS}]")
 _PLAIN_INTEGER = re.compile(r"^[+\-]?\d+$")
 
 #: footnote flags written after a number or alone in a flag column: one letter, two or three

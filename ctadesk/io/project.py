@@ -24,11 +24,11 @@ import scipy.sparse as sp
 
 from ctadesk.engine.errors import CTAError, ProblemError
 from ctadesk.engine.problem import NO_BOUND, CTAProblem
+from ctadesk.engine.publish.verify import Verification, Violation
 from ctadesk.engine.result import CTAResult, Status
-from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.engine.table.guess import guess_structure
 from ctadesk.engine.table.statistics import CellStatistics
-from ctadesk.engine.publish.verify import Verification, Violation
+from ctadesk.engine.table.structure import Dimension, TableStructure
 
 FORMAT_VERSION = 1
 

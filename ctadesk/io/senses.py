@@ -71,10 +71,8 @@ def _lines(path: Path) -> list[tuple[int, list[str]]]:
         if not stripped or stripped.startswith("#"):
             continue
         delimiter = next((d for d in (",", ";", "\t") if d in stripped), None)
-        if delimiter is None:
-            fields = stripped.rsplit(None, 1)
-        else:
-            fields = next(csv.reader([stripped], delimiter=delimiter))
+        fields = (stripped.rsplit(None, 1) if delimiter is None
+                  else next(csv.reader([stripped], delimiter=delimiter)))
         rows.append((number, [f.strip() for f in fields]))
     if rows and [f.lower() for f in rows[0][1]] in (["cell", "sense"], ["cell", "senses"]):
         rows = rows[1:]

@@ -191,7 +191,7 @@ def _command(path: Path, row: int, keyword: str, rest: str) -> BatchCommand:
                                                        "and Clarabel",))
     if keyword in _PLAIN:
         return BatchCommand(keyword, row, rest)
-    raise ValueError(f"ctadesk does not run this command (it runs OPENMICRODATA, OPENTABLEDATA, OPENMETADATA, "
+    raise ValueError("ctadesk does not run this command (it runs OPENMICRODATA, OPENTABLEDATA, OPENMETADATA, "
                      "SPECIFYTABLE, SAFETYRULE, READMICRODATA, READTABLE, APRIORI, SUPPRESS, WRITETABLE, LOGBOOK, "
                      "VERSIONINFO, SOLVER, GOINTERACTIVE, CLEAR)")
 

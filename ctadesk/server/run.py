@@ -3,6 +3,7 @@ its connections within ctadesk.server.limits.Connections (ctadesk.server.protoco
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import math
 
@@ -52,7 +53,5 @@ def serve(app: ASGIApp, host: str, port: int, connections: Connections = Connect
     remote_warning is the caller's).  SIGINT (Ctrl-C) and SIGTERM are the way a server is stopped:
     uvicorn shuts down gracefully and (0.29 on) raises KeyboardInterrupt again after a SIGINT,
     which here ends the call normally."""
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         uvicorn.Server(server_config(app, host, port, connections)).run()
-    except KeyboardInterrupt:
-        pass

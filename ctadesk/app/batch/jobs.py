@@ -265,13 +265,14 @@ def plan_jobs(batch: BatchFile, request: ProtectionRequest, as_cta: bool = False
             elif command.method == "RND":
                 job_request, refusal, job_notes = _rounding(command, request)
             sources = list(state.tables) if command.table == 0 else [table(command, command.table)]
-            jobs.append(dict(command=command, tables=sources, writes=[], notes=job_notes, refusal=refusal,
-                             request=job_request))
+            jobs.append({"command": command, "tables": sources, "writes": [], "notes": job_notes,
+                         "refusal": refusal, "request": job_request})
         elif isinstance(command, WriteTable):
             source = table(command, command.table)
             owner = next((job for job in reversed(jobs) if source in job["tables"]), None)
             if owner is None:
-                owner = dict(command=None, tables=[source], writes=[], notes=[], refusal=None, request=request)
+                owner = {"command": None, "tables": [source], "writes": [], "notes": [], "refusal": None,
+                         "request": request}
                 jobs.append(owner)
             owner["writes"].append(command)
         elif command.keyword == "CLEAR":

@@ -151,7 +151,8 @@ def _from_tab(source: TableSource, rules: BatchRules, notes: list[str]):
     stats = table.statistics
     variable = next((v for v in table.metadata.variables if v.name.lower() == (specify.response or "").lower()), None)
     if variable is None or not variable.has("NUMERIC"):
-        raise CTAError(f"{source.title()}: '{specify.response}' is not a numeric variable of {table.metadata.path.name}")
+        raise CTAError(f"{source.title()}: '{specify.response}' is not a numeric variable of "
+                       f"{table.metadata.path.name}")
     cost_column = None
     if specify.cost and specify.cost not in COST_FUNCTIONS:
         column = {v.name.lower(): v.name for v in table.metadata.variables}.get(specify.cost.lower())

@@ -11,8 +11,18 @@ and the audit look formats up here, so their lists cannot drift apart.
 
 from ctadesk.app.formats.model import Answers, Export, FileFormat, Holds, Layout, Question, Requires, Totals
 from ctadesk.app.formats.read import microdata_columns, read_hierarchy, read_microdata, read_release, read_table
-from ctadesk.app.formats.registry import (FORMATS, export_of, exports, format_of, formats, open_filter,
-                                           output_format, suffix_of, suffixes, table_writer)
+from ctadesk.app.formats.registry import (
+    FORMATS,
+    export_of,
+    exports,
+    format_of,
+    formats,
+    open_filter,
+    output_format,
+    suffix_of,
+    suffixes,
+    table_writer,
+)
 
 __all__ = ["FORMATS", "Answers", "Export", "FileFormat", "Holds", "Layout", "Question", "Requires", "Totals",
            "export_of", "exports", "format_of", "formats", "microdata_columns", "open_filter", "output_format",

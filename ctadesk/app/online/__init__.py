@@ -15,13 +15,13 @@ service.py  OnlineService: the two stages (ctadesk.engine.online) over the store
             table's protected values, the published table, the office's report
 """
 
+from ctadesk.app.online.binding import StoreBinding
 from ctadesk.app.online.cells import cell_key, cell_keys
 from ctadesk.app.online.errors import OnlineError, StoreError
 from ctadesk.app.online.service import VALUE_CHOICES, OfficeReport, OnlineService, OnlineTable
-from ctadesk.app.online.binding import StoreBinding
 from ctadesk.app.online.store import SCHEMA_VERSION, SenseStore, StoreState, open_store
 from ctadesk.engine.online import SENSE_CHOICES, Relaxation, Shortfall
 
-__all__ = ["SCHEMA_VERSION", "SENSE_CHOICES", "VALUE_CHOICES", "OfficeReport", "OnlineError", "OnlineService", "OnlineTable",
-           "Relaxation", "SenseStore", "Shortfall", "StoreBinding", "StoreError", "StoreState", "cell_key", "cell_keys",
-           "open_store"]
+__all__ = ["SCHEMA_VERSION", "SENSE_CHOICES", "VALUE_CHOICES", "OfficeReport", "OnlineError", "OnlineService",
+           "OnlineTable", "Relaxation", "SenseStore", "Shortfall", "StoreBinding", "StoreError", "StoreState",
+           "cell_key", "cell_keys", "open_store"]

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.table.structure import Dimension
 
 #: the meta rows a binding is kept in

@@ -25,7 +25,7 @@ MAX_LEVEL = 99
 def requested_level(item: str, names: Sequence[str]) -> tuple[str, int | None]:
     """The variable ``item`` names and the level it asks for (None: every level); a name of
     ``names`` that itself holds LEVEL_MARK is taken whole.  The level is read from ASCII digits
-    only (not '²' or '١', which Python's int() and isdigit() take) and up to MAX_LEVEL."""
+    only (not '²' or an Arabic-Indic one, which Python's int() and isdigit() take) and up to MAX_LEVEL."""
     if item in names or LEVEL_MARK not in item:
         return item, None
     name, _, level = item.rpartition(LEVEL_MARK)

@@ -51,9 +51,20 @@ from ctadesk.app.online.cells import cell_keys
 from ctadesk.app.online.errors import OnlineError
 from ctadesk.app.online.levels import cut, requested_level
 from ctadesk.app.online.store import BUSY_TIMEOUT, open_store
-from ctadesk.engine.online import (SENSE_CHOICES, Relaxation, crossed_sides, full_table_senses, keyed_shares,
-                                   local_senses, on_grid, pinned, plain_cells, second_stage, table_problem,
-                                   table_senses)
+from ctadesk.engine.online import (
+    SENSE_CHOICES,
+    Relaxation,
+    crossed_sides,
+    full_table_senses,
+    keyed_shares,
+    local_senses,
+    on_grid,
+    pinned,
+    plain_cells,
+    second_stage,
+    table_problem,
+    table_senses,
+)
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.publish.precision import published_decimals
 from ctadesk.engine.result import Status
@@ -103,13 +114,13 @@ class OfficeReport:
     seconds: float
 
     def lines(self) -> list[str]:
-        return ([f"{self.sensitive} sensitive cells, {self.new_senses} new senses ({self.chosen_by})"
-                 + (f", {self.taken_over} taken from a concurrent request" if self.taken_over else "")
-                 + f"; {self.pinned} cells held at their published value",
-                 ("values: read from the full table's protected table, checked"
-                  if self.values_from == "full" else f"second stage: {self.status} ({self.message})")
-                 + f"; distance {self.objective:.6g}; {self.seconds:.2f} s"]
-                + self.relaxation.lines())
+        return [f"{self.sensitive} sensitive cells, {self.new_senses} new senses ({self.chosen_by})"
+                + (f", {self.taken_over} taken from a concurrent request" if self.taken_over else "")
+                + f"; {self.pinned} cells held at their published value",
+                ("values: read from the full table's protected table, checked"
+                 if self.values_from == "full" else f"second stage: {self.status} ({self.message})")
+                + f"; distance {self.objective:.6g}; {self.seconds:.2f} s",
+                *self.relaxation.lines()]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

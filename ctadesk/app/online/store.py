@@ -296,8 +296,10 @@ class SenseStore(abc.ABC):
                              "truncated? Restore it from a backup; --init-store makes a store only where there is none")
         return meta
 
+    @abc.abstractmethod
     def _lock_store_creation(self) -> None:
-        """Inside the opening transaction: keep two processes from making the store at once."""
+        """Inside the opening transaction: keep two processes from making the store at once
+        (SQLite's write lock already does)."""
 
     def _bind_older(self, binding: StoreBinding) -> None:
         """``create`` over an existing store: bind a store made before stores were bound,

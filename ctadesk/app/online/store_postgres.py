@@ -27,8 +27,7 @@ from typing import Any
 
 from ctadesk.app.online.binding import StoreBinding
 from ctadesk.app.online.errors import StoreError
-from ctadesk.app.online.store import BUSY_TIMEOUT, CORRUPT, OK, READ_ONLY, TABLES, UNAVAILABLE, SenseStore, \
-    StoreState
+from ctadesk.app.online.store import BUSY_TIMEOUT, CORRUPT, OK, READ_ONLY, TABLES, UNAVAILABLE, SenseStore, StoreState
 
 #: whether the server-postgres extra (psycopg) is installed: without it PostgresStore() says so
 POSTGRES = importlib.util.find_spec("psycopg") is not None

@@ -53,7 +53,8 @@ class SQLiteStore(SenseStore):
             self._set_busy_timeout(busy_timeout)
             mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode.lower() != "wal":
-                raise StoreError(f"{self.location}: the store needs SQLite's WAL journal, this file system gave '{mode}'")
+                raise StoreError(f"{self.location}: the store needs SQLite's WAL journal, this file system gave "
+                                 f"'{mode}'")
             self._db.execute("PRAGMA synchronous = FULL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._opened(binding, create)
@@ -111,6 +112,9 @@ class SQLiteStore(SenseStore):
             raise
 
     def _lock_store(self) -> None:
+        """Nothing to do: ``BEGIN IMMEDIATE`` holds the database's write lock."""
+
+    def _lock_store_creation(self) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` holds the database's write lock."""
 
     def _table_names(self) -> set[str]:

@@ -21,8 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctadesk.io.excel import ExportOutcome  # openpyxl: loaded by the export of a workbook
     from ctadesk.app.session import Session
+    from ctadesk.io.excel import ExportOutcome  # openpyxl: loaded by the export of a workbook
 
     written = Session.open(args.project).export(args.kind, args.output)
     if isinstance(written, ExportOutcome):

@@ -11,8 +11,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ctadesk.cli.protection_options import (add_bivariate_arguments, add_model_arguments, add_quality_arguments,
-                                            add_record_arguments, add_release_arguments, add_solve_arguments)
+from ctadesk.cli.protection_options import (
+    add_bivariate_arguments,
+    add_model_arguments,
+    add_quality_arguments,
+    add_record_arguments,
+    add_release_arguments,
+    add_solve_arguments,
+)
 from ctadesk.cli.table_options import add_table_arguments
 from ctadesk.engine.errors import CTAError
 
@@ -21,8 +27,8 @@ if TYPE_CHECKING:
     from ctadesk.app.session import Session
     from ctadesk.engine.problem import CTAProblem
     from ctadesk.engine.rules.safety import RuleResult, SafetyRules
-    from ctadesk.engine.table.structure import TableStructure
     from ctadesk.engine.table.statistics import CellStatistics
+    from ctadesk.engine.table.structure import TableStructure
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Find the largest release of marginal sub-tables whose at-risk cells (0 < count <= "
                     "threshold) stay bounded no tighter than alpha (Karr, Dobra & Sanil).")
     data = parser.add_argument_group("count table")
-    data.add_argument("counts", nargs="?", metavar="COUNTS", help="long file: one column per variable and a count column")
+    data.add_argument("counts", nargs="?", metavar="COUNTS",
+                      help="long file: one column per variable and a count column")
     data.add_argument("--count", default="count", metavar="COLUMN", help="the count column of COUNTS (default: count)")
     data.add_argument("--variables", nargs="+", metavar="VAR", help="the variables of COUNTS, in table order")
     data.add_argument("--microdata", metavar="FILE", help="count the records of a microdata file instead")
@@ -78,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     from ctadesk.cli.count_tables import read_count_table, report
 
     if args.threshold < 1:
-        raise CTAError(f"--threshold {args.threshold}: cells at risk have 0 < count <= threshold, so it must be at least 1")
+        raise CTAError(f"--threshold {args.threshold}: cells at risk have 0 < count <= threshold, so it must be at "
+                       "least 1")
     table, notes = read_count_table(args)
     for note in notes:
         print(note, file=sys.stderr)

@@ -7,8 +7,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ctadesk.cli.protection_options import (add_bivariate_arguments, add_model_arguments, add_quality_arguments,
-                                            add_record_arguments, add_release_arguments, add_solve_arguments)
+from ctadesk.cli.protection_options import (
+    add_bivariate_arguments,
+    add_model_arguments,
+    add_quality_arguments,
+    add_record_arguments,
+    add_release_arguments,
+    add_solve_arguments,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -54,8 +60,14 @@ def run(args: argparse.Namespace) -> int:
 
     from ctadesk.app.formats import Holds, format_of, read_table
     from ctadesk.app.session import Session
-    from ctadesk.cli.release import (preserved_measures, quality_terms, request_from, run_protection, write_json,
-                                     write_workbooks)
+    from ctadesk.cli.release import (
+        preserved_measures,
+        quality_terms,
+        request_from,
+        run_protection,
+        write_json,
+        write_workbooks,
+    )
     from ctadesk.engine.methods.figures import figures
     from ctadesk.io.jj import read_weights, write_sol
 

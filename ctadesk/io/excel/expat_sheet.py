@@ -80,7 +80,7 @@ def cell_handlers(reader: PartReader, prefix: str) -> tuple[Callable, Callable, 
             styles.append(style)
             if formula is not None:
                 reader.add_formula(formula, formula_kind, shared_index, master, row, column)
-        elif name == VALUE or name == TEXT or name == FORMULA:
+        elif name in (VALUE, TEXT, FORMULA):
             collecting = 0
         elif name == INLINE:
             inline = False

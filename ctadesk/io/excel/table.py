@@ -102,7 +102,7 @@ def build_table(grid: SheetGrid, layout: DetectedLayout, source: str | Path | No
                     _columns_text(layout.hidden_columns) if columns else [])
                 note = (f"hidden {' and '.join(included)} are in the table: its totals include them "
                         "(they stay hidden in the release)")
-                return dataclasses.replace(other, notes=other.notes + (note,))
+                return dataclasses.replace(other, notes=(*other.notes, note))
         if table is None:
             raise error
     return _without_non_parts(grid, table, source)
@@ -178,7 +178,7 @@ def _without_non_parts(grid: SheetGrid, table: ExcelTable, source: str | Path | 
     said = [f"{coordinate(0, c)[:-1]} ('{_column_title(grid, layout, c)}')" for c in out_columns]
     note = (f"column(s) {', '.join(said)} left out of the table: the values are not parts of the totals beside "
             "them (shares, ratios or flags), and the table adds up without them")
-    return dataclasses.replace(other, notes=other.notes + (note,))
+    return dataclasses.replace(other, notes=(*other.notes, note))
 
 
 def _column_title(grid: SheetGrid, layout: DetectedLayout, c: int) -> str | None:
