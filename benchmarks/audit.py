@@ -98,7 +98,8 @@ def _full_batches(problem, published: np.ndarray, needed: int) -> None:
     per_table = float(np.median(seconds))
     print(f"  {TABLES} max-flow tables of full-size batches ({min(sizes)}-{max(sizes)} upper ends): CPU "
           f"{min(seconds):.3f}-{max(seconds):.3f} s, median {per_table:.3f} s; attacker model and network "
-          f"{model_seconds:.1f} s (the network form cached by the audits above); ESTIMATED CPU of the whole audit {model_seconds + per_table * needed:.0f} s "
+          f"{model_seconds:.1f} s (the network form cached by the audits above); ESTIMATED CPU of the whole audit "
+          f"{model_seconds + per_table * needed:.0f} s "
           f"({needed} batches; over w free cores about 1/w of it)")
 
 

@@ -38,13 +38,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ctadesk.engine.methods import METHODS  # noqa: E402
-from tests.crosscheck.checker import reference  # noqa: E402
-from tests.crosscheck.claims import (ERROR, EXCEPTION, FALSE_OPTIMAL, FALSE_OPTIMAL_OWN,  # noqa: E402
-                                     FALSE_PROTECTED, INVALID_BOUND, REFERENCE, REFERENCE_CHEAPER,
-                                     TOLERANCE_AMBIGUOUS, WRONG_INFEASIBLE, WRONG_INFEASIBLE_OWN, judge,
-                                     run_method)
-from tests.crosscheck.instances import instance  # noqa: E402
+from ctadesk.engine.methods import METHODS
+from tests.crosscheck.checker import reference
+from tests.crosscheck.claims import (
+    ERROR,
+    EXCEPTION,
+    FALSE_OPTIMAL,
+    FALSE_OPTIMAL_OWN,
+    FALSE_PROTECTED,
+    INVALID_BOUND,
+    REFERENCE,
+    REFERENCE_CHEAPER,
+    TOLERANCE_AMBIGUOUS,
+    WRONG_INFEASIBLE,
+    WRONG_INFEASIBLE_OWN,
+    judge,
+    run_method,
+)
+from tests.crosscheck.instances import instance
 
 
 @dataclasses.dataclass
@@ -152,7 +163,8 @@ def offenders(records: list[InstanceRecord], limit: int) -> list[str]:
 
 def detail(record: InstanceRecord) -> str:
     lines = [f"instance {record.seed}:{record.index}: {record.cells} cells, {record.spec}",
-             f"  from tests.crosscheck.instances import instance; problem = instance({record.seed}, {record.index}).problem",
+             f"  from tests.crosscheck.instances import instance; "
+             f"problem = instance({record.seed}, {record.index}).problem",
              f"  reference: {record.reference} {record.optimum:.10g} ({record.free} free sensitive cells)"]
     if record.refusal:
         lines.append(f"  refused by CTAProblem: {record.refusal}")
@@ -202,12 +214,14 @@ def main() -> None:
             for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
                 records.append(future.result())
                 if done % 10 == 0:
-                    print(f"  {done}/{len(tasks)} instances, {time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)
+                    print(f"  {done}/{len(tasks)} instances, {time.perf_counter() - began:.0f} s", file=sys.stderr,
+                          flush=True)
     else:
         for done, task in enumerate(tasks, 1):
             records.append(evaluate(*task))
             if done % 10 == 0:
-                print(f"  {done}/{len(tasks)} instances, {time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)
+                print(f"  {done}/{len(tasks)} instances, {time.perf_counter() - began:.0f} s", file=sys.stderr,
+                      flush=True)
     records.sort(key=lambda r: r.index)
     wall = time.perf_counter() - began
 
@@ -220,7 +234,9 @@ def main() -> None:
     for kind in (REFERENCE_CHEAPER, TOLERANCE_AMBIGUOUS):
         where = [f"{r.seed}:{r.index}" for r in built if any(k == kind for k, _ in r.reference_notes)]
         if where:
-            print(f"{kind} ({'a valid table beats the reference' if kind == REFERENCE_CHEAPER else 'exact LP infeasible, a table passes the tolerances'}): {', '.join(where)}")
+            meaning = ("a valid table beats the reference" if kind == REFERENCE_CHEAPER
+                       else "exact LP infeasible, a table passes the tolerances")
+            print(f"{kind} ({meaning}): {', '.join(where)}")
     print()
     print(tabulate(built, methods))
     bad = offenders(built, args.show)

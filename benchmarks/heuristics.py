@@ -16,12 +16,12 @@ import argparse
 import math
 import time
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import METHODS
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.milp import solve_milp
+from ctadesk.engine.table.generate import cox_table
 
 TABLES = ["4x4", "10x10", "15x15", "20x20", "25x25", "10x10x10", "20x20x20", "10x10x20"]
 DEFAULT_METHODS = ["milp", "random", "hybrid-swaps", "bcd", "scatter", "learning",
@@ -51,13 +51,14 @@ def main() -> None:
         certified = lower_bound(problem).value
         certified_seconds = time.perf_counter() - began
         bounds = [r.bound for _, r, _ in rows if r.bound is not None and math.isfinite(r.bound)]
-        best_bound = max(bounds + [certified])
+        best_bound = max([*bounds, certified])
         plain = next((r.objective for n, r, _ in rows if n == "milp"), math.nan)
         print(f"\n{table}: {problem.n_cells} cells, {problem.n_sensitive} sensitive, {args.seconds:g} s, "
               f"best bound {best_bound:.10g} (lower_bound {certified:.10g} in {certified_seconds:.2f}s)")
         for name, result, seconds in rows:
             gap = (result.objective - best_bound) / result.objective if result.verified else math.nan
-            versus = "" if name == "milp" else ("  <= milp" if result.objective <= plain + 1e-6 else "  WORSE than milp")
+            versus = ("" if name == "milp" else
+                      "  <= milp" if result.objective <= plain + 1e-6 else "  WORSE than milp")
             own = f"own gap {100 * result.gap:6.2f} %" if result.gap is not None else ""
             portfolio = (f"  from {result.info['source']}, {result.info['handed_to_milp']} handed to the MILP"
                          if "handed_to_milp" in result.info else "")

@@ -11,7 +11,8 @@ release workbook) and `ctadesk solve --json` in-process.  Per front end and mode
 runs, claimed protected, faults of the published numbers (off the grid, a relation off by a grid
 step, a sensitive cell inside its ORIGINAL interval), L2 tables costing more than the L2 optimum
 (SLSQP reference) with every cell one published unit further could (l2_off_grid), runs not at
-the precision asked (each said in a note), and runs past their time limit.  All but the "not at precision" column must be 0.
+the precision asked (each said in a note), and runs past their time limit.  All but the "not at
+precision" column must be 0.
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ctadesk.app import ProtectionRequest, protect  # noqa: E402
-from ctadesk.app.session import Session  # noqa: E402
-from ctadesk.cli import main as cli  # noqa: E402
-from ctadesk.engine.errors import CTAError  # noqa: E402
-from ctadesk.io.jj import write_jj  # noqa: E402
-from ctadesk.io.project import Project  # noqa: E402
-from tests.crosscheck.published import grid_units, l2_off_grid, office_table, published_faults  # noqa: E402
+from ctadesk.app import ProtectionRequest, protect
+from ctadesk.app.session import Session
+from ctadesk.cli import main as cli
+from ctadesk.engine.errors import CTAError
+from ctadesk.io.jj import write_jj
+from ctadesk.io.project import Project
+from tests.crosscheck.published import grid_units, l2_off_grid, office_table, published_faults
 
 MODELS = (("l1", "optimal"), ("l1", "fixed"), ("l1", "heuristic"), ("l2", "fixed"), ("huber", "fixed"),
           ("soc", "fixed"))

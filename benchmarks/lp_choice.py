@@ -36,7 +36,7 @@ from ctadesk.engine.solvers.network import network_form
 from ctadesk.engine.table.generate import cox_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from castro_l2 import NAMES, load  # noqa: E402  (the instances' reader, shared with castro_l2.py)
+from castro_l2 import NAMES, load  # the instances' reader, shared with castro_l2.py
 
 COX = ("60x60", "200x200", "300x350", "8x8x8", "10x10x10", "20x20x20", "30x30x30", "6x6x6x6", "10x10x10x10")
 

@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from ctadesk.app.online import SENSE_CHOICES, VALUE_CHOICES, OnlineError, OnlineService, OnlineTable
-from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.table.structure import Dimension, TableStructure
 
 RULES = SafetyRules(min_frequency=3, frequency_safety_range=10, p_percent=(10,))
@@ -90,7 +90,7 @@ def attack_stream(count: int, senses: str, values: str | None, time_budget: floa
 
     microdata = random_firms()
     started = time.perf_counter()
-    options = dict(measure="Turnover", senses=senses, values=values, time_budget=time_budget)
+    options = {"measure": "Turnover", "senses": senses, "values": values, "time_budget": time_budget}
     with tempfile.TemporaryDirectory() as folder, \
             OnlineService(Path(folder) / "senses.db", microdata, RULES, init_store=True, **options) as service:
         for line in service.prepare():
@@ -119,9 +119,10 @@ def main() -> None:
         attack_stream(args.attack, args.senses, args.values, args.time_budget)
         return
     microdata = firms(args.records)
-    print(f"{args.records} records, senses '{args.senses}', values '{args.values or 'default'}', time limit {args.time_limit:g} s, load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    options = dict(measure="Turnover", senses=args.senses, values=args.values, time_budget=args.time_budget, time_limit=args.time_limit)
+    print(f"{args.records} records, senses '{args.senses}', values '{args.values or 'default'}', "
+          f"time limit {args.time_limit:g} s, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    options = {"measure": "Turnover", "senses": args.senses, "values": args.values, "time_budget": args.time_budget,
+               "time_limit": args.time_limit}
     alone_options = dict(options, senses="table", values="table", time_budget=5.0)
     with tempfile.TemporaryDirectory() as folder, \
             OnlineService(Path(folder) / "senses.db", microdata, RULES, init_store=True, **options) as service:

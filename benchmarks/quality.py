@@ -23,12 +23,12 @@ import time
 
 import numpy as np
 
-from ctadesk.engine.methods.bivariate import APPROACHES, BivariateProblem, BivariateTargets, solve_bivariate
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import solve
+from ctadesk.engine.methods.bivariate import APPROACHES, BivariateProblem, BivariateTargets, solve_bivariate
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.quality.measures import inner_cells, preserve, quality_report
 from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.table.generate import cox_table
 
 TABLES = ["8x8", "10x10"]
 

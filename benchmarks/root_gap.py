@@ -16,11 +16,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.feasible_start import starting_senses
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.milp import solve_milp
+from ctadesk.engine.table.generate import cox_table
 
 TABLES = ["12x12", "15x15", "18x18", "5x5x5", "6x6x6", "5x5x8"]
 

@@ -30,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.online import RULES, SMALL, firms  # noqa: E402
-from ctadesk.app.online import OnlineService  # noqa: E402
+from benchmarks.online import RULES, SMALL, firms
+from ctadesk.app.online import OnlineService
 
 #: the only address served and asked
 LOOPBACK = "127.0.0.1"
@@ -155,9 +155,8 @@ def main() -> None:
     if args.serve:
         serve(Path(args.serve[0]), int(args.serve[1]), args.records, args.workers, args.clients, args.store)
         return
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, open(Path(folder) / "server.log", "w") as log:
         port = free_port()
-        log = open(Path(folder) / "server.log", "w")
         server = subprocess.Popen([sys.executable, __file__, "--serve", folder, str(port), "--records",
                                    str(args.records), "--workers", str(args.workers), "--clients",
                                    str(args.clients), *(["--store", args.store] if args.store else [])],
@@ -193,7 +192,6 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(60)
-            log.close()
     answered = sum(tally.statuses.values())
     lat = tally.latencies
     print(f"answers: {answered} in {elapsed:.1f} s ({answered / elapsed:.1f}/s); by status: "

@@ -19,14 +19,14 @@ import argparse
 import time
 
 import numpy as np
+from scale import table as scale_table
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import choose_method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.quality.weights import inverse_weights
-from scale import table as scale_table
+from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.table.generate import cox_table
 
 TABLES = ["300x350", "500x500", "1000x1000", "1h2d", "30x30x30"]
 WEIGHTS = ["unit", "table", "inverse", "value", "random"]
@@ -69,7 +69,7 @@ def main() -> None:
                 seconds = time.perf_counter() - began
                 note = next((line for line in lines if "sifting" in line or "general LP" in line), "")
                 print(f"{name:>10} {seed:>4} {kind:>8} {method:>8} {result.status.value:>10} {seconds:>8.2f} "
-                      f"{str(result.verified):>8}  {result.objective:.10g}  {note[:110]}", flush=True)
+                      f"{result.verified!s:>8}  {result.objective:.10g}  {note[:110]}", flush=True)
 
 
 if __name__ == "__main__":

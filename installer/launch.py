@@ -17,7 +17,7 @@ if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "-c":
         code = sys.argv[2]
         sys.argv = ["-c", *sys.argv[3:]]
-        exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102 (the portfolio's own code)
+        exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})  # the portfolio's own code
         sys.exit(0)
 
     from ctadesk.cli import console

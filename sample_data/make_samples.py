@@ -90,7 +90,7 @@ def business_register(rng: np.random.Generator) -> dict[str, np.ndarray]:
     group_sizes = rng.integers(2, 6, HOLDINGS)
     members = rng.choice(np.flatnonzero(size_class != "1"), group_sizes.sum(), replace=False)
     holding[members] = np.repeat([f"H{k:03d}" for k in range(1, HOLDINGS + 1)], group_sizes)
-    region_factor = {code: factor for code, factor in zip(REGIONS, rng.uniform(0.9, 1.1, len(REGIONS)))}
+    region_factor = dict(zip(REGIONS, rng.uniform(0.9, 1.1, len(REGIONS))))
     weight = np.round([SIZE_CLASSES[s][4] * (region_factor[r] if s in ("1", "2") else 1.0)
                        for s, r in zip(size_class, region)], 2)
     return {"id": np.array([f"E{k:05d}" for k in range(1, n + 1)]), "region": region, "industry": industry,

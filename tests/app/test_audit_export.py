@@ -33,7 +33,7 @@ def audit_rows(path) -> list[tuple]:
 
 
 def test_the_internal_workbook_holds_the_audit_summary_and_every_cells_interval(audited):
-    session, result, folder = audited
+    _, result, folder = audited
     rows = audit_rows(folder / "internal.xlsx")
     summary = {row[0]: row[1] for row in rows[:8] if row and row[0]}
     assert summary["cells audited"] == result.n_audited == 2

@@ -6,7 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctadesk.app.count_releases import choose_release, read_count_file
 from ctadesk.engine.errors import CTAError
@@ -52,7 +53,7 @@ def test_the_czech_table_is_read_as_the_releases_command_reads_it():
 def test_a_missing_count_column_and_a_bad_search_are_refused_by_name(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("a,b,n\nx,y,1\nx,z,2\n")
-    with pytest.raises(CTAError, match="no count column 'count' .*columns: a, b, n"):
+    with pytest.raises(CTAError, match=r"no count column 'count' .*columns: a, b, n"):
         read_count_file(path)
     table, _ = read_count_file(path, count="n", variables=["a", "b"])
     with pytest.raises(CTAError, match="unknown search 'best'"):

@@ -74,7 +74,7 @@ def test_long_and_wide_csv_tables_are_checked_and_a_long_one_needs_a_total_code(
                                                r"its parts at size=klein is off by \+1"):
         files.read_csv_table(long, "long")
     long.write_text("region;size;v\nA;klein;2\nB;klein;3\n")
-    with pytest.raises(NonAdditiveError.__mro__[1], match="l.csv: no total code found in region, size"):
+    with pytest.raises(NonAdditiveError.__mro__[1], match=r"l\.csv: no total code found in region, size"):
         files.read_csv_table(long, "long")
     assert files.read_csv_table(long, "long", no_totals=True).n_cells == 2
     wide = tmp_path / "w.csv"

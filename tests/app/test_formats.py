@@ -7,16 +7,32 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ctadesk.app.formats import (FORMATS, Answers, Holds, Question, Requires, exports, format_of, formats,
-                                 microdata_columns, open_filter, output_format, read_release, read_table, suffix_of,
-                                 suffixes, table_writer)
+from ctadesk.app.formats import (
+    FORMATS,
+    Answers,
+    Holds,
+    Question,
+    Requires,
+    exports,
+    format_of,
+    formats,
+    microdata_columns,
+    open_filter,
+    output_format,
+    read_release,
+    read_table,
+    suffix_of,
+    suffixes,
+    table_writer,
+)
 from ctadesk.app.formats.model import resolve
 from ctadesk.app.session import Session
 from ctadesk.cli import main
 from ctadesk.engine.errors import CTAError
 from ctadesk.io.csv_table import guess_csv_kind, read_long_csv
 from ctadesk.io.statfiles import PACKAGES
-from tests.app.toy_format import toy_format, write_toy  # noqa: F401  (a fixture)
+from tests.app.toy_format import toy_format as toy_format  # the fixture, re-exported for pytest
+from tests.app.toy_format import write_toy
 
 
 def test_each_suffix_has_one_format_and_each_statistical_package_one_format():
@@ -111,7 +127,7 @@ def test_an_unknown_export_and_an_unwritable_target_are_refused_naming_what_ther
 
 
 def test_a_missing_file_is_named(tmp_path):
-    with pytest.raises(CTAError, match="nope.jj does not exist"):
+    with pytest.raises(CTAError, match=r"nope\.jj does not exist"):
         read_table(tmp_path / "nope.jj")
 
 
@@ -124,7 +140,7 @@ def test_the_microdata_variables_come_from_the_reader_of_the_format(tmp_path):
 def test_a_release_is_read_by_the_reader_of_its_format(tmp_path):
     project = read_table("sample_data/thesis_3x4.jj")
     (tmp_path / "r.sav").write_text("")
-    with pytest.raises(CTAError, match="r.sav: ctadesk does not read '.sav' release files"):
+    with pytest.raises(CTAError, match=r"r\.sav: ctadesk does not read '\.sav' release files"):
         read_release(tmp_path / "r.sav", project.structure)
     session = Session(project)
     session.protect(session.request())

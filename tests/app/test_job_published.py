@@ -189,7 +189,7 @@ def test_an_l2_table_of_large_totals_is_rounded_not_replaced(seed):
     4e8 off by 0.03, three steps of the 2-decimal grid, and no rounding of the L2 table added up;
     the grid table nearest it in absolute change cost 400 times the L2 optimum (jobcheck seed 3,
     table 2, 3 x 4 x 4).  Now the L2 table is rounded, each cell within a step of its optimum."""
-    structure, problem = office_table(np.random.default_rng([3, 2]))
+    _, problem = office_table(np.random.default_rng([3, 2]))
     request = ProtectionRequest(distance="l2", senses="fixed", weights="inverse", precision=2, seed=seed)
     protection = protect(problem, request)
     assert protection.result.protected and protection.decimals == 2

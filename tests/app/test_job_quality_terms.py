@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.app import ProtectionRequest, RequestError, protect
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.quality.terms import QualityTerm
+from ctadesk.engine.table.generate import cox_table
 from tests.crosscheck.checker import check_table
 
 
@@ -44,7 +44,7 @@ def test_a_broken_term_in_a_project_file_is_refused_naming_the_term():
     with pytest.raises(RequestError, match=r"quality term 2: .*weight"):
         ProtectionRequest.from_options(options)
     options["quality"][1] = {"measure": "mean", "colour": "red"}
-    with pytest.raises(RequestError, match="quality term 2: .*unknown setting 'colour'"):
+    with pytest.raises(RequestError, match=r"quality term 2: .*unknown setting 'colour'"):
         ProtectionRequest.from_options(options)
     with pytest.raises(RequestError, match="quality term 1"):
         ProtectionRequest(quality=("L:bounded:0.001",))
@@ -56,7 +56,7 @@ def test_preserve_is_the_hard_mean_and_variance_over_the_inner_cells():
 
 
 def test_preserve_gives_the_table_it_gave_before_and_now_a_report():
-    structure, problem = cox_table((4, 5), seed=5)
+    _, problem = cox_table((4, 5), seed=5)
     by_preserve = protect(problem, ProtectionRequest(method="milp", preserve={"mean"}, widen=False))
     by_term = protect(problem, ProtectionRequest(method="milp", quality=(QualityTerm("mean"),), widen=False))
     np.testing.assert_array_equal(by_preserve.result.values, by_term.result.values)
@@ -80,7 +80,7 @@ def test_a_hard_mean_keeps_the_groups_sum_exactly_on_the_published_grid():
 
 
 def test_prices_come_with_the_request_for_them():
-    structure, problem = cox_table((4, 5), seed=5)
+    _, problem = cox_table((4, 5), seed=5)
     priced = protect(problem, ProtectionRequest(method="lp", quality=TERMS, quality_price=True, widen=False))
     assert all(o.price is not None for o in priced.terms.outcomes)
     assert any("price" in line for line in priced.notes)

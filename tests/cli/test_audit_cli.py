@@ -104,8 +104,8 @@ def test_an_xlsx_release_ctadesk_wrote_is_audited_as_its_values(tmp_path):
 
 
 def test_blanks_in_an_xlsx_release_are_suppressed_cells(tmp_path, capsys):
-    from tests.io.test_released import write_release
     from ctadesk.engine.table.structure import TableStructure
+    from tests.io.test_released import write_release
 
     write_jj(tmp_path / "table.jj", manual_problem())
     write_release(tmp_path / "release.xlsx", TableStructure.flat(3, 3), MANUAL.reshape(-1), blank=[0])

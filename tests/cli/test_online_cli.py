@@ -7,8 +7,8 @@ import sqlite3
 import pytest
 
 from ctadesk.cli import main
-from ctadesk.engine.table.microdata import tabulate
 from ctadesk.engine.rules.safety import SafetyRules, apply_rules
+from ctadesk.engine.table.microdata import tabulate
 from ctadesk.io.microdata import MicrodataSpec, read_csv_microdata
 
 FIRMS = """Region,Size,Turnover

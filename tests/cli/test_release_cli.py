@@ -100,5 +100,6 @@ def test_protect_writes_release_and_internal_workbooks(tmp_path):
     assert statuses == ["sensitive" if cell["status"] == "unsafe" else "safe" for cell in cells]
     # no part of the release spells an original of a sensitive cell (unless a published value has that spelling)
     published = {round(cell["adjusted"], 9) for cell in cells}
-    hidden = [cell["original"] for cell in cells if cell["status"] == "unsafe" and round(cell["original"], 9) not in published]
+    hidden = [cell["original"] for cell in cells
+              if cell["status"] == "unsafe" and round(cell["original"], 9) not in published]
     assert hidden and leaks(release, hidden) == []

@@ -18,9 +18,9 @@ its own size.
 The reference solver enumerates every sense vector of the free sensitive cells
 (at most ``max_free`` of them have two possible sides) and solves the
 fixed-sense weighted-L1 LP of each with scipy's HiGHS on the instance divided
-by ``unit`` (costs divided by the median positive weight).  The least objective of a table that passes ``check_table`` is the
-reference optimum; when every sense vector is infeasible the instance is
-reference-infeasible.
+by ``unit`` (costs divided by the median positive weight).  The least objective
+of a table that passes ``check_table`` is the reference optimum; when every
+sense vector is infeasible the instance is reference-infeasible.
 """
 
 from __future__ import annotations

@@ -46,9 +46,19 @@ import numpy as np
 
 from ctadesk.engine.methods import METHODS
 from ctadesk.engine.model import Distance, Senses
-from tests.crosscheck.checker import (RTOL, Check, Reference, check_table, pseudo_huber, senses_agree,
-                                      solve_fixed_senses, table_senses, table_unit, weighted_l1,
-                                      weighted_l2)
+from tests.crosscheck.checker import (
+    RTOL,
+    Check,
+    Reference,
+    check_table,
+    pseudo_huber,
+    senses_agree,
+    solve_fixed_senses,
+    table_senses,
+    table_unit,
+    weighted_l1,
+    weighted_l2,
+)
 
 #: methods that fix the senses first (given, forced, else an ordering heuristic) and solve one model
 FIXED_SENSE = frozenset(name for name, method in METHODS.items() if method.model.senses in (Senses.FIXED, Senses.SOFT))
@@ -102,14 +112,14 @@ class Finding:
 def run_method(problem, method: str, time_limit: float = 5.0, gap: float = 1e-4,
                threads: int | None = None) -> Run:
     """solve(problem, method) with every exception caught, and the table checked."""
-    from ctadesk.engine.result import SolveOptions
     from ctadesk.engine.methods import solve
+    from ctadesk.engine.result import SolveOptions
 
     options = SolveOptions(time_limit=time_limit, gap=gap, threads=threads)
     began = time.perf_counter()
     try:
         result = solve(problem, method, options)
-    except Exception as error:  # noqa: BLE001 - an escaping exception is itself a finding
+    except Exception as error:  # an escaping exception is itself a finding
         lines = traceback.format_exception(error)
         return Run(method, None, f"{type(error).__name__}: {error}\n{''.join(lines[-4:])}",
                    time.perf_counter() - began, None, options)
@@ -198,7 +208,8 @@ def judge(problem, runs: list[Run], reference: Reference | None, gap: float = 1e
                     if objective > ref_optimum * (1 + gap) + tight:
                         add(FALSE_OPTIMAL, f"objective {objective:.10g} > reference optimum {ref_optimum:.10g}")
                 elif objective > best_valid * (1 + gap) + loose:
-                    add(FALSE_OPTIMAL, f"objective {objective:.10g} > {best_valid_method}'s valid table {best_valid:.10g}")
+                    add(FALSE_OPTIMAL,
+                        f"objective {objective:.10g} > {best_valid_method}'s valid table {best_valid:.10g}")
                 if run.method in FIXED_SENSE:
                     senses = _reported_senses(problem, run)
                     own = _own_senses_solution(problem, reference, senses, sense_cache) if senses is not None else None
@@ -224,7 +235,8 @@ def judge(problem, runs: list[Run], reference: Reference | None, gap: float = 1e
                 senses = _reported_senses(problem, run)
                 own = _own_senses_solution(problem, reference, senses, sense_cache) if senses is not None else None
                 if own is not None and own.status == "optimal":
-                    add(WRONG_INFEASIBLE_OWN, f"its senses {_senses_text(senses)} admit a table of cost {own.objective:.10g}")
+                    add(WRONG_INFEASIBLE_OWN,
+                        f"its senses {_senses_text(senses)} admit a table of cost {own.objective:.10g}")
     return findings
 
 

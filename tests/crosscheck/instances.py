@@ -191,7 +191,8 @@ def build(spec: Spec) -> Instance:
     if spec.rhs == "published" and totals.size:
         # published totals that differ from the sum of their parts; the relations say so
         change = rng.choice(totals, size=max(1, totals.size // 3), replace=False)
-        values[change] += np.round(values[change] * rng.uniform(-0.02, 0.02, change.size) + rng.normal(0, 1, change.size), 3)
+        values[change] += np.round(values[change] * rng.uniform(-0.02, 0.02, change.size)
+                                   + rng.normal(0, 1, change.size), 3)
     if spec.rhs == "scaled" and m:  # relations with non-unit coefficients
         factor = np.ones(m)
         rows = rng.choice(m, size=max(1, m // 3), replace=False)
@@ -205,7 +206,8 @@ def build(spec: Spec) -> Instance:
         # rhs is that of a perturbed table, so it stays in the range of dependent relations.
         moved = rng.choice(n, size=max(1, n // 6), replace=False)
         perturbed = values.copy()
-        perturbed[moved] += np.round(rng.uniform(-0.02, 0.02, moved.size) * np.maximum(np.abs(values[moved]), 10.0 ** lo), 6)
+        perturbed[moved] += np.round(rng.uniform(-0.02, 0.02, moved.size)
+                                     * np.maximum(np.abs(values[moved]), 10.0 ** lo), 6)
         rhs = relations @ perturbed
 
     # ---- bounds

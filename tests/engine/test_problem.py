@@ -11,8 +11,8 @@ from ctadesk.engine.table.structure import TableStructure
 def small(**changes):
     structure = TableStructure.flat(2, 2)
     values = structure.aggregate(np.array([[1, 2, 0], [3, 4, 0], [0, 0, 0]]))
-    base = dict(values=values, relations=structure.relations(), lower=0, sensitive=[0],
-                lower_protection=[1], upper_protection=[1], cell_label=structure.cell_label)
+    base = {"values": values, "relations": structure.relations(), "lower": 0, "sensitive": [0],
+            "lower_protection": [1], "upper_protection": [1], "cell_label": structure.cell_label}
     base.update(changes)
     return CTAProblem(**base)
 

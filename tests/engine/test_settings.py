@@ -7,8 +7,8 @@ from ctadesk.engine.releases import UTILITIES
 
 
 def test_the_searches_and_utilities_named_are_those_the_release_search_runs():
-    assert settings.SEARCH_NAMES == tuple(SEARCHES)
-    assert settings.UTILITY_NAMES == tuple(sorted(UTILITIES))
+    assert tuple(SEARCHES) == settings.SEARCH_NAMES
+    assert tuple(sorted(UTILITIES)) == settings.UTILITY_NAMES
 
 
 def test_the_settings_module_imports_nothing_of_ctadesk_or_numpy():

@@ -1,7 +1,7 @@
 """A whole job driven only through widgets: generate -> mark sensitive -> protect -> audit -> save."""
 
 import numpy as np
-from PySide6.QtCore import QTimer, Qt
+from PySide6.QtCore import Qt, QTimer
 
 from ctadesk.gui.generator import GeneratorDialog
 from ctadesk.io.project import load_project

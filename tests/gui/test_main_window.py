@@ -3,14 +3,14 @@ import time
 import numpy as np
 import pytest
 
-from ctadesk.engine.result import Status
 from ctadesk.engine.publish.verify import verify
+from ctadesk.engine.result import Status
 from ctadesk.engine.table.generate import GeneratorSpec
 from ctadesk.gui.jobs import available_methods
 from ctadesk.gui.table_model import Display
+from tests.timing import timed
 
 from .conftest import solve_and_wait
-from tests.timing import timed
 
 
 def test_the_method_selector_lists_every_method_of_the_solvers(qapp):
@@ -152,8 +152,8 @@ def test_opening_the_sample_jj_shows_it_as_a_21_by_21_grid(window):
 
 
 def test_clicking_a_finding_selects_its_cell(qtbot, window):
-    from ctadesk.engine.result import CTAResult
     from ctadesk.engine.publish.verify import verify as check
+    from ctadesk.engine.result import CTAResult
 
     values = window.project.values.copy()  # unchanged: every sensitive cell is unprotected
     problem = window.project.to_problem()

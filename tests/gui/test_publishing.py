@@ -35,9 +35,9 @@ def test_widening_keeps_a_secret_seed_in_the_project(qtbot, window):
 def test_a_table_not_at_the_precision_asked_is_offered_another(qtbot, window):
     """Issue 29: a protected table that cannot be put at the precision asked cannot be released;
     the app says why and offers the finer precisions, and protects again at the one chosen."""
-    from ctadesk.io.project import Project
     from ctadesk.engine.problem import CTAProblem
     from ctadesk.engine.table.structure import Dimension, TableStructure
+    from ctadesk.io.project import Project
 
     structure = TableStructure((Dimension.flat("R", ["a", "b"]), Dimension.flat("C", ["x", "y"])))
     values = structure.aggregate(np.pad(np.array([[10.4, 20.3], [30.2, 40.1]]), ((0, 1), (0, 1))))

@@ -7,14 +7,24 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.table.generate import GeneratorSpec, generate_table
 from ctadesk.engine.quality.terms import QualityTerm
+from ctadesk.engine.table.generate import GeneratorSpec, generate_table
 from ctadesk.gui.quality_table import target_text, value_text
-from ctadesk.gui.quality_terms_panel import (ALL, NOT_SENSITIVE, SENSITIVE, SIZE, SLICE, group_choice, group_of,
-                                             table_problem)
+from ctadesk.gui.quality_terms_panel import (
+    ALL,
+    NOT_SENSITIVE,
+    SENSITIVE,
+    SIZE,
+    SLICE,
+    group_choice,
+    group_of,
+    table_problem,
+)
 from ctadesk.io.project import Project
 
 from .test_issue5_audit import _another_window

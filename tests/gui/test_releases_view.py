@@ -62,7 +62,7 @@ def test_the_tools_menu_opens_one_releases_window(window):
 
 
 def test_opening_the_czech_table_draws_64_sub_tables_none_released(releases):
-    counts, labels = _czech_counts()
+    counts, _ = _czech_counts()
     table = releases.table
     assert table.names == tuple(FACTORS) and np.array_equal(table.counts, counts) and table.total == 1841
     assert "cell_index_gRbase_Forder" in releases.file_label.text()  # left out, and the user is told

@@ -4,7 +4,8 @@ the sense stored for each sensitive cell, read-only, sortable and filterable."""
 import contextlib
 import sqlite3
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 
 from ctadesk.app.online import OnlineService, StoreBinding, cell_key, open_store

@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QUrl, Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QTextDocument
 from PySide6.QtWidgets import QWidget
 

@@ -124,7 +124,7 @@ def quarter_rows() -> list[list[object]]:
         row = [name]
         for year in years:
             row += [*year, sum(year)]
-        rows.append(row + [sum(map(sum, years))])
+        rows.append([*row, sum(map(sum, years))])
     total = ["Total", *[a + b for a, b in zip(rows[0][1:], rows[1][1:])]]
     return header + rows + [total]
 

@@ -36,5 +36,5 @@ def test_malformed_sheet_xml_is_one_line_naming_the_file(tmp_path):
     source = small_workbook(tmp_path / "plain.xlsx")
     broken = rewritten(source, tmp_path / "broken.xlsx",
                        lambda name, data: data[: len(data) // 2] if name == "xl/worksheets/sheet1.xml" else data)
-    with pytest.raises(FileFormatError, match="broken.xlsx.*damaged"):
+    with pytest.raises(FileFormatError, match=r"broken\.xlsx.*damaged"):
         read_grid(open_workbook(broken), None, broken)

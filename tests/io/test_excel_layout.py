@@ -111,7 +111,7 @@ def test_encrypted_workbook_is_reported_as_such(tmp_path):
 def test_damaged_workbook_is_reported_as_such(tmp_path):
     path = tmp_path / "broken.xlsx"
     path.write_bytes(b"PK\x03\x04 this is not a zip archive")
-    with pytest.raises(FileFormatError, match="broken.xlsx: not an .xlsx workbook, or the file is damaged"):
+    with pytest.raises(FileFormatError, match=r"broken\.xlsx: not an \.xlsx workbook, or the file is damaged"):
         import_table(path)
 
 

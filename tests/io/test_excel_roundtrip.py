@@ -9,9 +9,9 @@ import numpy as np
 import openpyxl
 import pytest
 
-from ctadesk.engine.table.linked import LinkedTables
-from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.methods import solve
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.table.linked import LinkedTables
 from ctadesk.io.excel import ExportReport, export_workbook, import_table, import_workbook
 from tests.io import excel_books as books
 
@@ -58,7 +58,7 @@ def test_round_trip_gives_adjusted_values_in_the_same_layout(tmp_path, name):
     for before, after in zip(table.structure.dimensions, again.structure.dimensions):
         assert after.codes == before.codes
         assert after.parents.tolist() == before.parents.tolist()
-    labels_in, merged_in, formats_in = sheet_snapshot(source, table.sheet)
+    labels_in, merged_in, _ = sheet_snapshot(source, table.sheet)
     labels_out, merged_out, formats_out = sheet_snapshot(target, table.sheet)
     assert merged_out == merged_in
     assert {k: v for k, v in labels_out.items() if k in labels_in} == {

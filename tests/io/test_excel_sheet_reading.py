@@ -15,8 +15,15 @@ from openpyxl.styles import Alignment, Font
 
 from ctadesk.engine.table.structure import TableStructure
 from ctadesk.io.errors import FileFormatError
-from ctadesk.io.excel import (canonical_rows, export_table_workbook, import_table, open_workbook, read_grid, safe_xml,
-                               sheet_part)
+from ctadesk.io.excel import (
+    canonical_rows,
+    export_table_workbook,
+    import_table,
+    open_workbook,
+    read_grid,
+    safe_xml,
+    sheet_part,
+)
 from ctadesk.io.excel.workbook import read_sheet
 from tests.io import excel_books as books
 from tests.io import office_books as office
@@ -178,5 +185,5 @@ def test_a_part_declaring_entities_is_refused_as_damaged(tmp_path, part):
               '<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>')
     bomb = rewritten(source, tmp_path / "bomb.xlsx", part, lambda xml: re.sub(r"(<\?xml[^>]*\?>)?", lambda m: (
         m[0] or "") + laughs, xml, count=1))
-    with pytest.raises(FileFormatError, match="bomb.xlsx.*damaged"):
+    with pytest.raises(FileFormatError, match=r"bomb\.xlsx.*damaged"):
         import_table(bomb)

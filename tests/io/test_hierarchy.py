@@ -45,7 +45,7 @@ def test_hrc_with_three_levels_and_other_lead(tmp_path):
 def test_hrc_skipping_a_level_names_the_line(tmp_path):
     path = tmp_path / "bad.hrc"
     path.write_text("A\n@@A1\n")
-    with pytest.raises(FileFormatError, match="bad.hrc"):
+    with pytest.raises(FileFormatError, match=r"bad\.hrc"):
         read_hrc(path, "H")
 
 

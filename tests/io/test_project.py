@@ -3,10 +3,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.result import CTAResult, Status
 from ctadesk.engine.publish.verify import verify
+from ctadesk.engine.result import CTAResult, Status
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.table.guess import guess_structure
 from ctadesk.io.project import Project, ProjectError, load_project, save_project
 
@@ -70,7 +70,7 @@ def test_a_problem_that_is_no_grid_is_shown_as_a_list_of_cells():
 def test_a_file_that_is_not_a_project_is_reported_by_name(tmp_path):
     path = tmp_path / "table.ctaproj"
     path.write_text("value\n1\n")
-    with pytest.raises(ProjectError, match="table.ctaproj is not a ctadesk project file"):
+    with pytest.raises(ProjectError, match=r"table\.ctaproj is not a ctadesk project file"):
         load_project(path)
 
 

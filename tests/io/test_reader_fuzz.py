@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import NO_BOUND
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.io.csv_table import read_long_csv, read_wide_csv
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.hierarchy import read_hrc, read_level_csv

@@ -134,7 +134,7 @@ def test_sol_with_fewer_lines_than_cells_is_refused_before_allocating(tmp_path):
 
 
 def test_weights_must_be_finite(tmp_path):
-    with pytest.raises(FileFormatError, match="w.txt, line 2: weight 'inf' is not a number"):
+    with pytest.raises(FileFormatError, match=r"w\.txt, line 2: weight 'inf' is not a number"):
         read_weights(write(tmp_path, "w.txt", "1 2\ninf\n"), 3)
 
 

@@ -20,13 +20,13 @@ from openpyxl.comments import Comment
 from openpyxl.styles import Font, PatternFill
 from openpyxl.workbook.defined_name import DefinedName
 
+from ctadesk.engine.methods import solve
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.methods import solve
+from ctadesk.engine.table.guess import guess_structure
 from ctadesk.engine.table.structure import Dimension, TableStructure
 from ctadesk.io.excel import ExportReport, export_table_workbook, export_workbook, import_table
 from ctadesk.io.jj import read_jj, write_jj
-from ctadesk.engine.table.guess import guess_structure
 from ctadesk.io.tauargus import read_tab, write_tab
 
 INNER = np.array([[4817.0, 25613.0, 70422.0], [162.0, 31337.0, 58290.0], [19754.0, 8861.0, 44708.0]])
@@ -46,7 +46,8 @@ def _with_saved_results(path: Path, results: dict[str, object]) -> None:
     for coordinate, value in results.items():
         kind = ' t="str"' if isinstance(value, str) else ""
         sheet, found = re.subn(rf'(<c r="{coordinate}")([^>]*)><f>(.*?)</f><v\s*/></c>',
-                               lambda m: f"{m[1]}{m[2]}{kind}><f>{m[3]}</f><v>{value}</v></c>", sheet)
+                               lambda m, kind=kind, value=value: f"{m[1]}{m[2]}{kind}><f>{m[3]}</f><v>{value}</v></c>",
+                               sheet)
         assert found == 1, coordinate
     parts["xl/worksheets/sheet1.xml"] = sheet.encode()
     with zipfile.ZipFile(path, "w") as archive:
@@ -180,7 +181,7 @@ def test_release_of_a_marked_excel_source_shows_no_original_anywhere(tmp_path):
 
 def test_release_cells_look_alike_whether_sensitive_or_not(tmp_path):
     # was: sensitive cells shaded, with the source's '#,##0" *"' flag and a note saying they were adjusted
-    table, problem, result, outcome = excel_release(tmp_path)
+    table, _, result, outcome = excel_release(tmp_path)
     sheet = openpyxl.load_workbook(outcome.path)["Turnover"]
     xml = sheet_xml(outcome.path)
     coordinates = [f"{openpyxl.utils.get_column_letter(c + 1)}{r + 1}"
@@ -209,7 +210,7 @@ def test_the_export_report_lists_what_was_left_out_and_why(tmp_path):
 
 def test_internal_workbook_keeps_the_marks_originals_secret_settings_and_one_log_line_a_row(tmp_path):
     # was: the Log sheet held one character per row (tuple() of the log string)
-    table, problem, _, outcome = excel_release(tmp_path, internal=True)
+    *_, outcome = excel_release(tmp_path, internal=True)
     book = openpyxl.load_workbook(outcome.path)
     assert book.sheetnames == ["Turnover", "Turnover ORIGINAL", "Turnover DIFFERENCE", "Quality", "Method", "Log"]
     shaded = {c.coordinate for row in book["Turnover"].iter_rows() for c in row if c.fill.fgColor.rgb == "FFF8CBAD"}

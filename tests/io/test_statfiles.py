@@ -66,7 +66,7 @@ def test_unknown_package_and_damaged_files_are_reported(tmp_path):
     with pytest.raises(ValueError, match="unknown statistical package 'sps'"):
         read_statfile_columns(tmp_path / "a.sav", "sps")
     (tmp_path / "broken.sav").write_bytes(b"not an spss file at all")
-    with pytest.raises(FileFormatError, match="broken.sav"):
+    with pytest.raises(FileFormatError, match=r"broken\.sav"):
         read_statfile_columns(tmp_path / "broken.sav", "spss")
 
 

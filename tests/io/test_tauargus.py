@@ -108,7 +108,7 @@ def test_a_line_with_the_wrong_number_of_fields_names_the_line(tmp_path):
     lines = PP.read_text().splitlines()
     lines[4] = lines[4].rsplit(";", 1)[0]
     (tmp_path / "pp.tab").write_text("\n".join(lines))
-    with pytest.raises(FileFormatError, match="pp.tab, line 5: 10 fields, the metadata describes 11"):
+    with pytest.raises(FileFormatError, match=r"pp\.tab, line 5: 10 fields, the metadata describes 11"):
         read_tab(tmp_path / "pp.tab")
 
 

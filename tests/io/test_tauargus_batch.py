@@ -6,8 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from ctadesk.io.tauargus_batch import (AprioriCommand, BatchError, FileCommand, ReadTable, Rule, SafetyRule,
-                                       SpecifyTable, Suppress, WriteTable, read_batch)
+from ctadesk.io.tauargus_batch import (
+    AprioriCommand,
+    BatchError,
+    FileCommand,
+    ReadTable,
+    Rule,
+    SafetyRule,
+    SpecifyTable,
+    Suppress,
+    WriteTable,
+    read_batch,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "tauargus"
 EXAMPLES = Path("/work/shared/formats/tauargus-examples")

@@ -95,6 +95,5 @@ def parse(response: bytes) -> tuple[int, dict[str, str], bytes]:
     """(status, headers, body) of a whole HTTP/1.1 response read from a raw socket."""
     head, _, body = response.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
-    headers = dict((name.strip().lower(), value.strip()) for name, _, value in (line.partition(":")
-                                                                              for line in lines[1:]))
+    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])}
     return int(lines[0].split()[1]), headers, body

@@ -12,14 +12,14 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2", reason="starlette's test client needs httpx2")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from ctadesk.app.online import OnlineService, cell_keys  # noqa: E402
-from ctadesk.app.online.service import TableWithheld  # noqa: E402
-from ctadesk.server.app import create_app  # noqa: E402
-from ctadesk.server.limits import Limits  # noqa: E402
-from tests.app.online.checker import both_sides, cell_names, full_original, problems  # noqa: E402
-from tests.server.serving import MICRODATA  # noqa: E402
+from ctadesk.app.online import OnlineService, cell_keys
+from ctadesk.app.online.service import TableWithheld
+from ctadesk.server.app import create_app
+from ctadesk.server.limits import Limits
+from tests.app.online.checker import both_sides, cell_names, full_original, problems
+from tests.server.serving import MICRODATA
 from tests.timing import timed
 
 

@@ -13,11 +13,11 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from ctadesk.app.online import OnlineService  # noqa: E402
-from ctadesk.server.app import create_app  # noqa: E402
-from ctadesk.server.limits import Connections, Limits  # noqa: E402
-from tests.app.online.synthetic import firms  # noqa: E402
-from tests.server.serving import WAIT, json_error, make_pool, parse, raw, read_all, request, running  # noqa: E402
+from ctadesk.app.online import OnlineService
+from ctadesk.server.app import create_app
+from ctadesk.server.limits import Connections, Limits
+from tests.app.online.synthetic import firms
+from tests.server.serving import WAIT, json_error, make_pool, parse, raw, read_all, request, running
 
 HALF_REQUEST = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
 

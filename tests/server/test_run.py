@@ -4,8 +4,8 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from ctadesk.engine.errors import CTAError  # noqa: E402
-from ctadesk.server.run import is_loopback, remote_warning  # noqa: E402
+from ctadesk.engine.errors import CTAError
+from ctadesk.server.run import is_loopback, remote_warning
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost", "LOCALHOST"])

@@ -73,7 +73,8 @@ def test_suppression_methods_are_refused_naming_the_line_and_the_batch_goes_on(t
     (folder / "batch_ex2.arb").write_text(text)
     report = run_batch(folder / "batch_ex2.arb")
     assert [outcome.ok for outcome in report.outcomes] == [False, True]
-    assert "batch_ex2.arb, line 8: <SUPPRESS>: OPT is tau-argus's secondary cell suppression" in report.outcomes[0].error
+    assert ("batch_ex2.arb, line 8: <SUPPRESS>: OPT is tau-argus's secondary cell suppression"
+            in report.outcomes[0].error)
     assert main([ "batch", str(folder / "batch_ex2.arb"), "--quiet"]) == 1
     assert main(["batch", str(folder / "batch_ex2.arb"), "--as-cta", "--quiet"]) == 0
 

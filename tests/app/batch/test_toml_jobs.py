@@ -58,7 +58,8 @@ def test_a_job_writes_its_outputs_with_versions_seed_and_request(tmp_path: Path)
 
 
 @pytest.mark.parametrize("text, where", [
-    ('[[job]]\nname = "a"\nmicrodata = "micro.csv"\nspans = [["region"]]\ndistanse = "l2"\n', "job 1 (a), key 'distanse'"),
+    ('[[job]]\nname = "a"\nmicrodata = "micro.csv"\nspans = [["region"]]\ndistanse = "l2"\n',
+     "job 1 (a), key 'distanse'"),
     ('[[job]]\nmicrodata = "micro.csv"\nspans = [["region"]]\ndistance = "l7"\n', "job 1 (job 1), key 'distance'"),
     ('[[job]]\nmicrodata = "micro.csv"\nspans = "region"\n', "key 'spans'"),
     ('[[job]]\nmicrodata = "nothere.csv"\nspans = [["region"]]\n', "key 'microdata'"),
@@ -69,7 +70,7 @@ def test_a_job_writes_its_outputs_with_versions_seed_and_request(tmp_path: Path)
 def test_mistakes_name_the_file_the_job_and_the_key(tmp_path: Path, text: str, where: str):
     micro(tmp_path, np.random.default_rng(1))
     (tmp_path / "jobs.toml").write_text(text)
-    with pytest.raises(BatchError, match="jobs.toml") as error:
+    with pytest.raises(BatchError, match=r"jobs\.toml") as error:
         plan_batch(tmp_path / "jobs.toml")
     assert where in str(error.value)
 

@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from ctadesk.app.online import SenseStore, StoreBinding, open_store
-from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.table.microdata import Microdata
 
 
 def new_store(location: str | Path, microdata: Microdata, rules: SafetyRules, measure: str = "Turnover") -> SenseStore:

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.table.structure import Dimension, TableStructure
 
 VARIABLES = ("Region", "Size", "Sector")

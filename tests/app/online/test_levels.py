@@ -50,7 +50,7 @@ def test_region_at_level_one_keeps_its_groups():
     microdata = table_microdata(firms(seed=0), ("Region:1", "Size"))
     region = microdata.structure.dimensions[0]
     assert region.codes == ("Total", "N", "S")
-    assert set(region.codes[c] for c in microdata.codes[0]) <= {"N", "S"}
+    assert {region.codes[c] for c in microdata.codes[0]} <= {"N", "S"}
 
 
 @pytest.mark.parametrize("item, expected", [("Region", ("Region", None)), ("Region:2", ("Region", 2)),

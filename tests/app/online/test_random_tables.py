@@ -10,8 +10,8 @@ With senses from the full table (``data``, the default) every table verifies.  W
 then the table is withheld (issue 30: before, the soft second stage published a table that did
 not add up, and said so to the office only).  Every table served verifies."""
 
-from collections import defaultdict
 import random
+from collections import defaultdict
 
 import numpy as np
 import pytest
@@ -69,7 +69,8 @@ def test_two_hundred_random_tables_are_consistent_and_verify(tmp_path, senses, v
     levels_seen = set()
     read = defaultdict(set)
     withheld = 0
-    with new_store(tmp_path / "senses.db", microdata, RULES) as store:      # local senses drawn from a fixed secret: one stream
+    # local senses drawn from a fixed secret: one stream
+    with new_store(tmp_path / "senses.db", microdata, RULES) as store:
         store._db.execute("UPDATE meta SET value = ? WHERE name = 'secret'", (SECRET,))
     with OnlineService(tmp_path / "senses.db", microdata, RULES, measure="Turnover", senses=senses,
                        values=values, time_budget=2.0) as service:

@@ -9,9 +9,9 @@ import pytest
 
 from ctadesk.app.online import OnlineError, OnlineService, cell_keys, open_store
 from ctadesk.app.online.service import EMPTY, PUBLISHED, TableWithheld, check_sides
-from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.rules.safety import SafetyRules
+from ctadesk.engine.table.microdata import Microdata
 from ctadesk.engine.table.structure import Dimension, TableStructure
 from tests.app.online.published import both_sides, publish_all
 from tests.app.online.stores import new_store
@@ -27,7 +27,8 @@ def test_the_averaging_attack_is_prevented(tmp_path, senses):
                        init_store=True) as service:
         seen = publish_all(service, TABLES)
     repeated = {key: cell for key, cell in seen.items() if len(cell) > 1}
-    assert len(repeated) >= 5 or senses != "data"     # local and table senses: tables that would not verify are withheld
+    # local and table senses: tables that would not verify are withheld
+    assert len(repeated) >= 5 or senses != "data"
     assert both_sides(seen) == []
     for publications in repeated.values():
         original, _, lower, upper = publications[0]
@@ -108,9 +109,9 @@ def test_data_senses_come_from_the_full_table_once(tmp_path):
 def test_with_data_senses_every_table_is_read_from_the_protected_full_table(tmp_path):
     with OnlineService(tmp_path / "senses.db", firms(seed=0), RULES, measure="Turnover", init_store=True) as service:
         service.prepare()
-        tables = {spanning: service.publish(spanning) for spanning in TABLES + [("Region", "Size", "Sector")]}
+        tables = {spanning: service.publish(spanning) for spanning in [*TABLES, ("Region", "Size", "Sector")]}
         published = defaultdict(set)
-        for spanning, table in tables.items():
+        for table in tables.values():
             for key, value in zip(cell_keys(table.structure), table.values):
                 published[key].add(float(value))
         reference = service.store.reference_values("Turnover", list(published))
@@ -189,7 +190,7 @@ def test_an_unknown_variable_is_named_before_any_work(tmp_path, monkeypatch):
     naming no variable of the data is refused before that."""
     with OnlineService(tmp_path / "senses.db", firms(), RULES, measure="Turnover", init_store=True) as service:
         monkeypatch.setattr(service, "prepare", lambda: pytest.fail("the full table was protected first"))
-        with pytest.raises(OnlineError, match="no variable 'Industry'.*Region, Size, Sector"):
+        with pytest.raises(OnlineError, match=r"no variable 'Industry'.*Region, Size, Sector"):
             service.publish(("Region", "Industry"))
         with pytest.raises(OnlineError, match="names a variable twice"):
             service.publish(("Region", "Region"))

@@ -27,9 +27,9 @@ MANUAL = np.array([[20, 50, 10, 80],
 def thesis_problem(**changes) -> CTAProblem:
     """Cells (1,1) = 10 and (3,4) = 13 sensitive with levels 3 and 5 both ways; margins fixed; cells >= 0."""
     structure = TableStructure.flat(3, 4)
-    fields = dict(values=THESIS.reshape(-1), relations=structure.relations(), lower=0.0,
-                  fixed=~structure.inner_mask(), sensitive=[0, 13], lower_protection=[3, 5],
-                  upper_protection=[3, 5], cell_label=structure.cell_label)
+    fields = {"values": THESIS.reshape(-1), "relations": structure.relations(), "lower": 0.0,
+              "fixed": ~structure.inner_mask(), "sensitive": [0, 13], "lower_protection": [3, 5],
+              "upper_protection": [3, 5], "cell_label": structure.cell_label}
     fields.update(changes)
     return CTAProblem(**fields)
 

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.audit import APriori, AttackerKnowledge, AuditOptions, Capacity, Release, audit
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.table.structure import TableStructure
 
 from . import checker

@@ -30,4 +30,5 @@ def test_known_cells_leave_the_lp_with_their_relations():
     model = build_model(thesis_problem(), lower, upper)
     assert model.cells.tolist() == [0] and model.n_rows == 2
     assert model.rhs * model.unit == pytest.approx([10, 10])   # 28 - 8 - 10 and 45 - 15 - 11 - 9
-    assert model.outer_lower * model.unit == pytest.approx([10]) and model.outer_upper * model.unit == pytest.approx([10])
+    assert model.outer_lower * model.unit == pytest.approx([10])
+    assert model.outer_upper * model.unit == pytest.approx([10])

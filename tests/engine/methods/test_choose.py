@@ -6,16 +6,16 @@ import numpy as np
 import pytest
 
 from ctadesk.engine.errors import MethodError
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import METHODS, choose_method, solve
 from ctadesk.engine.methods.choose import NEWTON_RELATIONS
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.quality.weights import inverse_weights
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.network import SIMPLEX_ROWS, defining_relations
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.table.structure import Dimension, TableStructure
-from ctadesk.engine.quality.weights import inverse_weights
 
 from ..solvers.conftest import thesis_problem
 

@@ -13,7 +13,8 @@ from ..solvers.conftest import thesis_problem
 def test_an_l1_result_shows_its_objective_bound_and_gap():
     result = solve(thesis_problem(), "milp")
     assert result.status is Status.OPTIMAL
-    assert figures(result) == f"objective {result.objective:.6g}, bound {result.bound:.6g} (gap {100 * result.gap:.3g} %)"
+    assert figures(result) == (f"objective {result.objective:.6g}, bound {result.bound:.6g} "
+                               f"(gap {100 * result.gap:.3g} %)")
 
 
 def test_a_least_squares_result_names_its_objective_and_puts_the_bound_with_the_absolute_change():

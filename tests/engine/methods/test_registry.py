@@ -10,16 +10,17 @@ import pytest
 
 import ctadesk.engine.solvers.newton_l2 as newton_l2
 from ctadesk.engine.errors import MethodError
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import METHODS, method, solve
 from ctadesk.engine.model import Distance, Senses
 from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.table.generate import cox_table
 
 
 def test_the_solvers_import_neither_the_sense_heuristics_nor_the_registry():
     code = ("import pkgutil, importlib, sys, ctadesk.engine.solvers as s\n"
             "for m in pkgutil.iter_modules(s.__path__): importlib.import_module(f'ctadesk.engine.solvers.{m.name}')\n"
-            "print(sorted(n for n in sys.modules if n.startswith(('ctadesk.engine.senses', 'ctadesk.engine.methods'))))")
+            "print(sorted(n for n in sys.modules\n"
+            "             if n.startswith(('ctadesk.engine.senses', 'ctadesk.engine.methods'))))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.online import Relaxation, held, second_stage
 from ctadesk.engine.methods import solve
+from ctadesk.engine.online import Relaxation, held, second_stage
 from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.table.structure import TableStructure
@@ -24,7 +24,7 @@ def test_a_free_cell_takes_what_the_pins_leave_it():
 
 
 def test_a_cell_the_pins_determine_is_held_at_that_value():
-    free, rest, values = held(ABT, {1: 5.0, 2: 17.0})
+    free, _, values = held(ABT, {1: 5.0, 2: 17.0})
     assert free.size == 0 and values.tolist() == [12.0, 5.0, 17.0]
     _, status, _, table = second_stage(ABT, {1: 5.0, 2: 17.0})
     assert status == "optimal" and table.tolist() == [12.0, 5.0, 17.0]

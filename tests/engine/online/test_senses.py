@@ -53,6 +53,7 @@ def test_the_full_tables_senses_keep_the_stored_ones_and_give_a_protected_table(
     assert np.array_equal(senses[:2], stored[:2])
     cells = problem.sensitive
     level = np.where(senses == SENSE_UP, problem.upper_protection, problem.lower_protection)
-    assert np.all(senses * (values[cells] - problem.values[cells]) >= level - 1e-6 * np.maximum(1, problem.values[cells]))
+    assert np.all(senses * (values[cells] - problem.values[cells])
+                  >= level - 1e-6 * np.maximum(1, problem.values[cells]))
     np.testing.assert_allclose(problem.relations @ values, problem.rhs, atol=1e-6 * np.abs(problem.values).max())
     assert not one_sided(senses, stored == SENSE_FREE)

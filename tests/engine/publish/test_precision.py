@@ -6,11 +6,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.errors import SolverError
-from ctadesk.engine.table.generate import cox_table
-from ctadesk.engine.publish.precision import ON_GRID, at_precision, grid_safe, published_decimals
-from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.methods import solve
+from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.publish.precision import ON_GRID, at_precision, grid_safe, published_decimals
+from ctadesk.engine.result import SolveOptions, Status
+from ctadesk.engine.table.generate import cox_table
 from tests.crosscheck.instances import build, specs
 
 

@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.methods import solve
-from ctadesk.engine.table.structure import TableStructure
+from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.publish.widening import DEFAULT_SPREAD, WideningReport, widen
+from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.table.structure import TableStructure
 
 SHARE = 0.2  # a p% rule of 20 %: 162 may be released as 162 x 0.8 = 129.6
 

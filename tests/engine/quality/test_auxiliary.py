@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.quality.auxiliary import LinearTerm, with_terms
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import solve
-from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.publish.verify import verify
+from ctadesk.engine.quality.auxiliary import LinearTerm, with_terms
+from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.table.generate import cox_table
 from tests.crosscheck.checker import check_table
 
 METHODS = ("milp", "lp", "l2", "hybrid")
@@ -49,10 +49,10 @@ def test_no_terms_leave_the_problem_as_it_is():
 
 
 @pytest.mark.parametrize("term, message", [
-    (dict(coefficients=[np.nan, 0, 0]), "NaN or infinite"),
-    (dict(coefficients=[1.0], lower=1.0, upper=0.5), "are empty"),
-    (dict(coefficients=[1.0], lower=0.5, upper=1.0), "exclude the original table"),
-    (dict(coefficients=[1.0], weight=-1.0), "must be finite and >= 0"),
+    ({"coefficients": [np.nan, 0, 0]}, "NaN or infinite"),
+    ({"coefficients": [1.0], "lower": 1.0, "upper": 0.5}, "are empty"),
+    ({"coefficients": [1.0], "lower": 0.5, "upper": 1.0}, "exclude the original table"),
+    ({"coefficients": [1.0], "weight": -1.0}, "must be finite and >= 0"),
 ])
 def test_a_term_that_cannot_be_kept_is_refused_naming_it(term, message):
     with pytest.raises(ProblemError, match=message) as raised:

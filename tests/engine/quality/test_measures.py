@@ -7,13 +7,13 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.table.generate import cox_table
+from ctadesk.engine.methods import solve
 from ctadesk.engine.problem import CTAProblem
+from ctadesk.engine.publish.verify import verify
 from ctadesk.engine.quality.measures import bivariate_report, cell_indices, inner_cells, preserve, quality_report
 from ctadesk.engine.result import SolveOptions
-from ctadesk.engine.methods import solve
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.table.structure import TableStructure
-from ctadesk.engine.publish.verify import verify
 
 #: a 2 x 2 table with margins (C order, totals last): inner cells 1, 3, 5, 7
 ORIGINAL = np.array([1, 3, 4,
@@ -193,7 +193,7 @@ def test_bivariate_report_equals_numpy(size, seed, scale):
     second = CTAProblem(values=b, relations=np.zeros((0, size)))
     report = bivariate_report(first, second, xa, xb, {"all": np.arange(size)}, names=("turnover", "staff"))
     pair = report["all"]
-    cov, corr, slope, intercept = numpy_pair(a, b)
+    cov, corr, slope, _ = numpy_pair(a, b)
     cov_x, corr_x, slope_x, intercept_x = numpy_pair(xa, xb)
     assert pair.covariance_original == pytest.approx(cov, rel=1e-9)
     assert pair.covariance_change == pytest.approx(100 * (cov_x - cov) / abs(cov), rel=1e-7, abs=1e-9)

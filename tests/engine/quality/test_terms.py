@@ -14,14 +14,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import solve
-from ctadesk.engine.publish.precision import published_or_why
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.quality.terms import (QualityTerm, TermsReport, correlation_cut, parse_term, published_with_terms,
-                                          rounded_near, size_class, slice_cells, solve_with_terms)
+from ctadesk.engine.publish.precision import published_or_why
+from ctadesk.engine.quality.terms import (
+    QualityTerm,
+    TermsReport,
+    correlation_cut,
+    parse_term,
+    published_with_terms,
+    rounded_near,
+    size_class,
+    slice_cells,
+    solve_with_terms,
+)
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
+from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.table.structure import TableStructure
 from tests.crosscheck.checker import check_table
 
@@ -196,10 +205,7 @@ def test_a_weighted_term_never_grows_beyond_what_its_weight_allows(data):
     t0, tw = abs(value(a, plain.values, cells)), abs(value(a, weighted.values, cells))
     with_terms = weighted.info["objective_with_terms"]
     assert with_terms == pytest.approx(weighted.objective + weight * tw, rel=1e-6, abs=1e-6)
-    if method == "lp":
-        slack = 1e-6 * max(1.0, with_terms)
-    else:
-        slack = with_terms - weighted.info["bound_with_terms"]
+    slack = 1e-6 * max(1.0, with_terms) if method == "lp" else with_terms - weighted.info["bound_with_terms"]
     assert tw <= t0 + (plain.objective - weighted.objective + slack) / weight + 1e-9 * max(1.0, t0)
     if hard.verified:  # the term minimised: where t = 0 is feasible, |t| within what the weight leaves
         assert tw <= (hard.objective - weighted.objective + slack) / weight + 1e-9 * max(1.0, t0)
@@ -219,7 +225,7 @@ def test_a_correlation_cut_keeps_every_table_reaching_the_target_and_cuts_off_th
         return
     cut = correlation_cut(term, problem, far, 1)
     assert cut.coefficients @ (far - a) > cut.upper  # the table it was made at is cut off
-    assert 0 <= cut.upper                           # the original table is kept
+    assert cut.upper >= 0                           # the original table is kept
     for noise in (1.0, 10.0, 100.0, 1000.0):
         near = a + rng.normal(0, noise, (50, size))
         for x in near:
@@ -258,7 +264,7 @@ def test_a_correlation_target_out_of_reach_is_said_so_with_a_table_and_no_optima
 
 # ------------------------------------------------------------------ prices
 def test_a_price_is_the_distance_with_every_term_minus_the_distance_without_it():
-    structure, problem = cox_table((4, 5), seed=7)
+    _, problem = cox_table((4, 5), seed=7)
     terms = [QualityTerm("L", "bounded", bound=1e-4), QualityTerm("mean")]
     result, report = solve_with_terms(problem, terms, runner("milp"), price=True)
     for i, outcome in enumerate(report.outcomes):
@@ -295,13 +301,13 @@ def test_the_published_table_keeps_the_terms_that_held_or_is_not_published():
 
 # ------------------------------------------------------------------ the term itself
 @pytest.mark.parametrize("text, fields", [
-    ("mean", dict(measure="mean", mode="hard")),
-    ("L:hard", dict(measure="L", mode="hard")),
-    ("L:bounded:0.001", dict(measure="L", mode="bounded", bound=0.001)),
-    ("variance:0.01", dict(measure="L", mode="bounded", bound=0.01)),
-    ("L:weighted:1000", dict(measure="L", mode="weighted", weight=1000.0)),
-    ("correlation:0.999", dict(measure="correlation", mode="bounded", bound=0.999)),
-    ("mean:bounded:5@R=2", dict(measure="mean", mode="bounded", bound=5.0, group="R=2")),
+    ("mean", {"measure": "mean", "mode": "hard"}),
+    ("L:hard", {"measure": "L", "mode": "hard"}),
+    ("L:bounded:0.001", {"measure": "L", "mode": "bounded", "bound": 0.001}),
+    ("variance:0.01", {"measure": "L", "mode": "bounded", "bound": 0.01}),
+    ("L:weighted:1000", {"measure": "L", "mode": "weighted", "weight": 1000.0}),
+    ("correlation:0.999", {"measure": "correlation", "mode": "bounded", "bound": 0.999}),
+    ("mean:bounded:5@R=2", {"measure": "mean", "mode": "bounded", "bound": 5.0, "group": "R=2"}),
 ])
 def test_the_text_form_names_measure_mode_number_and_group(text, fields):
     structure, problem = cox_table((3, 4), seed=0)
@@ -342,10 +348,10 @@ def test_size_classes_and_slices_are_the_cells_a_statistician_means():
 
 
 def test_the_report_is_json_and_evaluates_another_table():
-    structure, problem = cox_table((3, 4), seed=0)
+    _, problem = cox_table((3, 4), seed=0)
     terms = [QualityTerm("mean"), QualityTerm("L", "weighted", weight=10.0),
              QualityTerm("correlation", "bounded", bound=0.5)]
-    result, report = solve_with_terms(problem, terms, runner("lp"))
+    _, report = solve_with_terms(problem, terms, runner("lp"))
     document = json.loads(json.dumps(report.as_dict()))
     assert [t["measure"] for t in document["terms"]] == ["mean", "L", "correlation"]
     assert document["terms"][1]["met"] is None and document["met"] is True

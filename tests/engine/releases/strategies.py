@@ -42,5 +42,5 @@ def enumerate_tables(table: CountTable, release: Release) -> np.ndarray:
     bars = np.array(list(itertools.combinations(range(total + n_cells - 1), n_cells - 1)))   # stars and bars
     edges = np.hstack([np.full((bars.shape[0], 1), -1), bars, np.full((bars.shape[0], 1), total + n_cells - 1)])
     candidates = np.diff(edges, axis=1) - 1
-    consistent = np.all((constraints.matrix @ candidates.T).T == constraints.rhs, axis=1)
+    consistent = np.all(constraints.rhs == (constraints.matrix @ candidates.T).T, axis=1)
     return candidates[consistent]

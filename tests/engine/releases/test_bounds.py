@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.releases import CountTable, Release, frechet_bounds, lp_bounds
 from ctadesk.engine.errors import ProblemError
+from ctadesk.engine.releases import CountTable, Release, frechet_bounds, lp_bounds
 from tests.engine.releases.strategies import count_tables, decomposable_releases, enumerate_tables
 
 A, B, C = 0, 1, 2

@@ -3,10 +3,22 @@
 import numpy as np
 import pytest
 
-from ctadesk.engine.releases import (CountTable, Release, cells_released, critical_width, critical_widths,
-                                     decomposable_release, disclosure_risk, is_decomposable, most_parsimonious,
-                                     optimal_release, ordered_marginals, subtables_released, weighted)
 from ctadesk.engine.errors import ProblemError
+from ctadesk.engine.releases import (
+    CountTable,
+    Release,
+    cells_released,
+    critical_width,
+    critical_widths,
+    decomposable_release,
+    disclosure_risk,
+    is_decomposable,
+    most_parsimonious,
+    optimal_release,
+    ordered_marginals,
+    subtables_released,
+    weighted,
+)
 
 A, B, C, D = 0, 1, 2, 3
 #: rows 4 and 6, columns 5 and 5, total 10; at risk (<= 2): (0,0)=1 and (1,1)=2

@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.errors import ProblemError
-from ctadesk.engine.table.microdata import Microdata, tabulate
 from ctadesk.engine.rules.safety import Rule, SafetyRules, apply_rules, to_problem
-from ctadesk.engine.table.structure import Dimension, TableStructure
+from ctadesk.engine.table.microdata import Microdata, tabulate
 from ctadesk.engine.table.statistics import CellStatistics
+from ctadesk.engine.table.structure import Dimension, TableStructure
 
 
 def one_cell(contributions, weights=None, k=3):
@@ -129,7 +129,8 @@ def test_manual_cells_get_the_manual_safety_range():
 def test_lower_protection_equals_upper_unless_asymmetric():
     stats = one_cell([60, 30, 10])
     assert apply_rules(stats, SafetyRules(dominance=[(1, 50)])).lower_protection[0] == pytest.approx(20)
-    assert apply_rules(stats, SafetyRules(dominance=[(1, 50)], lower_ratio=0.5)).lower_protection[0] == pytest.approx(10)
+    halved = SafetyRules(dominance=[(1, 50)], lower_ratio=0.5)
+    assert apply_rules(stats, halved).lower_protection[0] == pytest.approx(10)
 
 
 # sampling weights: 60 (w 1), 30 (w 3), 10 (w 2): X = 170, population top 60, 30, 30

@@ -65,7 +65,7 @@ def test_a_shadow_and_sampling_weights_are_refused_together():
 
 # contributions 25 alone: frequency 30 % of 25 = 7.5, dominance (1,90) 100/90 * 25 - 25, p% 10: 2.5
 ONE = CellStatistics(values=[25.0], freq=[1], top=[[25.0, np.nan]])
-EVERY_RULE = dict(min_frequency=3, frequency_safety_range=30, dominance=[(1, 90)], p_percent=[10])
+EVERY_RULE = {"min_frequency": 3, "frequency_safety_range": 30, "dominance": [(1, 90)], "p_percent": [10]}
 
 
 def test_a_cell_several_rules_flag_gets_the_concentration_level_as_tau_argus():

@@ -14,10 +14,10 @@ THESIS_TABLE = np.array([[10, 15, 11, 9, 45],
 def thesis_problem(**changes) -> CTAProblem:
     """Cells (1,1)=10 (upl 3) and (3,4)=13 (upl 5) sensitive, both up; margins fixed; cells >= 0."""
     structure = TableStructure.flat(3, 4)
-    fields = dict(values=THESIS_TABLE.reshape(-1), relations=structure.relations(), lower=0.0,
-                  fixed=~structure.inner_mask(), sensitive=[0, 13], lower_protection=[0, 0],
-                  upper_protection=[3, 5], senses=[1, 1], cell_label=structure.cell_label,
-                  relation_label=structure.relation_label)
+    fields = {"values": THESIS_TABLE.reshape(-1), "relations": structure.relations(), "lower": 0.0,
+              "fixed": ~structure.inner_mask(), "sensitive": [0, 13], "lower_protection": [0, 0],
+              "upper_protection": [3, 5], "senses": [1, 1], "cell_label": structure.cell_label,
+              "relation_label": structure.relation_label}
     fields.update(changes)
     return CTAProblem(**fields)
 

@@ -3,11 +3,11 @@ import threading
 import numpy as np
 import pytest
 
-from ctadesk.engine.table.generate import cox_table
+from ctadesk.engine.methods import METHODS, solve
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses import ordering_senses
-from ctadesk.engine.methods import METHODS, solve
 from ctadesk.engine.solvers.conic import solve_l2
+from ctadesk.engine.table.generate import cox_table
 
 from .conftest import locked_problem
 

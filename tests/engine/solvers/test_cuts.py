@@ -5,12 +5,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from ctadesk.engine.table.generate import cox_table
-from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.methods import solve as dispatch
-from ctadesk.engine.solvers.highs import solve_model
+from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.solvers.cuts import imbalance_bounds, imbalance_cuts, with_imbalance_cuts
+from ctadesk.engine.solvers.highs import solve_model
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
+from ctadesk.engine.table.generate import cox_table
 
 from .conftest import thesis_problem
 

@@ -151,7 +151,7 @@ def exact_huber_dual(weights, A, rhs, lower, upper, pi, delta) -> Decimal:
 @settings(max_examples=200, deadline=None)
 @given(dual_points(), st.sampled_from([1e-6, 1e-3, 1.0, 1e3, 1e9]))
 def test_the_huber_bound_never_exceeds_the_exact_dual(case, delta):
-    weights, A, rhs, lower, upper, pi, z0 = case
+    weights, A, rhs, lower, upper, pi, _ = case
     bound = huber_dual_bound(weights, A, rhs, lower, upper, pi, delta)
     if bound == -np.inf:
         return

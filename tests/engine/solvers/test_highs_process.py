@@ -6,9 +6,9 @@ import sys
 import threading
 from pathlib import Path
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import solve
 from ctadesk.engine.result import SolveOptions
+from ctadesk.engine.table.generate import cox_table
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
 
-from ctadesk.engine.table.generate import cox_table
+from ctadesk.engine.methods import solve
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses import ordering_senses
-from ctadesk.engine.methods import solve
 from ctadesk.engine.solvers.lp import l1_column_bounds, l1_matrix, solve_lp
+from ctadesk.engine.table.generate import cox_table
 
 from .conftest import locked_problem
 

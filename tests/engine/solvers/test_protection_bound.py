@@ -3,7 +3,8 @@ table's cost, and it is the bound a method that is not exact reports on a large 
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctadesk.engine.methods import solve
 from ctadesk.engine.result import SolveOptions

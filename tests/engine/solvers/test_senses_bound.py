@@ -9,9 +9,8 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.problem import CTAProblem
-from ctadesk.engine.solvers.highs import reduced_costs
+from ctadesk.engine.solvers.highs import LinearModel, reduced_costs
 from ctadesk.engine.solvers.lp import l1_column_bounds, l1_matrix, senses_bound
-from ctadesk.engine.solvers.highs import LinearModel
 from ctadesk.engine.table.structure import TableStructure
 
 

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.result import Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers import soft
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.soft import solve_soft_lp
+from ctadesk.engine.table.generate import cox_table
 from tests.crosscheck.instances import build, specs
 
 

@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import solve
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.solvers.finish import cells_changed
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.network_l1 import solve_network_l1
+from ctadesk.engine.table.generate import cox_table
 from tests.crosscheck.instances import build, specs
 
 from .conftest import thesis_problem

@@ -25,7 +25,7 @@ def test_the_cox_recipe_as_the_paper_states_it(shape):
 def test_the_preset_is_the_recipe_and_sensitive_cells_can_reach_their_safe_values():
     _, recipe = cox_table((6, 6), seed=9)
     _, preset = generate_table(GeneratorSpec(shape=(6, 6), seed=9))
-    assert COX_PRESET == GeneratorSpec()
+    assert GeneratorSpec() == COX_PRESET
     np.testing.assert_array_equal(recipe.values, preset.values)
     np.testing.assert_array_equal(recipe.sensitive, preset.sensitive)
     _, wide = generate_table(GeneratorSpec(shape=(6, 6), seed=9, protection_min=0.3, protection_max=0.5,

@@ -17,7 +17,7 @@ def brute_force_relations(structure):
             children = np.flatnonzero(dim.parents == parent)
             for other in np.ndindex(*(shape[:d] + shape[d + 1:])):
                 row = np.zeros(structure.n_cells)
-                idx = list(other[:d]) + [parent] + list(other[d:])
+                idx = [*other[:d], parent, *other[d:]]
                 row[np.ravel_multi_index(idx, shape)] = -1
                 for child in children:
                     idx[d] = child
