@@ -104,6 +104,7 @@ from ctadesk.engine.senses.ordering import ordering_senses
 from ctadesk.engine.settings import APPROACHES
 from ctadesk.engine.solvers.conic import (
     HUBER_DELTA,
+    Objective,
     cone_model,
     deviation_box,
     l2_model,
@@ -194,6 +195,11 @@ class BivariateProblem:
     def n_cells(self) -> int:
         return self.first.n_cells
 
+    @property
+    def kept_cells(self) -> np.ndarray:
+        """The group S as cell indices: ``cells`` as __post_init__ resolved it."""
+        return np.asarray(self.cells)
+
     @functools.cached_property
     def second_scale(self) -> float:
         """The power of two the stacked problem multiplies b by, so both blocks are in one unit
@@ -250,7 +256,7 @@ class BivariateProblem:
 
     def quality(self, first_values: np.ndarray, second_values: np.ndarray) -> PairQuality:
         """The figures of the kept group for adjusted tables x_a, x_b (quality.pair_quality)."""
-        return pair_quality("kept cells", self.first, self.second, first_values, second_values, self.cells)
+        return pair_quality("kept cells", self.first, self.second, first_values, second_values, self.kept_cells)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -360,7 +366,7 @@ def solve_bivariate(problem: BivariateProblem, method: str = "milp", options: So
     started = time.perf_counter()
     distance = registered(method).model.distance
     options = options.begun()
-    moments = _Moments.of(problem.first.values, problem.second.values, problem.cells)
+    moments = _Moments.of(problem.first.values, problem.second.values, problem.kept_cells)
     kept = _kept(moments, targets, problem.names)
     log: list[str] = []
     stacked = _with_means(problem.stacked, problem, targets.mean)
@@ -428,8 +434,8 @@ def _with_means(stacked: CTAProblem, problem: BivariateProblem, mean: bool) -> C
     """The stacked problem with each variable's sum over the kept cells fixed (Cox 2005a, model (2))."""
     if not mean:
         return stacked
-    once = preserve(stacked, mean=True, cells=problem.cells)
-    return preserve(once, mean=True, cells=problem.cells + problem.n_cells)
+    once = preserve(stacked, mean=True, cells=problem.kept_cells)
+    return preserve(once, mean=True, cells=problem.kept_cells + problem.n_cells)
 
 
 def _stacked_terms(problem: BivariateProblem, moments: _Moments, kept: dict[str, float], y: np.ndarray,
@@ -437,7 +443,7 @@ def _stacked_terms(problem: BivariateProblem, moments: _Moments, kept: dict[str,
     """The targets' tangents at (y, z) -- at 0 their linear parts 2 L(y), 2 L(z) and Cox 2005a, (5)'s
     Cov(a, z) + Cov(b, y), relative -- as LinearTerms over the stacked cells within the targets
     (b's coefficients per unit of the stacked b: divided by second_scale), with their offsets."""
-    n, cells = problem.n_cells, problem.cells
+    n, cells = problem.n_cells, problem.kept_cells
     terms = []
     for name, (cy, cz, offset) in moments.tangents(y, z).items():
         if name in kept:
@@ -463,13 +469,13 @@ def _candidate_senses(problem: BivariateProblem, stacked: CTAProblem, moments: _
     labels = ("without targets", "with the targets' tangents", "with the targets' tangents, again")
     for label, fraction in zip(labels, SENSES_SHARES):
         extended = with_terms(stacked, _stacked_terms(problem, moments, kept, *start) if found else [])
-        share = options.within(options.budget.child(fraction=fraction))
+        share = options.within(options.started_budget.child(fraction=fraction))
         result = extended.restrict(solve(extended.problem, method, share))
         log.append(f"senses {label}, the stacked problem by '{method}': {result.message}")
         if options.cancelled() or not result.verified:
             break
         found += 1
-        x_a, x_b = problem.split(result.values)
+        x_a, x_b = problem.split(result.table())
         start = (x_a - problem.first.values, x_b - problem.second.values)
         yield f"senses {label}", start, np.asarray(result.senses, np.int8), True
     if not found and not options.cancelled():
@@ -515,11 +521,15 @@ def _step(problem: CTAProblem, moments: _Moments, kept: dict[str, float], own: i
     current = moments.changes(y, z)
     tangents = moments.tangents(y, z)
     other = deviations[1 - own]
-    result, said = None, ""
-    for attempt in ("targets", "no worse than now", "without targets"):
+
+    def solved(terms: list[LinearTerm]) -> CTAResult:
+        extended = with_terms(base, terms)
+        return extended.restrict(solve(extended.problem, step_method, options))
+
+    for attempt in ("targets", "no worse than now"):
         terms = []
         for name, tangent in tangents.items():
-            if name not in kept or not tangent[own].any() or attempt == "without targets":
+            if name not in kept or not np.any(tangent[own]):
                 continue
             coefficients = np.zeros(problem.n_cells)
             coefficients[moments.cells] = tangent[own]
@@ -528,12 +538,10 @@ def _step(problem: CTAProblem, moments: _Moments, kept: dict[str, float], own: i
                 (min(-kept[name], current[name]), max(high, current[name]))
             terms.append(LinearTerm(f"change of {name}", coefficients, low, high,
                                     offset=tangent[2] + float(tangent[1 - own] @ other[moments.cells])))
-        extended = with_terms(base, terms)
-        result = extended.restrict(solve(extended.problem, step_method, options))
-        said = attempt
+        result = solved(terms)
         if result.verified or options.cancelled():
-            break
-    return result, said
+            return result, attempt
+    return solved([]), "without targets"
 
 
 def _along(moments: _Moments, kept: dict[str, float], own: int, deviations: list[np.ndarray], new: np.ndarray,
@@ -725,6 +733,7 @@ def _direct(problem: BivariateProblem, stacked: CTAProblem, moments: _Moments, k
     unit, weight = table_unit(fixed), weight_unit(fixed)
     scaled = in_units(fixed, unit, weight)
     n = problem.n_cells
+    objective: Objective
     if distance is Distance.L2:
         base, objective = l2_model, squares
     else:
@@ -738,7 +747,7 @@ def _direct(problem: BivariateProblem, stacked: CTAProblem, moments: _Moments, k
     best, best_key, rounds = None, None, 0
     while rounds < max_rounds and not options.cancelled():
         rounds += 1
-        builder = _quality_model(scaled, senses, n, problem.cells, kept, reference, base, price)
+        builder = _quality_model(scaled, senses, n, problem.kept_cells, kept, reference, base, price)
         result = solve_conic(scaled, options, senses, "direct", builder, objective, check_optimal=False)
         if not result.verified or "fallback" in result.info:
             log.append(f"direct, round {rounds}: no table ({result.message})")
@@ -773,7 +782,7 @@ def _result(problem: BivariateProblem, approach: str, method: str, moments: _Mom
     first, second = per_variable
     quality, met, percent = None, False, {}
     if deviations is not None:
-        quality = problem.quality(first.values, second.values)
+        quality = problem.quality(first.table(), second.table())
         changes = moments.changes(*deviations)
         met = bool(_excess(changes, kept) <= 1 + TARGET_RTOL)
         percent = {name: 100 * float(value) for name, value in changes.items()}

@@ -26,7 +26,7 @@ def on_grid(problem: CTAProblem, senses: np.ndarray, values: np.ndarray, decimal
     if not start.verified:
         return None
     published = at_precision(fixed, start, decimals, SolveOptions(time_limit=time_limit))
-    if not published.verified or not np.array_equal(published.senses, senses):
+    if not published.verified or published.senses is None or not np.array_equal(published.senses, senses):
         return None
     return np.asarray(published.values, dtype=float)
 

@@ -81,8 +81,8 @@ def second_stage(problem: CTAProblem, pins: Mapping[int, float],
                 np.asarray(result.values, dtype=float)
     remaining = max(time_limit - (time.perf_counter() - started), 0.0)
     result = solve(aimed, SECOND_STAGE, SolveOptions(time_limit=remaining))
-    values = None if result.values is None else np.asarray(result.values, dtype=float)
-    return soft, result.status.value, result.message, values
+    table = None if result.values is None else np.asarray(result.values, dtype=float)
+    return soft, result.status.value, result.message, table
 
 
 def held(problem: CTAProblem, pins: Mapping[int, float]) -> tuple[np.ndarray, CTAProblem, np.ndarray] | None:

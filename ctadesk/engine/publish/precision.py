@@ -233,7 +233,7 @@ def _at_step(problem: CTAProblem, result: CTAResult, step: float, options: Solve
     table was found."""
     started = time.perf_counter()
     _check_grid_relations(problem, step)
-    taken = senses_of(problem, result.values)
+    taken = senses_of(problem, result.table())
     senses = _grid_senses(problem, taken, step)
     k_low, k_high = _grid_box(problem, senses, step)
     if steps is not None:
@@ -246,7 +246,7 @@ def _at_step(problem: CTAProblem, result: CTAResult, step: float, options: Solve
         cell = int(np.flatnonzero(empty)[0])
         return _not_found(result, started, info,
                           f"{problem.describe_cell(cell)} has no value {grid} within its bounds beyond its safe value")
-    scaled = result.values / step
+    scaled = result.table() / step
     base = np.round(scaled)
     residual = np.round(problem.rhs / step) - _relations_of(problem, base)
     cost = _model_cost(problem, distance, delta)

@@ -117,15 +117,21 @@ def _scaled_options(options: SolveOptions, unit: float, power: int, weight: floa
     if (unit == 1.0 and weight == 1.0) or (options.on_progress is None and not set(lengths) & set(options.parameters)):
         return options
     on_progress = options.on_progress
-    scale = unit ** power * weight
+    parameters = {name: value / unit if name in lengths and isinstance(value, (int, float)) else value
+                  for name, value in options.parameters.items()}
+    return dataclasses.replace(options, parameters=types.MappingProxyType(parameters),
+                               on_progress=None if on_progress is None else
+                               _scaled_progress(on_progress, unit ** power * weight))
+
+
+def _scaled_progress(on_progress: Callable[[Progress], None], scale: float) -> Callable[[Progress], None]:
+    """``on_progress`` told the objective and bound of a solve in table units in the user's (times ``scale``)."""
 
     def report(progress: Progress) -> None:
         on_progress(dataclasses.replace(progress, objective=progress.objective * scale,
                                         bound=progress.bound * scale))
 
-    parameters = {name: value / unit if name in lengths else value for name, value in options.parameters.items()}
-    return dataclasses.replace(options, on_progress=None if on_progress is None else report,
-                               parameters=types.MappingProxyType(parameters))
+    return report
 
 
 def honest(problem: CTAProblem, model: Model, result: CTAResult, options: SolveOptions,

@@ -55,6 +55,9 @@ WATCH_INTERVAL = 0.05
 
 _SIMPLEX_INTERRUPT = highspy.cb.HighsCallbackType.kCallbackSimplexInterrupt
 
+#: the value of a HiGHS option (Highs.setOptionValue)
+HighsSetting = bool | int | float | str
+
 _STATUS = {
     highspy.HighsModelStatus.kOptimal: Status.OPTIMAL,
     highspy.HighsModelStatus.kInfeasible: Status.INFEASIBLE,
@@ -63,7 +66,7 @@ _STATUS = {
     highspy.HighsModelStatus.kIterationLimit: Status.TIME_LIMIT,
     highspy.HighsModelStatus.kSolutionLimit: Status.FEASIBLE,
     highspy.HighsModelStatus.kInterrupt: Status.CANCELLED,
-    highspy.HighsModelStatus.kHighsInterrupt: Status.CANCELLED,
+    highspy.HighsModelStatus.kHighsInterrupt: Status.CANCELLED,  # type: ignore[attr-defined]  # not in highspy's stub
 }
 
 
@@ -154,7 +157,7 @@ class HighsRun:
     (an internal step: a bound, a sifting LP) neither logs nor reports progress.  ``highs`` is the
     object itself, for callers that add columns or subscribe callbacks of their own."""
 
-    def __init__(self, options: SolveOptions, settings: Mapping[str, object] | None = None,
+    def __init__(self, options: SolveOptions, settings: Mapping[str, HighsSetting] | None = None,
                  quiet: bool = False) -> None:
         self.options = options.begun()
         if quiet:
@@ -191,7 +194,7 @@ class HighsRun:
         return run_outcome(self.highs.getModelStatus(), self.options)
 
 
-def solve_model(model: LinearModel, options: SolveOptions, settings: Mapping[str, object] | None = None,
+def solve_model(model: LinearModel, options: SolveOptions, settings: Mapping[str, HighsSetting] | None = None,
                 start: tuple[np.ndarray, np.ndarray] | None = None) -> HighsOutcome:
     """Run HiGHS on ``model`` within the options' budget; ``settings`` are extra HiGHS options.
 
@@ -223,7 +226,7 @@ def solve_model(model: LinearModel, options: SolveOptions, settings: Mapping[str
     values = np.array(h.getSolution().col_value) if has_solution and status is not Status.INFEASIBLE else None
     objective = float(info.objective_function_value) if values is not None else math.nan
     bound = float(info.mip_dual_bound) if model.is_mip else None
-    gap = relative_gap(objective, bound) if model.is_mip and values is not None else None
+    gap = relative_gap(objective, bound) if bound is not None and values is not None else None
     return HighsOutcome(status, h.modelStatusToString(h.getModelStatus()), values, objective, bound, gap,
                         run.log, seconds, h)
 
@@ -411,9 +414,12 @@ def _subscribe(h: highspy.Highs, options: SolveOptions, log_lines: list[str]) ->
     return watch
 
 
-def irreducible_conflict(h: highspy.Highs, budget: Budget) -> tuple[np.ndarray, np.ndarray]:
+def irreducible_conflict(h: highspy.Highs | None, budget: Budget) -> tuple[np.ndarray, np.ndarray]:
     """Rows and columns of an irreducible infeasible subset of the last (infeasible) LP, found
-    within ``budget`` (empty when HiGHS finds none in that time)."""
+    within ``budget`` (empty when HiGHS finds none in that time, or the run was left to finish in
+    its thread: HighsOutcome.highs None)."""
+    if h is None:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     h.setOptionValue("iis_strategy", int(highspy.IisStrategy.kIisStrategyFromLp))
     h.setOptionValue("time_limit", float(h.getRunTime()) + float(budget.remaining()))
     status, iis = h.getIis()
@@ -429,7 +435,7 @@ def proves_infeasible(h: highspy.Highs, model: LinearModel) -> bool:
     over the bounds (bound_from_reduced_costs with zero cost, rounding allowed for) is above 0, no
     x exists.  False when HiGHS has no ray (an interior point run, say) or the ray proves nothing
     in either sign."""
-    status, has_ray, ray = h.getDualRay()
+    status, has_ray, ray = h.getDualRay()  # type: ignore[attr-defined]  # not in highspy's stub
     if status == highspy.HighsStatus.kError or not has_ray:
         return False
     y = np.asarray(ray, dtype=float)
@@ -478,7 +484,7 @@ def bound_from_reduced_costs(reduced: np.ndarray, col_lower: np.ndarray, col_upp
 COST_RANGE = 1e3
 
 
-def cost_tolerances(cost: np.ndarray) -> dict[str, object]:
+def cost_tolerances(cost: np.ndarray) -> dict[str, HighsSetting]:
     """HiGHS settings for a cost vector spanning many magnitudes (inverse weights 1/a on cells of 1 to
     1e11): at the default dual tolerance 1e-7 every reduced cost of a cell weighing 1e-11 looks zero,
     and "optimal" tables cost 5x the optimum (toysarah: 197.7 against 35.67)."""

@@ -21,6 +21,7 @@ from ctadesk.engine.solvers.finish import finish
 from ctadesk.engine.solvers.highs import (
     ColumnMatrix,
     HighsOutcome,
+    HighsSetting,
     LinearModel,
     bound_from_reduced_costs,
     cost_tolerances,
@@ -36,15 +37,15 @@ METHOD = "lp"
 #: changes far fewer cells than the interior point (about a third of a Cox table's, against nearly
 #: all) and is exact to the simplex tolerances, for a small multiple of the IPM's time at most:
 #: benchmarks/lp_choice.py --crossover prints both, seconds and cells changed, per table.
-IPM_SETTINGS: dict[str, object] = {"solver": "ipm", "run_crossover": "on", "presolve": "off"}
+IPM_SETTINGS: dict[str, HighsSetting] = {"solver": "ipm", "run_crossover": "on", "presolve": "off"}
 #: the fallback when the IPM ends without an optimum or with a table that fails verification
 #: (badly scaled tables, cells of 1e11 beside cells of 1): dual simplex after presolve, whose
 #: basic solutions are exact to the solver's tolerances
-SIMPLEX_SETTINGS: dict[str, object] = {"solver": "simplex", "presolve": "on"}
+SIMPLEX_SETTINGS: dict[str, HighsSetting] = {"solver": "simplex", "presolve": "on"}
 #: the dual simplex from the slack basis, asked for (simplex=True) where few protection levels
 #: bind (an on-line server's tables, J. Castro's office tables); on Cox-recipe tables, 30 %
 #: sensitive, the IPM wins: benchmarks/lp_choice.py prints both, side by side, per table
-DUAL_SIMPLEX_SETTINGS: dict[str, object] = {"solver": "simplex", "simplex_strategy": 1, "presolve": "off"}
+DUAL_SIMPLEX_SETTINGS: dict[str, HighsSetting] = {"solver": "simplex", "simplex_strategy": 1, "presolve": "off"}
 #: an LP HiGHS called infeasible where neither a conflict (its IIS) nor its dual ray, checked here,
 #: confirms it: HiGHS's presolve with its interior point method called a feasible 1 M-cell 3-D table
 #: infeasible (the same LP without presolve: optimal, verified), so the claim is not passed on
@@ -154,16 +155,17 @@ def solve_lp(problem: CTAProblem, options: SolveOptions = SolveOptions(),
             outcome = retry
     if fewest_changes and result.status is Status.OPTIMAL and result.verified and outcome.highs is not None \
             and not options.started_budget.over():
-        result = _with_fewest_changes(problem, model, outcome, result, options)
+        row_dual = np.asarray(outcome.highs.getSolution().row_dual)
+        result = _with_fewest_changes(problem, model, row_dual, result, options)
     return result
 
 
-def _with_fewest_changes(problem: CTAProblem, model: LinearModel, outcome: HighsOutcome, result: CTAResult,
+def _with_fewest_changes(problem: CTAProblem, model: LinearModel, row_dual: np.ndarray, result: CTAResult,
                          options: SolveOptions) -> CTAResult:
     """``result`` replaced by the optimal table of (5.10) changing fewest cells (solvers/sparse.py):
-    the face from the LP's duals, reweighted LPs over it by IPM and crossover (vertices)."""
+    the face from the LP's duals ``row_dual``, reweighted LPs over it by IPM and crossover (vertices)."""
     n = problem.n_cells
-    reduced = reduced_costs(model, np.asarray(outcome.highs.getSolution().row_dual))
+    reduced = reduced_costs(model, row_dual)
     lower, upper = model.col_lower[:n] - model.col_upper[n:], model.col_upper[:n] - model.col_lower[n:]
     face_lower, face_upper = optimal_face(problem, lower, upper, reduced[:n], reduced[n:])
 
@@ -173,7 +175,7 @@ def _with_fewest_changes(problem: CTAProblem, model: LinearModel, outcome: Highs
                            np.concatenate([np.maximum(high, 0.0), np.maximum(-low, 0.0)]),
                            model.matrix, model.row_lower, model.row_upper)
         found = solve_model(face, within, {**SIMPLEX_SETTINGS, **cost_tolerances(face.cost)})
-        if found.status is not Status.OPTIMAL:
+        if found.status is not Status.OPTIMAL or found.values is None:
             return None
         return np.clip(found.values[:n] - found.values[n:], low, high)
 
@@ -201,7 +203,7 @@ def _lp_result(problem: CTAProblem, model: LinearModel, outcome: HighsOutcome, s
             message = UNCONFIRMED_INFEASIBLE
     elif status is Status.ERROR:
         message = f"HiGHS failed: {outcome.model_status}"
-    info = {"senses_from": origin, "highs_status": outcome.model_status}
+    info: dict[str, object] = {"senses_from": origin, "highs_status": outcome.model_status}
     if outcome.status is Status.OPTIMAL and outcome.highs is not None:
         y = np.asarray(outcome.highs.getSolution().row_dual)
         info["senses_bound"] = senses_bound(problem, model.col_lower, model.col_upper, reduced_costs(model, y), y)

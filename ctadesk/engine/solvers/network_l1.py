@@ -280,7 +280,7 @@ def solve_network_l1(problem: CTAProblem, options: SolveOptions = SolveOptions()
             "dropped_relations": problem.n_relations - form.kept.size}
     if z is None and status is Status.ERROR and not options.cancelled():
         return _fallback_lp(problem, options, senses, f"the sifting LP failed ({note})", fewest_changes)
-    if z is None:
+    if z is None or row_dual is None:  # both or neither
         if status is Status.INFEASIBLE:
             note = "no table with the senses chosen satisfies the relations, bounds and protection levels; " + note
         return finish(problem, METHOD_L1, status, None, started=started, build_seconds=build_seconds,

@@ -160,7 +160,7 @@ def solve_network_l2(problem: CTAProblem, options: SolveOptions = SolveOptions()
     log_line(options, note)
     info = {"senses_from": origin}
     if z is None:
-        if options.budget.over():
+        if options.started_budget.over():
             status = Status.CANCELLED if options.cancelled() else Status.TIME_LIMIT
             return finish(problem, METHOD_L2, status, None, started=started, build_seconds=build_seconds,
                           solve_seconds=solve_seconds, senses=senses, message=note, log=note, info=info)
@@ -449,7 +449,7 @@ def _dual_newton(relations: Gathered, d: np.ndarray, row_scale: np.ndarray, weig
             if worst <= L2_TOLERANCE:
                 pi, z, residual, worst = _polished(systems, point, pi, z, residual, worst, row_scale, lower, upper)
                 return z, pi, f"L2 dual Newton: {iteration} iterations, relative residual {worst:.1e}"
-            if options.budget.over():
+            if options.started_budget.over():
                 return None, pi, "cancelled" if options.cancelled() else "time limit reached"
             free = (z > lower) & (z < upper)
             diagonal, step = systems.step(free, residual)

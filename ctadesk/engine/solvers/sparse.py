@@ -109,7 +109,7 @@ def with_fewer_changes(problem: CTAProblem, result: CTAResult, z: np.ndarray | N
     info["cells_changed_first"] is what the first optimal table changed."""
     if z is None:
         return result
-    before = result.info.get("cells_changed", cells_changed(problem, result.values))
+    before = result.info.get("cells_changed", cells_changed(problem, result.table()))
     values = np.clip(problem.values + z, problem.lower, problem.upper)
     objective = weighted_l1(problem, values)
     count = cells_changed(problem, values)
