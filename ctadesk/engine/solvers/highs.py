@@ -185,8 +185,9 @@ class HighsRun:
         return pass_model(self.highs, model)
 
     def run(self, mip: bool = False) -> tuple[bool, highspy.HighsStatus | None]:
-        """One run within what is left of the budget (RunWatch.run): (finished, HiGHS's status)."""
-        self.highs.setOptionValue("time_limit", float(self.budget.remaining()))
+        """One run within what is left of the budget (RunWatch.run): (finished, HiGHS's status).
+        HiGHS holds its time limit against the object's run time over every run so far."""
+        self.highs.setOptionValue("time_limit", float(self.highs.getRunTime()) + float(self.budget.remaining()))
         return self.watch.run(self.highs, mip)
 
     def status(self) -> Status:

@@ -124,3 +124,24 @@ def test_an_lp_past_its_deadline_stops_at_the_time_limit():
     run, _ = counted_run(SolveOptions(time_limit=0.3), 20_000)
     run.run()
     assert run.status() is Status.TIME_LIMIT
+
+
+def test_a_later_run_of_the_same_highs_gets_the_time_left_after_the_runs_before():
+    """HiGHS holds its time limit against the object's run time summed over every run: a limit of the
+    budget's remaining seconds alone stopped every LP of a flip descent (senses/flips.py) at once
+    once the LPs before had used half its budget.  A second run of a solved LP takes next to no
+    time, so its limit must reach past the first run's seconds."""
+    from ctadesk.engine.solvers.lp import l1_column_bounds, l1_matrix
+
+    _, problem = cox_table((10, 10, 10), seed=1)
+    lower, upper = l1_column_bounds(problem, np.ones(problem.sensitive.size, np.int8))
+    rhs = problem.deviation_rhs
+    model = highs.LinearModel(np.concatenate([problem.weights, problem.weights]), lower, upper,
+                              l1_matrix(problem), rhs, rhs)
+    run = highs.HighsRun(SolveOptions(time_limit=HANG_GUARD), {"solver": "simplex"}, quiet=True)
+    assert run.pass_model(model)
+    run.run()
+    before = run.highs.getRunTime()
+    assert before > 0
+    run.run()
+    assert run.highs.getOptionValue("time_limit")[1] >= before + run.budget.remaining()
