@@ -15,7 +15,7 @@ from ctadesk.io.errors import FileFormatError
 MAX_TABLE_CELLS = 20_000_000
 
 
-def check_table_size(structure: TableStructure, path: str | Path) -> None:
+def check_table_size(structure: TableStructure, path: str | Path | None) -> None:
     """FileFormatError when structure spans more than MAX_TABLE_CELLS cells (before any
     per-cell array is made)."""
     if structure.n_cells > MAX_TABLE_CELLS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ctadesk.engine.errors import CTAError
@@ -14,9 +15,9 @@ class FileFormatError(CTAError, ValueError):
     ``tables.xlsx, sheet 'Turnover', cell C7: 'n/a' is not a number``.
     """
 
-    def __init__(self, message: str, *, file: str | Path | None = None, sheet: str | None = None,
+    def __init__(self, message: str, *, file: str | os.PathLike[str] | None = None, sheet: str | None = None,
                  row: int | None = None, cell: str | None = None) -> None:
-        self.file = None if file is None else str(file)
+        self.file = None if file is None else os.fspath(file)
         self.sheet = sheet
         self.row = row
         self.cell = cell

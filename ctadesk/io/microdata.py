@@ -102,7 +102,7 @@ def _numbers(column: Sequence, name: str, path, first_row: int | Sequence[int], 
         number = parse_number(value, decimal_comma)
         if number is None:
             what = "an empty cell is not a number" if value in (None, "") else not_a_number(value, decimal_comma)
-            row = r + first_row if np.ndim(first_row) == 0 else int(first_row[r])
+            row = r + first_row if isinstance(first_row, (int, np.integer)) else int(first_row[r])
             raise FileFormatError(f"column '{name}': {what}", file=path, row=row)
         values[r] = number
     return values
@@ -205,7 +205,7 @@ def _xlsx_rows(path: Path, sheet: str | None) -> tuple[str, list[list]]:
         if declared is not None and declared[0] * declared[1] > MAX_CELLS:
             raise TooManyCells(f"the sheet spans {declared[0]} rows x {declared[1]} columns, more than the "
                                f"{MAX_CELLS:,} cells ctadesk reads")
-        part = read_sheet_part(workbook, entry, MAX_CELLS)
+        part = read_sheet_part(workbook, entry.part, MAX_CELLS)
     except TooManyCells as error:
         raise FileFormatError(str(error), file=path, sheet=entry.title) from None
     except (*DAMAGED, UnsafeXML, DamagedCell) as error:

@@ -25,9 +25,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+import os
 import re
 from collections.abc import Iterable
-from pathlib import Path
 
 import numpy as np
 
@@ -207,7 +207,7 @@ def number_style(cells: Iterable[tuple[object, str]], comma_likely: bool = False
         as_point, as_comma = parse_number(text, False), parse_number(text, True)
         if as_point is None and as_comma is None:
             continue
-        if _PLAIN_INTEGER.match(text):
+        if as_point is not None and _PLAIN_INTEGER.match(text):  # a plain integer reads with a point
             long_plain |= abs(as_point) >= 1000
             short_plain |= abs(as_point) < 1000
         elif as_comma is None:
@@ -232,7 +232,7 @@ def number_style(cells: Iterable[tuple[object, str]], comma_likely: bool = False
                   "comma or point; choose one")
 
 
-def finite_values(values: object, what: str, file: str | Path, item: str = "cell") -> np.ndarray:
+def finite_values(values: object, what: str, file: str | os.PathLike[str], item: str = "cell") -> np.ndarray:
     """values as a float array for writing to file; FileFormatError naming the first
     NaN or infinity (what: e.g. 'values'; item: what one entry is, e.g. 'cell')."""
     values = np.asarray(values, dtype=float)

@@ -16,6 +16,7 @@ import io
 import json
 import math
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -221,7 +222,7 @@ def save_project(path: str | Path, project: Project) -> None:
         "response": project.response,
     }
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays)
+    np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]  # mypy matches **arrays with allow_pickle: bool
     partial = path.with_name(path.name + ".partial")
     try:
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -233,7 +234,7 @@ def save_project(path: str | Path, project: Project) -> None:
         raise ProjectError(f"cannot write project file {path}: {error.strerror or error}") from error
 
 
-def _outcome_of(info: dict[str, Any]) -> dict[str, Any]:
+def _outcome_of(info: Mapping[str, Any]) -> dict[str, Any]:
     """The outcome of a project saved before it had one, from its result's diagnostics."""
     note = info.get("precision_note", "")
     return {"published": {"asked": "auto" if note else "full", "decimals": info.get("decimals"), "note": note},

@@ -199,7 +199,7 @@ def _published(grid: SheetGrid, row: int, column: int) -> float:
     """The value of a released cell: NaN for a blank or a mark of a suppressed cell."""
     value = grid.values[row][column] if row < grid.n_rows and column < grid.n_columns else None
     reading = read_cell(value, None)
-    if reading.kind in (Kind.NUMBER, Kind.ZERO):
+    if reading.kind in (Kind.NUMBER, Kind.ZERO) and reading.number is not None:  # both always have one
         return float(reading.number)
     if reading.kind is Kind.TEXT:
         raise grid.error(f"'{value}' is neither a number nor a mark of a suppressed cell", row, column)

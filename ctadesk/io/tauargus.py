@@ -96,8 +96,9 @@ class RdaMetadata:
         codes = {code: code for code in (STATUS_SAFE, STATUS_UNSAFE, STATUS_PROTECTED, STATUS_EMPTY)}
         for status, keyword in names.items():
             for variable in self.variables:
-                if variable.has(keyword):
-                    codes[variable.option(keyword)] = status
+                code = variable.option(keyword)
+                if code is not None:
+                    codes[code] = status
             if keyword in self.options:
                 codes[self.options[keyword][0]] = status
         return codes
@@ -508,8 +509,12 @@ def _dimension(variable: RdaVariable, codes: list[str], directory: Path, rows: l
 
 
 def variable_hierarchy(variable: RdaVariable, directory: Path, total: str) -> Dimension:
-    """The variable's `<HIERCODELIST>` hierarchy with its codes trimmed."""
-    path = find_beside(directory, variable.option("HIERCODELIST"))
+    """The variable's `<HIERCODELIST>` hierarchy with its codes trimmed (the callers check that it
+    names a file)."""
+    listed = variable.option("HIERCODELIST")
+    if not listed:
+        raise FileFormatError(f"{variable.name}: <HIERCODELIST> names no .hrc file")
+    path = find_beside(directory, listed)
     hierarchy = read_hrc(path, variable.name, lead=variable.option("HIERLEADSTRING", "@"), total=total)
     try:
         return Dimension(variable.name, tuple(code.strip() for code in hierarchy.codes), hierarchy.parents)

@@ -162,15 +162,16 @@ class AscMicrodata:
             if name is not None and not self.variable(name, f"{what} variable").has("NUMERIC"):
                 raise FileFormatError(f"the {what} variable '{name}' is not <NUMERIC>", file=self.metadata.path)
         weight = self.role("WEIGHT") if weighted else None
-        values = {what: self.numbers(name) for what, name in numeric.items() if name is not None}
+        names = {what: name for what, name in numeric.items() if name is not None}
         if weight is not None:
-            values["weight"] = self.numbers(weight.name)
+            names["weight"] = weight.name
+        values = {what: self.numbers(name) for what, name in names.items()}
         keep = np.logical_and.reduce([np.isfinite(v) for v in values.values()] or [np.ones(self.n_records, bool)])
         for what, column in values.items():
             dropped = int((~np.isfinite(column)).sum())
             if dropped:
                 notes.append(f"{self.path.name}: {dropped} record(s) with a missing {what} "
-                             f"({numeric.get(what) or weight.name}) left out of the table")
+                             f"({names[what]}) left out of the table")
         dimensions, missing, labels = [], [], []
         for name in spanning:
             variable = self.variable(name, "spanning variable")
@@ -213,6 +214,9 @@ class AscMicrodata:
         seen = np.unique(codes)
         try:
             if variable.has("HIERCODELIST"):
+                if not variable.option("HIERCODELIST"):
+                    raise FileFormatError(f"{variable.name}: <HIERCODELIST> names no .hrc file",
+                                          file=self.metadata.path)
                 hierarchy = variable_hierarchy(variable, self.metadata.path.parent, total)
                 extra = [str(code) for code in seen if str(code) not in set(hierarchy.codes)]
                 if not extra:

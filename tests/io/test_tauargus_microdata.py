@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctadesk.engine.table.microdata import tabulate
 from ctadesk.io.errors import FileFormatError
@@ -80,7 +81,8 @@ def test_fixed_width_with_hierarchies_weights_and_requests(testw: Path):
 
 def test_a_field_that_is_not_a_number_is_named_with_its_line_and_columns(testw: Path):
     records = [fixed_record("1", "11111", "1", "1", "1", [1, 100, 0, 0, 0, 0, 0, 0]),
-               fixed_record("1", "11111", "1", "1", "1", [1, 0, 0, 0, 0, 0, 0, 0]).replace("         0", "      1x0", 1)]
+               fixed_record("1", "11111", "1", "1", "1", [1, 0, 0, 0, 0, 0, 0, 0])
+               .replace("         0", "      1x0", 1)]
     data = read_asc(write_asc(testw, records), testw / "Tau_TestW.rda")
     with pytest.raises(FileFormatError, match=r"tau_testW.asc, line 2: Var2 \(columns 28-37\)"):
         data.table(["Region"], "Var2")
@@ -95,7 +97,7 @@ def test_an_unknown_variable_and_a_wrong_field_count_are_refused(tmp_path: Path)
         read_asc(asc, tmp_path / "metadata_ex2.rda")
     asc.write_text("A,male,1,2,3.5,4\n")
     data = read_asc(asc, tmp_path / "metadata_ex2.rda")
-    with pytest.raises(FileFormatError, match="metadata_ex2.rda: no response variable 'num9'"):
+    with pytest.raises(FileFormatError, match=r"metadata_ex2\.rda: no response variable 'num9'"):
         data.table(["region"], "num9")
     with pytest.raises(FileFormatError, match="'num1' is not a spanning variable"):
         data.table(["num1"], "num2")
@@ -118,3 +120,14 @@ def test_totals_are_the_sums_of_the_records(tmp_path_factory, rows):
     for code in region.codes[1:]:
         cell = np.ravel_multi_index((region.codes.index(code), 0), table.structure.shape)
         assert stats.freq[cell] == sum(r == code for r, *_ in rows)
+
+
+def test_a_hierarchy_list_without_a_file_name_is_named_with_the_metadata_file(tmp_path: Path):
+    """`<HIERCODELIST>` with no file after it: was an AttributeError from deep in the reader."""
+    for name in ("microdata_ex2.asc", "hier_gender_ex2.hrc"):
+        shutil.copy(EX2 / name, tmp_path / name)
+    metadata = (EX2 / "metadata_ex2.rda").read_text().replace("<HIERCODELIST> hier_region_ex2.hrc", "<HIERCODELIST>")
+    (tmp_path / "metadata_ex2.rda").write_text(metadata)
+    data = read_asc(tmp_path / "microdata_ex2.asc", tmp_path / "metadata_ex2.rda")
+    with pytest.raises(FileFormatError, match=r"metadata_ex2\.rda: region: <HIERCODELIST> names no \.hrc file"):
+        data.table(["region"], "num1")

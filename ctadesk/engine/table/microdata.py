@@ -121,10 +121,10 @@ class Microdata:
             set_("request", flags)
 
     @classmethod
-    def from_code_columns(cls, structure: TableStructure, code_columns: Sequence[Sequence[str]],
-                          response, weight=None, holding: Sequence | None = None,
+    def from_code_columns(cls, structure: TableStructure, code_columns: Sequence[Sequence[str] | np.ndarray],
+                          response, weight=None, holding: Sequence | np.ndarray | None = None,
                           request=None, missing: Mapping[str, Sequence[str]] | None = None,
-                          first_record: int | Sequence[int] = 1, record_word: str = "record") -> Microdata:
+                          first_record: int | Sequence[int] | np.ndarray = 1, record_word: str = "record") -> Microdata:
         """Microdata from code *strings*, one column per dimension (in table order).
 
         Codes are matched exactly against the dimension's leaf codes; a missing

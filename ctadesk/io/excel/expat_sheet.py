@@ -30,7 +30,8 @@ def cell_handlers(reader: PartReader, prefix: str) -> tuple[Callable, Callable, 
     row = -1
     row_text = ""
     column = -1
-    style = kind = text = formula = formula_kind = shared_index = None
+    style = "0"  # a cell's own, set by its start tag
+    kind = text = formula = formula_kind = shared_index = None
     collecting = 0  # 1: a value or inline text, 2: a formula
     inline = phonetic = master = False
 
@@ -89,9 +90,9 @@ def cell_handlers(reader: PartReader, prefix: str) -> tuple[Callable, Callable, 
 
     def data(content: str) -> None:
         nonlocal text, formula
-        if collecting == 1:
+        if collecting == 1 and text is not None:  # text and formula are "" while collected
             text += content
-        elif collecting == 2:
+        elif collecting == 2 and formula is not None:
             formula += content
 
     return start, end, data

@@ -75,7 +75,7 @@ def _tokens(formula: str) -> list[tuple[str, str]]:
     tokens, at = [], 0
     while at < len(formula.rstrip()):
         match = _TOKEN.match(formula, at)
-        if not match:
+        if match is None or match.lastgroup is None:
             raise _CannotCompute("only SUM and + and - of cells and numbers are computed")
         tokens.append((match.lastgroup, match[match.lastgroup].strip()))
         at = match.end()
@@ -147,6 +147,6 @@ def _evaluate(formula: str, value, extent: tuple[int, int]) -> float:
 def _position(reference: str) -> tuple[int, int]:
     """0-based (row, column) of a reference such as 'B7' or '$B$7'."""
     match = re.fullmatch(r"\$?([A-Za-z]{1,3})\$?(\d+)", reference)
-    if int(match[2]) == 0:
+    if match is None or int(match[2]) == 0:
         raise _CannotCompute(f"'{reference}' is no cell")
     return int(match[2]) - 1, column_index_from_string(match[1].upper()) - 1

@@ -155,7 +155,8 @@ def write_table_sheets(writer: WorkbookWriter, target: Path, structure: TableStr
     if plans is None:
         _check_long(structure, target)
         _write_long(writer, title or "Table", structure, [("Value", cells.adjusted)], cells.shaded, cells.shown)
-    for plan in plans or ():
+        plans = []
+    for plan in plans:
         if title is not None:
             plan = dataclasses.replace(plan, title=title if len(plans) == 1 else f"{title} {plan.title}")
         _write_grid(writer, plan, cells.adjusted, cells.shaded, cells.shown)
@@ -240,29 +241,28 @@ def _write_long(writer: WorkbookWriter, title: str, structure: TableStructure,
     sheet.row(HEADER_ROW, "".join(writer.cell(f"{letters[c]}{HEADER_ROW}", name, bold)
                                    for c, name in enumerate(names)))
     codes = [_TextColumn(writer, dimension.codes) for dimension in structure.dimensions]
-    texts: list[tuple[_TextColumn, np.ndarray] | None] = []
-    styles: list[np.ndarray | None] = []
+    # per column: a number column's style numbers, or a text column's texts and each cell's position in them
+    renders: list[np.ndarray | tuple[_TextColumn, np.ndarray]] = []
     for k, (_, column) in enumerate(columns):
         if column.dtype.kind in "biuf":
-            texts.append(None)
-            styles.append(_value_styles(writer, column, shaded if k == 0 else None, number_format))
+            renders.append(_value_styles(writer, column, shaded if k == 0 else None, number_format))
         else:
             kinds, positions = np.unique(column, return_inverse=True)
-            texts.append((_TextColumn(writer, [str(kind) for kind in kinds]), positions))
-            styles.append(None)
-    shared = [True] * len(codes) + [text is not None for text in texts]
+            renders.append((_TextColumn(writer, [str(kind) for kind in kinds]), positions))
+    shared = [True] * len(codes) + [not isinstance(render, np.ndarray) for render in renders]
     for first in range(0, structure.n_cells, _BLOCK):
         cells = np.arange(first, min(first + _BLOCK, structure.n_cells))
         coordinates = np.unravel_index(cells, structure.shape)
         block_values = [column.numbers(at) for column, at in zip(codes, coordinates)]
         block_styles = [column.styles(at) for column, at in zip(codes, coordinates)]
-        for (_, column), text, style in zip(columns, texts, styles):
-            if text is None:
+        for (_, column), render in zip(columns, renders):
+            if isinstance(render, np.ndarray):
                 block_values.append(number_texts(column[cells]))
-                block_styles.append(_uniform(style_attributes(style[cells])))
+                block_styles.append(_uniform(style_attributes(render[cells])))
             else:
-                block_values.append(text[0].numbers(text[1][cells]))
-                block_styles.append(text[0].styles(text[1][cells]))
+                text, positions = render
+                block_values.append(text.numbers(positions[cells]))
+                block_styles.append(text.styles(positions[cells]))
         sheet.rendered_rows(column_rows(HEADER_ROW + 1 + first, letters, block_values, block_styles, shared))
     if shaded is not None and shaded.any():
         _note(writer, sheet, HEADER_ROW + structure.n_cells + 2)

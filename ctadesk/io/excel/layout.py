@@ -197,13 +197,13 @@ def detect_layout(grid: SheetGrid, *, decimal_comma: bool | None = None, include
     title_rows, header_rows, body_rows = _split_rows(grid, cells, label_columns, first_data_column)
     if not header_rows:
         raise grid.error("no header row (column labels) found above the numbers")
-    with_data = cells.datum[:, first_data_column:].any(axis=1)
+    with_data = np.any(cells.datum[:, first_data_column:], axis=1)
     data_rows = [r for r in body_rows if with_data[r]]
     if not data_rows:
         raise grid.error("no row of numbers found below the header")
     _one_table(grid, cells, first_data_column, title_rows + header_rows, data_rows, body_rows)
     last, data_set = data_rows[-1], set(data_rows)
-    in_labels = cells.filled[:, label_columns].any(axis=1)
+    in_labels = np.any(cells.filled[:, label_columns], axis=1)
     heading_rows = [r for r in body_rows if r not in data_set and r < last and in_labels[r]]
     flag_columns = _flag_columns(grid, cells, first_data_column, data_rows, header_rows)
     data_columns = _data_columns(grid, cells, first_data_column, flag_columns, data_rows, header_rows)
@@ -227,7 +227,7 @@ def _one_table(grid: SheetGrid, cells: _Cells, first_data_column: int, top: list
     right of the labels are two or more texts and no number is a second header (a heading names a
     group in the label columns only).  The message names the sheet and each table's rows."""
     texts = (cells.filled & ~cells.datum)[:, first_data_column:].sum(axis=1)
-    numbers = cells.datum[:, first_data_column:].any(axis=1)
+    numbers = np.any(cells.datum[:, first_data_column:], axis=1)
     header = next((r for r in body_rows if r > data_rows[0] and texts[r] >= 2 and not numbers[r]), None)
     if header is None:
         return
@@ -248,7 +248,8 @@ def text_cells(grid: SheetGrid, rows: list[int], columns: list[int]) -> list[tup
     """(text, 'B7') of the cells in rows x columns holding text, row by row: the cells that decide
     the decimal mark (ctadesk.io.numbers.number_style); numbers stored as numbers do not."""
     held = grid.kinds.texts[np.ix_(rows, columns)]
-    return [(grid.values[rows[i]][columns[j]], coordinate(rows[i], columns[j])) for i, j in np.argwhere(held).tolist()]
+    return [(str(grid.values[rows[i]][columns[j]]), coordinate(rows[i], columns[j]))
+            for i, j in np.argwhere(held).tolist()]
 
 
 def _hidden(grid: SheetGrid) -> tuple[list[int], list[int]]:
@@ -262,7 +263,7 @@ def _data_columns(grid: SheetGrid, cells: _Cells, first_data_column: int, flag_c
                   data_rows: list[int], header_rows: list[int]) -> list[int]:
     """The columns from first_data_column on (flag columns left out) holding something in the data
     rows, and a label above or numbers in most rows."""
-    filled = cells.filled[data_rows].any(axis=0)
+    filled = np.any(cells.filled[data_rows], axis=0)
     numbers = (cells.kinds[data_rows] == _NUMBER).sum(axis=0)
     return [c for c in range(first_data_column, grid.n_columns)
             if c not in flag_columns and filled[c]
@@ -275,12 +276,14 @@ def _split_rows(grid: SheetGrid, cells: _Cells, label_columns: list[int],
     data cell, so a row of numbers and flags is never a header."""
     filled = cells.filled
     data_filled = filled[:, first_data_column:]
-    with_data = data_filled.any(axis=1)
-    in_labels = filled[:, label_columns].any(axis=1)
-    with_anything = filled.any(axis=1)
+    with_data = np.any(data_filled, axis=1)
+    in_labels = np.any(filled[:, label_columns], axis=1)
+    with_anything = np.any(filled, axis=1)
     single = filled.sum(axis=1) == 1
-    all_data = ~(data_filled & ~cells.datum[:, first_data_column:]).any(axis=1)
-    title_rows, header_rows, body_rows = [], [], []
+    all_data = ~np.any(data_filled & ~cells.datum[:, first_data_column:], axis=1)
+    title_rows: list[int] = []
+    header_rows: list[int] = []
+    body_rows: list[int] = []
     for r in range(grid.n_rows):
         if not with_data[r] and not in_labels[r]:
             if with_anything[r]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ElementTree
 import zipfile
 from collections.abc import Callable
+from typing import NoReturn
 from xml.parsers import expat
 
 #: bytes fed to the parser at a time
@@ -23,7 +24,7 @@ class UnsafeXML(ValueError):
     """A part declares a document type or entities: no workbook does."""
 
 
-def _refuse(*_) -> None:
+def _refuse(*_: object) -> NoReturn:
     raise UnsafeXML("the part declares a document type or entities, which no workbook does")
 
 

@@ -21,7 +21,7 @@ from openpyxl.formula.translate import Translator
 from ctadesk.io.excel.canonical_rows import read_canonical
 from ctadesk.io.excel.cell_values import DIGITS, TRUE, CellValues, ColumnNumbers, DamagedCell, coordinate
 from ctadesk.io.excel.expat_sheet import cell_handlers
-from ctadesk.io.excel.package import SheetEntry, WorkbookFile
+from ctadesk.io.excel.package import WorkbookFile
 from ctadesk.io.excel.safe_xml import feed_part, safe_parser
 
 
@@ -87,14 +87,14 @@ class SheetPart:
             return ""
 
 
-def read_sheet_part(workbook: WorkbookFile, sheet: SheetEntry, max_cells: int) -> SheetPart:
-    """Read the sheet's part.  Raises DamagedCell, TooManyCells, or what the XML parser and
-    the archive raise on damage (the caller names the file)."""
+def read_sheet_part(workbook: WorkbookFile, part: str, max_cells: int) -> SheetPart:
+    """Read a sheet's part (its archive path, SheetEntry.part).  Raises DamagedCell, TooManyCells,
+    or what the XML parser and the archive raise on damage (the caller names the file)."""
     with zipfile.ZipFile(workbook.path) as archive:
         reader = PartReader(workbook, max_cells)
-        if not read_canonical(archive, sheet.part, reader):
+        if not read_canonical(archive, part, reader):
             reader = PartReader(workbook, max_cells)
-            feed_part(reader.parser, archive, sheet.part, reader.check_count)
+            feed_part(reader.parser, archive, part, reader.check_count)
     return reader.result()
 
 

@@ -192,10 +192,10 @@ def _release_styles(source: SourceSheet, own: np.ndarray, sensitive: np.ndarray)
     styles, inverse = np.unique(own, return_inverse=True)
     first_of_look = [looks.setdefault(formats.format(style) if style else CellFormat(), style)
                      for style in styles.tolist()]
-    keys = np.array(first_of_look, np.int64)[inverse].reshape(own.shape)
-    safe = np.ones(keys.size, bool)
-    safe[sensitive] = False
-    safe = safe.reshape(keys.shape)
+    keys: np.ndarray = np.array(first_of_look, np.int64)[inverse].reshape(own.shape)
+    flat_safe = np.ones(keys.size, bool)
+    flat_safe[sensitive] = False
+    safe = flat_safe.reshape(keys.shape)
     overall = _most_common(keys[safe] if safe.any() else keys.ravel())
     by_row = [_most_common(keys[i][safe[i]]) for i in range(keys.shape[0])]
     by_column = [_most_common(keys[:, j][safe[:, j]]) for j in range(keys.shape[1])]

@@ -104,6 +104,7 @@ def build_table(grid: SheetGrid, layout: DetectedLayout, source: str | Path | No
                         "(they stay hidden in the release)")
                 return dataclasses.replace(other, notes=(*other.notes, note))
         if table is None:
+            assert error is not None, "a table is None only when _build failed"
             raise error
     return _without_non_parts(grid, table, source)
 
@@ -244,7 +245,7 @@ def _cell_number(grid: SheetGrid, r: int, c: int, decimal_comma: bool) -> tuple[
     reading = read_cell(value, decimal_comma)
     if reading.kind in (Kind.EMPTY, Kind.ZERO):
         return 0.0, ""
-    if reading.kind is Kind.NUMBER:
+    if reading.kind is Kind.NUMBER and reading.number is not None:  # a NUMBER always has one
         return reading.number, reading.flag
     if reading.kind is Kind.UNKNOWN:
         raise grid.error(f"'{value}' is not a number: {unknown_value()}", r, c)
@@ -325,7 +326,8 @@ def _code_hierarchy(grid: SheetGrid, layout: DetectedLayout, rows: list[int], la
     own = [entries[-1][1] for entries in labels]
 
     def path(k: int) -> tuple[str, ...]:
-        return (path(parents[k]) if parents[k] is not None else ()) + (own[k],)
+        parent = parents[k]
+        return (path(parent) if parent is not None else ()) + (own[k],)
 
     return [path(k) for k in range(len(rows))], [total and parent is None for total, parent in zip(totals, parents)]
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -200,7 +199,7 @@ class CellKinds:
                 row_numbers.append(np.nan)
                 if value is None:
                     row_kinds.append(empty)
-                elif kind is str:
+                elif isinstance(value, str):
                     if value not in of_text:
                         of_text[value] = _CODES[read_cell(value, None).kind]
                     row_kinds.append(of_text[value])
@@ -216,16 +215,13 @@ class CellKinds:
         return cls(kinds, numbers, texts)
 
 
-_LEADING_SPACES = re.compile(r"^[ \u00a0]*")
-
-
 def read_sheet(workbook: WorkbookFile, sheet: str | None) -> SheetPart:
     """The cells and settings of `sheet` (the first visible sheet when None), read once."""
     entry = workbook.sheet(sheet)
     if entry.part is None:
         raise FileFormatError("the workbook names no part for this sheet", file=workbook.path, sheet=entry.title)
     try:
-        return read_sheet_part(workbook, entry, MAX_CELLS)
+        return read_sheet_part(workbook, entry.part, MAX_CELLS)
     except TooManyCells as error:
         raise FileFormatError(str(error), file=workbook.path, sheet=entry.title) from None
     except (*DAMAGED, UnsafeXML, DamagedCell) as error:
@@ -237,7 +233,7 @@ def read_grid(workbook: WorkbookFile, sheet: str | None, file: str | Path) -> Sh
     """The grid of `sheet` (the first visible sheet when None)."""
     part = read_sheet(workbook, sheet)
     title = workbook.sheet(sheet).title
-    values = [[None] * part.n_columns for _ in range(part.n_rows)]
+    values: list[list[object]] = [[None] * part.n_columns for _ in range(part.n_rows)]
     indents = np.zeros((part.n_rows, part.n_columns), np.int64)
     styled = part.styles > 0  # as openpyxl: a cell of the default style (0) has no indent
     indents[part.rows[styled], part.columns[styled]] = workbook.formats.indents[
@@ -245,7 +241,7 @@ def read_grid(workbook: WorkbookFile, sheet: str | None, file: str | Path) -> Sh
     for r, c, value in zip(part.rows.tolist(), part.columns.tolist(), part.values):
         values[r][c] = value
         if isinstance(value, str) and value.startswith((" ", "\u00a0")):
-            indents[r, c] += len(_LEADING_SPACES.match(value).group()) // 2
+            indents[r, c] += (len(value) - len(value.lstrip(" \u00a0"))) // 2
     formulas = {(int(part.rows[k]), int(part.columns[k])): part.formula(k)
                 for k in part.formulas if part.values[k] is None}
     unreadable = compute_formulas(values, formulas)
