@@ -80,7 +80,8 @@ def flip_descent(problem: CTAProblem, senses: np.ndarray, options: SolveOptions 
                 senses[k] = -senses[k]
                 _set_bounds(h, up_bounds if senses[k] > 0 else down_bounds, columns)
         else:
-            local_optimum = not improved    # a whole pass, and it kept no flip
+            # a whole pass, and it kept no flip (its last LP did not run out of time)
+            local_optimum = not improved and not options.started_budget.over()
     values = None
     if kept_solution is not None:
         values = np.clip(problem.values + kept_solution[:n] - kept_solution[n:], problem.lower, problem.upper)
