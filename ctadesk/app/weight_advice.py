@@ -59,7 +59,7 @@ def before_run(values: np.ndarray, weights: np.ndarray, label: Callable[[int], s
                         "their value.", (small, large))
 
 
-def after_run(problem: CTAProblem, adjusted: np.ndarray) -> WeightAdvice | None:
+def after_run(problem: CTAProblem, adjusted: np.ndarray | None) -> WeightAdvice | None:
     """Advice after a unit-weight run on ``problem`` gave ``adjusted``: a non-sensitive cell moved
     by more than MOVED_SHARE of its value, or a large cell set to 0; None otherwise."""
     weights = problem.weights

@@ -6,6 +6,7 @@ first about unsaved work (save, discard or cancel)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -196,7 +197,7 @@ class FileActions(DocumentView):
                 dialog.error.setText(plain_message(error))
                 return dialog.project if self.run_dialog(dialog) else None
 
-            if self.run_dialog(dialog):
+            if self.run_dialog(dialog) and dialog.project is not None:  # accepted: the loader gave one
                 self._load(Loading(f"Tabulating {path.name}", f"Could not tabulate {path.name}", dialog.project, place,
                                    again), wait=False)
 
@@ -385,7 +386,7 @@ class FileActions(DocumentView):
     def _update_recent_menu(self) -> None:
         self.recent_menu.clear()
         for path in self.recent_files():
-            self.recent_menu.addAction(path, lambda p=path: self.open_path(p, wait=False))
+            self.recent_menu.addAction(path, functools.partial(self.open_path, path, wait=False))
         self.recent_menu.setEnabled(bool(self.recent_files()))
 
     def sense_store_dialog(self) -> None:

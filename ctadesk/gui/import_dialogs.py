@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -435,12 +436,12 @@ class MicrodataDialog(QDialog):
     linked project, protected together (ctadesk.app.linked_tables).  loader(dialog) builds the
     project; a failure is shown here and the dialog stays open with every choice kept."""
 
-    def __init__(self, path: str | Path, columns: list[str], loader: Callable[[MicrodataDialog], object],
+    def __init__(self, path: str | Path, columns: list[str], loader: Callable[[MicrodataDialog], Callable[[], Any]],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.path = Path(path)
         self.loader = loader
-        self.project: object = None
+        self.project: Callable[[], Any] | None = None  # what the loader gave: it reads the project
         self.setWindowTitle(f"Tabulate {self.path.name}")
         self.setObjectName("microdata_dialog")
         self.variables = named(QTableWidget(len(columns), 2), "micro_variables")

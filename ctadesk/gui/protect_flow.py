@@ -182,11 +182,12 @@ class ProtectFlow(CellEditing, AuditFlow):
     def _show_result(self, result: CTAResult) -> None:
         self.editor.model.refresh()
         kept, quality = self._quality  # computed by the job that brought the result, if one did
-        self.results.show_result(self.open_project, result, self.editor.model.layout_, self.open_session.outcome.terms,
-                                 quality if kept is result else None)
+        outcome = self.open_session.outcome
+        self.results.show_result(self.open_project, result, self.editor.model.shown_layout,
+                                 outcome.terms if outcome is not None else None, quality if kept is result else None)
         self.editor.set_display(Display.ORIGINAL if result.values is None else Display.ADJUSTED)
         self.bottom_tabs.setCurrentWidget(self.results)
 
     def _refresh_heatmap(self) -> None:
         if self.project is not None and self.project.result is not None:
-            self.results.update_heatmap(self.project, self.project.result, self.editor.model.layout_)
+            self.results.update_heatmap(self.project, self.project.result, self.editor.model.shown_layout)

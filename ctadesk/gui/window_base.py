@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QToolBar,
     QToolButton,
     QVBoxLayout,
+    QWidget,
 )
 
 from ctadesk.app.job import Solve
@@ -218,9 +219,11 @@ class WindowBase(QMainWindow):
         self.editor.model.read_only = running
         self.busy.setRange(0, 0 if running else 1)
         self.busy.setValue(0)
-        for widget in (self.protect_button, self.protect_action, self.generate_button, self.open_button,
-                       self.totals_button, self.mark_button, self.unmark_button, self.model_panel, self.rules_panel,
-                       self.export_button, *self.cell_actions, *self.table_actions):
+        locked: tuple[QWidget | QAction, ...] = (
+            self.protect_button, self.protect_action, self.generate_button, self.open_button, self.totals_button,
+            self.mark_button, self.unmark_button, self.model_panel, self.rules_panel, self.export_button,
+            *self.cell_actions, *self.table_actions)
+        for widget in locked:
             widget.setEnabled(not running)
         self.recent_menu.setEnabled(not running and bool(self.recent_files()))
         self.undo_action.setEnabled(not running and self.undo_stack.canUndo())

@@ -33,7 +33,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable
-from typing import NoReturn, TypeVar
+from typing import NoReturn, TypeVar, cast
 
 import anyio
 import anyio.to_thread
@@ -157,7 +157,9 @@ def create_app(pool: ServicePool, limits: Limits = Limits()) -> RequestLimits:
 
         try:
             with anyio.fail_after(limits.request_seconds):
-                return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+                done = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+            # None comes only from a thread abandoned after the timeout below, whose result nobody awaits
+            return cast(T, done)
         except TimeoutError:
             abandoned.set()
             raise RequestError(503, f"the server could not answer within {limits.request_seconds:g} s; "
