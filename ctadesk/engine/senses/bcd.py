@@ -20,8 +20,8 @@ from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.senses.common import SenseEvaluator, free_positions
 from ctadesk.engine.senses.feasible_start import sat_senses, starting_senses
 from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.solvers.milp import solve_milp
 from ctadesk.engine.settings import BLOCK_SECONDS, BLOCK_SIZE
+from ctadesk.engine.solvers.milp import solve_milp
 
 METHOD = "bcd"
 GROWTH = 1.5
@@ -45,7 +45,7 @@ def blocks(problem: CTAProblem, free: np.ndarray, size: int, rng: np.random.Gene
         if sum(c.size for c in current) >= size:
             result.append(free[np.concatenate(current)])
             current = []
-    rest = np.concatenate(current + [np.flatnonzero(~seen)]) if current or (~seen).any() else np.zeros(0, int)
+    rest = np.concatenate([*current, np.flatnonzero(~seen)]) if current or (~seen).any() else np.zeros(0, int)
     if rest.size:
         result.append(free[np.unique(rest)])
     return result
@@ -80,8 +80,9 @@ def solve_bcd(problem: CTAProblem, options: SolveOptions = SolveOptions(), start
             result = solve_milp(sub, evaluator.part(seconds=block_seconds, start_senses=current, on_log=None),
                                 certify=False, starts=starting_senses)
             if result.verified and result.objective < value - 1e-9 * max(1.0, abs(value)):
-                result = dataclasses.replace(result, senses=np.asarray(result.senses, np.int8))
-                current = result.senses.copy()
+                senses = np.asarray(result.senses, np.int8)
+                result = dataclasses.replace(result, senses=senses)
+                current = senses.copy()
                 value = result.objective
                 evaluator.offer(result)
                 improved = True

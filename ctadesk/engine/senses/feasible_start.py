@@ -18,8 +18,8 @@ import scipy.sparse as sp
 from ctadesk.engine.problem import SENSE_DOWN, SENSE_FREE, SENSE_UP, CTAProblem
 from ctadesk.engine.result import CTAResult, SolveOptions
 from ctadesk.engine.senses.ordering import ordering_senses
-from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 from ctadesk.engine.solvers.network import sense_bounds
+from ctadesk.engine.solvers.propagation import propagated_deviation_bounds
 
 #: relations with more free sensitive cells than this are searched for unit clauses only
 PAIR_LIMIT = 60

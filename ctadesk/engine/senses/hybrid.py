@@ -10,7 +10,6 @@ the number of pairs of cells in one group that share a relation (a total).
 
 from __future__ import annotations
 
-
 import numpy as np
 import scipy.sparse as sp
 

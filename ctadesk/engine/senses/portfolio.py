@@ -41,6 +41,7 @@ from noise.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -158,7 +159,7 @@ class _Helper:
         self.best: tuple[float, np.ndarray, np.ndarray] | None = None
         self.fresh = False      # best not yet handed to the MILP
         if start is not None:   # handed to the MILP as its first user solution
-            self.best, self.fresh = (start.objective, start.values, np.asarray(start.senses, np.int8)), True
+            self.best, self.fresh = (start.objective, start.table(), np.asarray(start.senses, np.int8)), True
         self.closed = False     # the process closed its end: every table it found has arrived
 
     def receive(self, wait: float = 0.0) -> None:
@@ -173,11 +174,8 @@ class _Helper:
             self.closed = True
 
     def _send_problem(self, message) -> None:
-        with self.sending:
-            try:
-                self.conn.send(message)
-            except OSError:
-                pass
+        with self.sending, contextlib.suppress(OSError):
+            self.conn.send(message)
 
     def send(self, message) -> None:
         """Send an incumbent unless the pipe is busy (a later incumbent will follow)."""
@@ -311,28 +309,8 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
     one_thread = options if options.threads is not None else dataclasses.replace(options, threads=1)
     run = HighsRun(one_thread, {"mip_rel_gap": float(options.gap)})
     h = run.highs
-
-    def improving(event) -> None:
-        y = np.asarray(event.data_out.mip_solution)[2 * n:]
-        senses = problem.effective_senses.copy()
-        senses[free] = np.where(y > 0.5, SENSE_UP, SENSE_DOWN)
-        helper.send((float(event.data_out.objective_function_value), senses.astype(np.int8)))
-
-    def user_solution(event) -> None:
-        helper.receive()
-        if not helper.fresh or helper.best is None:
-            return
-        helper.fresh = False
-        objective, values, senses = helper.best
-        if anchored is not None and senses[free[anchored]] != SENSE_UP:
-            values, senses = mirrored(problem, values, senses)
-        if objective < float(event.data_out.mip_primal_bound) - 1e-9 * max(1.0, objective):
-            event.data_in.setSolution(milp_columns(problem, values, senses, free))
-            handed[0] += 1
-
     if helper is not None:
-        h.cbMipImprovingSolution.subscribe(improving)
-        h.cbMipUserSolution.subscribe(user_solution)
+        _exchange(h, problem, free, helper, anchored, handed)
     if not run.pass_model(model):
         return Status.ERROR, None, math.nan, None, run.log, 0.0, "model rejected", 0
     began = time.perf_counter()
@@ -357,6 +335,34 @@ def _run_milp(problem: CTAProblem, model, options: SolveOptions, free: np.ndarra
     if values is None:
         objective = math.nan
     return (status, values, objective, bound, run.log, seconds, described, handed[0])
+
+
+def _exchange(h: highspy.Highs, problem: CTAProblem, free: np.ndarray, helper: _Helper, anchored: int | None,
+              handed: list[int]) -> None:
+    """Subscribe the MILP's callbacks that send each incumbent's senses to the helper and hand the
+    helper's better tables to HiGHS as user solutions (counted in ``handed``)."""
+    n = problem.n_cells
+
+    def improving(event) -> None:
+        y = np.asarray(event.data_out.mip_solution)[2 * n:]
+        senses = problem.effective_senses.copy()
+        senses[free] = np.where(y > 0.5, SENSE_UP, SENSE_DOWN)
+        helper.send((float(event.data_out.objective_function_value), senses.astype(np.int8)))
+
+    def user_solution(event) -> None:
+        helper.receive()
+        if not helper.fresh or helper.best is None:
+            return
+        helper.fresh = False
+        objective, values, senses = helper.best
+        if anchored is not None and senses[free[anchored]] != SENSE_UP:
+            values, senses = mirrored(problem, values, senses)
+        if objective < float(event.data_out.mip_primal_bound) - 1e-9 * max(1.0, objective):
+            event.data_in.setSolution(milp_columns(problem, values, senses, free))
+            handed[0] += 1
+
+    h.cbMipImprovingSolution.subscribe(improving)
+    h.cbMipUserSolution.subscribe(user_solution)
 
 
 def _upright(problem: CTAProblem, result: CTAResult, anchor_cell: int | None) -> CTAResult:
@@ -441,6 +447,7 @@ def _worker(read_fd: int, write_fd: int) -> None:
             result = solve_balance(problem, SolveOptions(time_limit=left, gap=gap, threads=1, stop=halt),
                                    search_seconds=BALANCE_SHARE * left)
         elif kind == "descent":
+            assert top is not None, "a descent is chosen only with a table to descend from"
             descended.add(top.tobytes())
             result = flip_descent(problem, top, SolveOptions(time_limit=min(DESCENT_SECONDS, left), gap=gap,
                                                              threads=1, stop=halt))

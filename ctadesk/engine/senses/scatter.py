@@ -55,7 +55,7 @@ def solve_scatter(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
         repaired = senses_of(problem, soft.values)
         return evaluator(repaired), repaired
 
-    starts = [ordering_senses(problem)] + list(seeds or [])
+    starts = [ordering_senses(problem), *(seeds or [])]
     sat = sat_senses(problem)
     if sat is not None:
         starts.append(sat)
@@ -106,7 +106,7 @@ def solve_scatter(problem: CTAProblem, options: SolveOptions = SolveOptions(), s
             elite = reference[:ELITE]
             reference = list(elite)
 
-            def perturbed() -> np.ndarray:
+            def perturbed(elite: list[tuple[float, np.ndarray]] = elite) -> np.ndarray:
                 base = elite[int(rng.integers(len(elite)))][1].copy()
                 flip = free[rng.random(free.size) < PERTURBATION]
                 base[flip] = -base[flip]

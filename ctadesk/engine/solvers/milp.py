@@ -352,7 +352,7 @@ def polish(problem: CTAProblem, options: SolveOptions, result: CTAResult, status
     much but changes more cells (solvers/sparse.py).  The LP's table keeps the MILP's bound,
     and is labelled by its own gap."""
     if senses is None:
-        senses = senses_of(problem, result.values)
+        senses = senses_of(problem, result.table())
     polished = solve_lp(problem, dataclasses.replace(options, on_progress=None), senses=senses,
                         fewest_changes=fewest_changes)
     if not polished.verified:

@@ -6,10 +6,10 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.problem import SENSE_FREE
 from ctadesk.engine.result import SolveOptions, Status
 from ctadesk.engine.senses.flips import flip_descent
+from ctadesk.engine.table.generate import cox_table
 from tests.crosscheck.checker import check_table, solve_fixed_senses, weighted_l1
 
 SHAPES = [(3, 4), (5, 6), (2, 3, 3), (3, 3, 4)]

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.methods import METHODS, solve
 from ctadesk.engine.result import SolveOptions
 from ctadesk.engine.senses.bcd import solve_bcd
@@ -15,6 +14,7 @@ from ctadesk.engine.senses.portfolio import solve_milp_portfolio
 from ctadesk.engine.senses.random_best import random_senses, solve_random_best
 from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.lp import solve_lp
+from ctadesk.engine.table.generate import cox_table
 
 QUICK = SolveOptions(time_limit=1.0)
 

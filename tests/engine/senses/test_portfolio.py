@@ -85,7 +85,7 @@ def test_the_running_milp_takes_a_better_table_as_its_incumbent():
     good = solve_lp(problem, senses=ordering_senses(problem))
     assert good.verified
     model, free, _ = milp_model(problem, SolveOptions())
-    status, values, objective, bound, log, seconds, _, handed = _run_milp(
+    _, _, objective, bound, log, _, _, handed = _run_milp(
         problem, model, SolveOptions(time_limit=3.0), free, _Stub(good))
     assert handed == 1
     assert any(line.startswith(" X ") for line in log.splitlines())   # HiGHS: "X => User solution"

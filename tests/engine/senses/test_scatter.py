@@ -2,9 +2,9 @@ import time
 
 import numpy as np
 
-from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.senses.scatter import solve_scatter
 from ctadesk.engine.solvers.milp import solve_milp
+from ctadesk.engine.table.generate import cox_table
 from tests.timing import timed
 
 
