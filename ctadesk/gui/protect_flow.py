@@ -11,6 +11,7 @@ from ctadesk.app import WIDENING_SEED, Protection
 from ctadesk.app.sense_conflicts import conflicting_cells, describe
 from ctadesk.app.weight_advice import WeightAdvice, after_run
 from ctadesk.engine.errors import CTAError
+from ctadesk.engine.problem import CTAProblem
 from ctadesk.engine.publish.widening import new_seed
 from ctadesk.engine.quality.measures import QualityReport
 from ctadesk.engine.result import CTAResult
@@ -48,8 +49,10 @@ class ProtectFlow(CellEditing, AuditFlow):
             self.report_error("The table cannot be protected as it stands", error)
             return
         if problem.n_sensitive == 0:
-            self.report_error("Nothing to protect", CTAError("No cell is sensitive: mark cells sensitive first."))
-            return
+            marked = self._sensitive_by_rules()
+            if marked is None:
+                return
+            problem = marked
         self.project.options = {**options, WIDENING_SEED: seed}
         self.log_pane.clear()
         self.progress_plot.reset()
@@ -58,6 +61,33 @@ class ProtectFlow(CellEditing, AuditFlow):
         project = self.project
         self.runner.start(PROTECT, with_quality(protection_job(problem, request, self.solve),
                                                 lambda protection: (project, protection.result), self._keep_quality))
+
+    def _sensitive_by_rules(self) -> CTAProblem | None:
+        """The problem once the safety rules of step 2 have marked its cells, for a table with no
+        sensitive cell: on a table from microdata or a .tab whose rules were never applied, the
+        user is asked to apply them (the CLI's ``protect`` applies them itself); None, said why,
+        where nothing is to be protected or the user declined."""
+        project = self.open_project
+        if project.statistics is None:
+            self.report_error("Nothing to protect", CTAError("No cell is sensitive: mark cells sensitive first."))
+            return None
+        if not project.rules:
+            if not self.confirm("Apply the safety rules?",
+                                "No cell is sensitive yet: the safety rules of step 2 have not been applied to this "
+                                "table. Apply them now and protect the cells they find unsafe?"):
+                return None
+            if not self.apply_rules():
+                return None
+            problem = self.open_project.to_problem()
+            if problem.n_sensitive:
+                return problem
+            found = "The safety rules find no unsafe cell in this table"
+        else:
+            found = "No cell is sensitive"
+        self.report_error("Nothing to protect", CTAError(
+            f"{found}: nothing needs protecting. Change the rules in step 2 and apply them, or mark cells "
+            "sensitive by hand."))
+        return None
 
     def cancel(self) -> None:
         if self.runner.running:

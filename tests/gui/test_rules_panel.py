@@ -151,3 +151,39 @@ def test_the_level_combination_is_chosen_applied_and_kept_in_the_project(micro_w
     qtbot.addWidget(again)
     assert again.open_path(path)
     assert again.rules_panel.level_combination.currentData() == "largest"
+
+
+def test_protect_before_the_rules_are_applied_offers_to_apply_them_and_protects_what_they_find(micro_window, qtbot):
+    """A table from microdata with no sensitive cell: Protect asks whether to apply the rules of step 2
+    (as the CLI's protect applies them itself), then protects the cells they flag."""
+    window = micro_window
+    _set_rules(window.rules_panel)
+    asked = []
+    window.confirm = lambda title, question: asked.append(title) or True
+    with qtbot.waitSignal(window.runner.finished, timeout=30_000):
+        window.protect()
+    assert asked == ["Apply the safety rules?"]
+    project = window.project
+    assert np.flatnonzero(project.sensitive).tolist() == [0, 1, 2, 4]
+    assert project.result is not None and project.result.verified
+    assert project.rules["min_frequency"] == 3
+
+
+def test_protect_declined_or_with_rules_finding_nothing_runs_nothing_and_says_why(micro_window):
+    window = micro_window
+    errors = []
+    window.report_error = lambda title, error: errors.append(str(error))
+    window.confirm = lambda title, question: False
+    window.protect()
+    assert not window.runner.running and errors == []          # declined: nothing done, nothing to say
+    assert not window.project.sensitive.any() and not window.project.rules
+    _set_rules(window.rules_panel, min_frequency=0, dominance=(1, 100.0), p=0.0)
+    window.rules_panel.p_percent.on.setChecked(False)
+    window.rules_panel.dominance[0].on.setChecked(False)
+    window.confirm = lambda title, question: True
+    window.protect()
+    assert not window.runner.running and not window.project.sensitive.any()
+    assert errors == ["The safety rules find no unsafe cell in this table: nothing needs protecting. Change the "
+                      "rules in step 2 and apply them, or mark cells sensitive by hand."]
+    window.protect()        # the rules were applied: asked no more
+    assert errors[-1].startswith("No cell is sensitive: nothing needs protecting.")
