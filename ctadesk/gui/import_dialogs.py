@@ -56,6 +56,8 @@ DECIMAL_MARKS = (("decimal point (1,234.5)", False), ("decimal comma (1.234,5)",
 AS_MICRODATA = 2
 #: a sheet of more data rows than this, laid out as records (looks_like_microdata), is offered for tabulation
 MICRODATA_ROWS = 500
+#: the microdata dialog shows this many of the file's variables without scrolling (fewer where the file has fewer)
+VARIABLES_IN_VIEW = 8
 
 
 def set_row_role(layout: DetectedLayout, rows: set[int], role: str) -> DetectedLayout:
@@ -457,6 +459,10 @@ class MicrodataDialog(QDialog):
             self.variables.setItem(row, 0, item)
             self.variables.setItem(row, 1, file_item)
         self.variables.itemChanged.connect(self._ticked)
+        # up to VARIABLES_IN_VIEW variables in view without scrolling (the file's columns are the choice)
+        self.variables.setMinimumHeight(
+            self.variables.horizontalHeader().sizeHint().height() + 2 * self.variables.frameWidth()
+            + min(len(columns), VARIABLES_IN_VIEW) * self.variables.verticalHeader().defaultSectionSize())
         #: the ticked variables in table order: the order ticked, then as moved up and down
         self.order = named(QListWidget(), "micro_order")
         self.order.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)

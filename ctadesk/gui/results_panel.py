@@ -122,7 +122,7 @@ class ResultsPanel(QTabWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.setObjectName("results_panel")
-        self.summary = QLabel("No result yet: mark sensitive cells and press Protect.")
+        self.summary = QLabel("No result yet: mark sensitive cells (or apply the safety rules) and press Protect.")
         self.summary.setObjectName("results_summary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -170,7 +170,7 @@ class ResultsPanel(QTabWidget):
         self.addTab(self.audit, "Audit")
 
     def clear(self) -> None:
-        self.summary.setText("No result yet: mark sensitive cells and press Protect.")
+        self.summary.setText("No result yet: mark sensitive cells (or apply the safety rules) and press Protect.")
         self._show_plots(None)
         self.findings.clear()
         self.quality.show_report(None)

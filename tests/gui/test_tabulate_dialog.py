@@ -55,3 +55,15 @@ def test_the_table_is_spanned_in_the_order_chosen(window):
     window.run_dialog = run
     assert window.open_path(SAMPLE)
     assert [d.name for d in window.project.structure.dimensions] == ["size_class", "region"]
+
+
+def test_the_file_s_variables_are_all_in_view_without_scrolling(qtbot):
+    """The variables are the choice the dialog asks for: a file of eight columns shows all eight (the
+    table of variables used to open two rows high beside the dialog's other parts)."""
+    dialog = _dialog(qtbot)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    table = dialog.variables
+    last = len(COLUMNS) - 1
+    assert table.rowViewportPosition(last) + table.rowHeight(last) <= table.viewport().height()
+    assert table.verticalScrollBar().maximum() == 0
