@@ -37,7 +37,8 @@ def _safe_value_fits(a: np.ndarray, lower: np.ndarray, upper: np.ndarray, lower_
     """Per sensitive cell of value a: does a + upl fit under upper, does a - lpl fit over lower
     (within BOUND_RTOL of max(1, |a|))."""
     scale = BOUND_RTOL * np.maximum(1.0, np.abs(a))
-    return a + upper_protection <= upper + scale, a - lower_protection >= lower - scale
+    with np.errstate(over="ignore"):    # a sum beyond the largest float is inf: past any finite bound
+        return a + upper_protection <= upper + scale, a - lower_protection >= lower - scale
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:

@@ -100,10 +100,16 @@ def restated(problem: CTAProblem) -> tuple[float, float, CTAProblem]:
     return _RESTATED[problem]
 
 
+def _model_cost(unit: float, power: int, weight: float) -> float:
+    """What a unit of the model's objective costs in the table's: unit ** power * weight, inf (where
+    float's ** raises OverflowError) for a table whose values are near the largest float."""
+    return math.prod([unit] * power) * weight
+
+
 def units_note(unit: float, power: int, weight: float) -> str:
     """The solver log's line on its units ("" when they are the table's): without it, a MILP log
     saying 23.53 beside a table at distance 12 047.6 (cox_20x20, units of 512) reads as wrong."""
-    scale = unit ** power * weight
+    scale = _model_cost(unit, power, weight)
     if scale == 1.0:
         return ""
     return (f"the solver works with cells in units of {unit:g} and weights in units of {weight:g}: the "
@@ -121,7 +127,7 @@ def _scaled_options(options: SolveOptions, unit: float, power: int, weight: floa
                   for name, value in options.parameters.items()}
     return dataclasses.replace(options, parameters=types.MappingProxyType(parameters),
                                on_progress=None if on_progress is None else
-                               _scaled_progress(on_progress, unit ** power * weight))
+                               _scaled_progress(on_progress, _model_cost(unit, power, weight)))
 
 
 def _scaled_progress(on_progress: Callable[[Progress], None], scale: float) -> Callable[[Progress], None]:
@@ -227,7 +233,8 @@ def to_table_units(problem: CTAProblem, result: CTAResult, unit: float, power: i
         message = verification.summary() + (f" (the solver said: {said})" if said else "")
     objective, changed = distance_and_changes(problem, values)
     return result.replace(values=values, status=status, message=message, verification=verification, log=log,
-                          objective=objective, model_objective=result.model_objective * unit ** power * weight,
+                          objective=objective,
+                          model_objective=result.model_objective * _model_cost(unit, power, weight),
                           bound=None if result.bound is None else result.bound * cost,
                           info={**info, "table_unit": unit, "weight_unit": weight, "cells_changed": changed})
 

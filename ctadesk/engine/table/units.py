@@ -39,6 +39,8 @@ _MEDIANS: ArrayMemo[float | None] = ArrayMemo()
 #: a median divided by a unit between these is exact, and so kept for the scaled array (_scaled_median)
 _NORMAL = float(np.finfo(float).tiny)
 _LARGEST = float(np.finfo(float).max) / 2
+#: the exponent of the largest power of two a float holds
+MAX_EXPONENT = int(np.finfo(float).maxexp) - 1
 
 
 def _median_magnitude(array: np.ndarray) -> float | None:
@@ -59,17 +61,20 @@ def _median(magnitudes: np.ndarray, zeros: int = 0) -> float:
     than its entries), the same number: the middle entry, or the mean of the middle two,
     (a + b) / 2 as np.mean works it out, found by one np.partition of the whole array, whose
     zeros come first (np.median's checks and reductions took 15 of its 18 microseconds on 150
-    entries, and taking the nonzero entries out two calls more)."""
+    entries, and taking the nonzero entries out two calls more).  Where a + b overflows (numpy's
+    median is then inf) it is a / 2 + b / 2."""
     count = magnitudes.size - zeros
     middle = zeros + count // 2
     if count % 2:
         return float(np.partition(magnitudes, middle)[middle])
-    low, high = np.partition(magnitudes, (middle - 1, middle))[middle - 1:middle + 1]
-    return float((low + high) / 2)
+    low, high = (float(v) for v in np.partition(magnitudes, (middle - 1, middle))[middle - 1:middle + 1])
+    mean = (low + high) / 2
+    return mean if math.isfinite(mean) else low / 2 + high / 2    # two halves where the sum overflows
 
 
 def _power_of_two(value: float) -> float:
-    return math.ldexp(1.0, round(math.log2(value)))
+    """The power of two nearest ``value`` (> 0), at most the largest a float holds (2**1023)."""
+    return math.ldexp(1.0, min(round(math.log2(value)), MAX_EXPONENT))
 
 
 def in_units(problem: CTAProblem, unit: float, weight: float = 1.0) -> CTAProblem:

@@ -322,3 +322,15 @@ def test_a_kept_verification_serves_only_tables_of_normal_numbers(odd):
     values[0] = odd
     normal = bool(odd == 0.0 or (np.isfinite(odd) and abs(odd) >= np.finfo(float).tiny))
     assert (_verified_in_units(problem, scaled, result, values, unit) is result.verification) is normal
+
+
+@pytest.mark.parametrize("method", ["lp", "milp", "l2", "network-l2", "soc", "huber"])
+def test_a_table_of_values_near_the_largest_float_is_solved_in_its_units(method):
+    """Values near 1.7e308: the table unit is 2**1023 (the median's sum and the nearest power of two
+    overflowed) and an L2 model's unit squared is inf, not an OverflowError from float's **; every
+    model protects the table and says so."""
+    problem = CTAProblem(values=[0.8e308, 0.8e308, 1.6e308, 1.7e308], relations=np.array([[1.0, 1.0, -1.0, 0.0]]),
+                         rhs=[0.0], sensitive=[0], lower_protection=[1e307], upper_protection=[1e307])
+    result = solve(problem, method)
+    assert result.verified and result.protected, result.message
+    assert result.info["table_unit"] == 2.0 ** 1023
