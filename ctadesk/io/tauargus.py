@@ -251,7 +251,7 @@ def _structure(metadata: RdaMetadata, records: list[tuple[int, list[str]]], reco
     dimensions, labels = [], []
     try:
         for d, variable in enumerate(metadata.spanning):
-            dimension, note = _dimension(variable, [fields[d] for _, fields in records], metadata.path.parent,
+            dimension, note = _dimension(variable, [fields[d] for _, fields in records], metadata.path,
                                          [row for row, _ in records], records_path)
             dimensions.append(dimension)
             messages += note
@@ -481,18 +481,19 @@ def find_beside(directory: Path, name: str) -> Path:
                           file=directory / base)
 
 
-def _dimension(variable: RdaVariable, codes: list[str], directory: Path, rows: list[int] | None = None,
+def _dimension(variable: RdaVariable, codes: list[str], rda: Path, rows: list[int] | None = None,
                path: Path | None = None) -> tuple[Dimension, list[str]]:
     """The variable's codes, trimmed (tau-argus right-aligns codes), under its `<TOTCODE>`:
-    its .hrc hierarchy, or flat in the order of the file.  A code its hierarchy does not hold
-    (tau-argus's own pp.tab has one) is added directly under the total, with a note naming the
-    file `path` and the first line holding it (rows: the line of each code)."""
+    its .hrc hierarchy (beside the metadata file ``rda``), or flat in the order of the file.  A
+    code its hierarchy does not hold (tau-argus's own pp.tab has one) is added directly under the
+    total, with a note naming the file `path` and the first line holding it (rows: the line of
+    each code)."""
     total = variable.option("TOTCODE", DEFAULT_TOTAL).strip()
     codes = [code.strip() for code in codes]
     seen = list(dict.fromkeys(code for code in codes if code != total))
     if not (variable.has("HIERARCHICAL") and variable.option("HIERCODELIST")):
         return Dimension.flat(variable.name, seen, total=total, total_first=bool(codes) and codes[0] == total), []
-    hierarchy = variable_hierarchy(variable, directory, total)
+    hierarchy = variable_hierarchy(variable, rda, total)
     extra = [code for code in seen if code not in hierarchy.codes]
     if not extra:
         return hierarchy, []
@@ -508,13 +509,13 @@ def _dimension(variable: RdaVariable, codes: list[str], directory: Path, rows: l
                        f"added directly under {total}" for code in extra]
 
 
-def variable_hierarchy(variable: RdaVariable, directory: Path, total: str) -> Dimension:
-    """The variable's `<HIERCODELIST>` hierarchy with its codes trimmed (the callers check that it
-    names a file)."""
+def variable_hierarchy(variable: RdaVariable, rda: Path, total: str) -> Dimension:
+    """The variable's `<HIERCODELIST>` hierarchy with its codes trimmed, read beside the metadata
+    file ``rda`` (FileFormatError naming that file where the list names no .hrc file)."""
     listed = variable.option("HIERCODELIST")
     if not listed:
-        raise FileFormatError(f"{variable.name}: <HIERCODELIST> names no .hrc file")
-    path = find_beside(directory, listed)
+        raise FileFormatError(f"{variable.name}: <HIERCODELIST> names no .hrc file", file=rda)
+    path = find_beside(rda.parent, listed)
     hierarchy = read_hrc(path, variable.name, lead=variable.option("HIERLEADSTRING", "@"), total=total)
     try:
         return Dimension(variable.name, tuple(code.strip() for code in hierarchy.codes), hierarchy.parents)

@@ -214,10 +214,7 @@ class AscMicrodata:
         seen = np.unique(codes)
         try:
             if variable.has("HIERCODELIST"):
-                if not variable.option("HIERCODELIST"):
-                    raise FileFormatError(f"{variable.name}: <HIERCODELIST> names no .hrc file",
-                                          file=self.metadata.path)
-                hierarchy = variable_hierarchy(variable, self.metadata.path.parent, total)
+                hierarchy = variable_hierarchy(variable, self.metadata.path, total)
                 extra = [str(code) for code in seen if str(code) not in set(hierarchy.codes)]
                 if not extra:
                     return hierarchy, []

@@ -67,7 +67,7 @@ def _median(magnitudes: np.ndarray, zeros: int = 0) -> float:
     middle = zeros + count // 2
     if count % 2:
         return float(np.partition(magnitudes, middle)[middle])
-    low, high = (float(v) for v in np.partition(magnitudes, (middle - 1, middle))[middle - 1:middle + 1])
+    low, high = np.partition(magnitudes, (middle - 1, middle))[middle - 1:middle + 1].tolist()
     mean = (low + high) / 2
     return mean if math.isfinite(mean) else low / 2 + high / 2    # two halves where the sum overflows
 
