@@ -271,8 +271,11 @@ def solve_fixed_senses(problem, senses) -> SenseSolution:
             zp_high[i] = 0.0
     low = np.concatenate([zp_low, zm_low])
     high = np.concatenate([zp_high, zm_high])
-    if np.any(low > high):
+    # within the cells' tolerance (as possible_sides): on a Cox-recipe table the safe value is the
+    # bound itself, and (upper - a) / unit comes out a rounding below upl / unit
+    if np.any(low > high + np.tile(cell_tolerance(problem), 2) / unit):
         return SenseSolution(senses, "infeasible", note="a safe value lies outside the bounds")
+    low = np.minimum(low, high)
     bounds = [(lo, None if math.isinf(hi) else hi) for lo, hi in zip(low, high)]
     weights = np.asarray(problem.weights, dtype=float)
     positive = weights[weights > 0]
