@@ -82,7 +82,9 @@ from ctadesk.engine.solvers.symmetry import anchor, broken, mirror_symmetric, mi
 
 METHOD = "milp-portfolio"
 #: seconds a heuristic round may take before it restarts from the MILP's incumbent; a round that
-#: brought no better table doubles the next one (on 20x20x20 learning needs tens of seconds)
+#: brought no better table doubles the next one (on 20x20x20 learning needs tens of seconds), up to
+#: a third of the time left: on 10x10x10 seed 9 a 20-s round without gain left 14 s of 60 for the
+#: searches near the best table
 ROUND_SECONDS = 5.0
 #: seconds a single-flip descent (senses/flips.py) runs before the helper looks at the MILP's newest
 #: incumbent again; an unfinished descent goes on from where it stopped
@@ -377,6 +379,13 @@ def _upright(problem: CTAProblem, result: CTAResult, anchor_cell: int | None) ->
     return result.replace(values=values, senses=senses)
 
 
+def round_limit(round_seconds: float, left: float) -> float:
+    """A heuristic round's seconds: ``round_seconds`` (ROUND_SECONDS, doubled after each round
+    without gain), but at most a third of the ``left`` seconds (at least ROUND_SECONDS) and never
+    past them."""
+    return min(round_seconds, max(ROUND_SECONDS, left / 3), left)
+
+
 def crossing(problem: CTAProblem, best: np.ndarray, other: np.ndarray, rng: np.random.Generator) -> CTAProblem:
     """``problem`` with the free senses of ``best`` fixed where ``other`` has the same, apart from a
     random CROSS_SHARE of those: the MILP over the rest searches between the two tables."""
@@ -465,7 +474,7 @@ def _worker(read_fd: int, write_fd: int) -> None:
                                                       stop=halt, start_senses=own),
                                 certify=False, starts=starting_senses, radius=RADIUS)
         else:
-            limit = min(round_seconds, left)
+            limit = round_limit(round_seconds, left)
             if start is not None:
                 started_from.add(start.tobytes())
             result = heuristic(problem, SolveOptions(time_limit=limit, gap=gap, threads=1, stop=halt,

@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 from ctadesk.engine.problem import SENSE_UP
 from ctadesk.engine.publish.verify import verify
 from ctadesk.engine.result import SolveOptions, Status
-from ctadesk.engine.senses.portfolio import _run_milp, _upright, milp_columns, solve_milp_portfolio
+from ctadesk.engine.senses.portfolio import (
+    ROUND_SECONDS,
+    _run_milp,
+    _upright,
+    milp_columns,
+    round_limit,
+    solve_milp_portfolio,
+)
 from ctadesk.engine.senses.random_best import random_senses
 from ctadesk.engine.solvers.lp import solve_lp
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
@@ -217,3 +224,10 @@ def test_a_crossing_fixes_the_best_tables_senses_where_the_other_agrees(seed, fl
         np.testing.assert_array_equal(free, best != other)
     if share == 1.0:
         assert free.all()
+
+
+def test_a_doubled_round_takes_at_most_a_third_of_the_time_left():
+    assert round_limit(ROUND_SECONDS, 60.0) == ROUND_SECONDS
+    assert round_limit(40.0, 30.0) == 10.0
+    assert round_limit(40.0, 9.0) == ROUND_SECONDS
+    assert round_limit(40.0, 3.0) == 3.0
