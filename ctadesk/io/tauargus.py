@@ -491,7 +491,12 @@ def _dimension(variable: RdaVariable, codes: list[str], rda: Path, rows: list[in
     total = variable.option("TOTCODE", DEFAULT_TOTAL).strip()
     codes = [code.strip() for code in codes]
     seen = list(dict.fromkeys(code for code in codes if code != total))
-    if not (variable.has("HIERARCHICAL") and variable.option("HIERCODELIST")):
+    if variable.has("HIERLEVELS") and not variable.has("HIERCODELIST"):
+        # digit levels are read for microdata only (tauargus_microdata.py): a table's are refused,
+        # not read flat (pp.tab with a flat Region was protected and called verified)
+        raise FileFormatError(f"{variable.name}: a table's hierarchy is read from a <HIERCODELIST> .hrc "
+                              f"file, not from <HIERLEVELS>", file=rda)
+    if not (variable.has("HIERARCHICAL") or variable.has("HIERCODELIST")):
         return Dimension.flat(variable.name, seen, total=total, total_first=bool(codes) and codes[0] == total), []
     hierarchy = variable_hierarchy(variable, rda, total)
     extra = [code for code in seen if code not in hierarchy.codes]
@@ -511,8 +516,12 @@ def _dimension(variable: RdaVariable, codes: list[str], rda: Path, rows: list[in
 
 def variable_hierarchy(variable: RdaVariable, rda: Path, total: str) -> Dimension:
     """The variable's `<HIERCODELIST>` hierarchy with its codes trimmed, read beside the metadata
-    file ``rda`` (FileFormatError naming that file where the list names no .hrc file)."""
+    file ``rda`` (FileFormatError naming that file where the variable has no list, or the list
+    names no .hrc file)."""
     listed = variable.option("HIERCODELIST")
+    if not variable.has("HIERCODELIST"):
+        raise FileFormatError(f"{variable.name}: <HIERARCHICAL> with neither <HIERCODELIST> nor <HIERLEVELS>",
+                              file=rda)
     if not listed:
         raise FileFormatError(f"{variable.name}: <HIERCODELIST> names no .hrc file", file=rda)
     path = find_beside(rda.parent, listed)

@@ -209,11 +209,12 @@ class AscMicrodata:
     def _dimension(self, variable: RdaVariable, codes: np.ndarray) -> tuple[Dimension, list[str]]:
         """The variable's codes under its `<TOTCODE>`: its .hrc hierarchy (a code it does not hold
         is added under the total, with a note naming the first line holding it), its digit
-        levels, or flat in natural order."""
+        levels, or flat in natural order (a `<HIERARCHICAL>` variable with neither is refused:
+        tauargus.variable_hierarchy)."""
         total = variable.option("TOTCODE", DEFAULT_TOTAL).strip()
         seen = np.unique(codes)
         try:
-            if variable.has("HIERCODELIST"):
+            if variable.has("HIERCODELIST") or (variable.has("HIERARCHICAL") and not variable.has("HIERLEVELS")):
                 hierarchy = variable_hierarchy(variable, self.metadata.path, total)
                 extra = [str(code) for code in seen if str(code) not in set(hierarchy.codes)]
                 if not extra:

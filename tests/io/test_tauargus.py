@@ -180,3 +180,19 @@ def test_a_table_without_a_single_total_is_refused_naming_the_variable(tmp_path)
     structure = TableStructure((Dimension.flat("Region", ["a", "b"], total=None),))
     with pytest.raises(FileFormatError, match="Region has 2 top codes"):
         write_table_tab(tmp_path / "out.tab", structure, np.array([1.0, 2.0]), "Turnover", 0)
+
+
+@pytest.mark.parametrize("declared, said", [
+    ('<HIERCODELIST> ""', r"<HIERCODELIST> names no \.hrc file"),
+    ("", r"<HIERARCHICAL> with neither <HIERCODELIST> nor <HIERLEVELS>"),
+    ("<HIERLEVELS> 1 1", r"a table's hierarchy is read from a <HIERCODELIST> \.hrc file, not from <HIERLEVELS>"),
+])
+def test_a_hierarchical_variable_whose_hierarchy_is_not_given_is_refused_naming_the_rda(tmp_path, declared, said):
+    """pp.tab's Region read flat, its subtotals as ordinary codes, was protected and called verified."""
+    for name in ("pp.tab", "region.cdl", "region2.hrc"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    rda = (EXAMPLES / "pp.rda").read_text()
+    assert '<HIERCODELIST> "region2.hrc"' in rda
+    (tmp_path / "pp.rda").write_text(rda.replace('<HIERCODELIST> "region2.hrc"', declared))
+    with pytest.raises(FileFormatError, match=r"pp\.rda: Region: " + said):
+        read_tab(tmp_path / "pp.tab")

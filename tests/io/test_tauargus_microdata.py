@@ -131,3 +131,16 @@ def test_a_hierarchy_list_without_a_file_name_is_named_with_the_metadata_file(tm
     data = read_asc(tmp_path / "microdata_ex2.asc", tmp_path / "metadata_ex2.rda")
     with pytest.raises(FileFormatError, match=r"metadata_ex2\.rda: region: <HIERCODELIST> names no \.hrc file"):
         data.table(["region"], "num1")
+
+
+def test_a_hierarchical_variable_without_its_hierarchy_is_refused_naming_the_metadata_file(tmp_path: Path):
+    """`<HIERARCHICAL>` with neither a `<HIERCODELIST>` nor `<HIERLEVELS>`: was read flat."""
+    for name in ("microdata_ex2.asc", "hier_gender_ex2.hrc"):
+        shutil.copy(EX2 / name, tmp_path / name)
+    metadata = (EX2 / "metadata_ex2.rda").read_text().replace("<HIERCODELIST> hier_region_ex2.hrc", "")
+    assert "<HIERARCHICAL>" in metadata
+    (tmp_path / "metadata_ex2.rda").write_text(metadata)
+    data = read_asc(tmp_path / "microdata_ex2.asc", tmp_path / "metadata_ex2.rda")
+    with pytest.raises(FileFormatError, match=r"metadata_ex2\.rda: region: <HIERARCHICAL> with neither "
+                                              r"<HIERCODELIST> nor <HIERLEVELS>"):
+        data.table(["region"], "num1")
