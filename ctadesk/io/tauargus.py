@@ -32,6 +32,7 @@ import dataclasses
 import itertools
 import shlex
 import shutil
+from collections.abc import Callable, Iterable
 from pathlib import Path, PureWindowsPath
 from typing import overload
 
@@ -498,20 +499,29 @@ def _dimension(variable: RdaVariable, codes: list[str], rda: Path, rows: list[in
                               f"file, not from <HIERLEVELS>", file=rda)
     if not (variable.has("HIERARCHICAL") or variable.has("HIERCODELIST")):
         return Dimension.flat(variable.name, seen, total=total, total_first=bool(codes) and codes[0] == total), []
-    hierarchy = variable_hierarchy(variable, rda, total)
-    extra = [code for code in seen if code not in hierarchy.codes]
+    first = {code: rows[k] for k, code in reversed(list(enumerate(codes)))} if rows else {}
+    return with_codes_under_total(variable_hierarchy(variable, rda, total), variable, seen, total, first.get, path)
+
+
+def with_codes_under_total(hierarchy: Dimension, variable: RdaVariable, seen: Iterable[str], total: str,
+                           line_of: Callable[[str], int | None], path: Path | None) -> tuple[Dimension, list[str]]:
+    """``hierarchy`` with each code of ``seen`` it does not hold added directly under the total
+    (tau-argus's own pp.tab has one), and a note for each naming the file ``path`` and the first
+    line holding the code (``line_of``; where it gives none, the variable alone)."""
+    extra = [code for code in seen if code not in set(hierarchy.codes)]
     if not extra:
         return hierarchy, []
     root = int(np.flatnonzero(hierarchy.parents < 0)[0])
     dimension = Dimension(variable.name, hierarchy.codes + tuple(extra),
                           np.r_[hierarchy.parents, np.full(len(extra), root)])
-    first = {code: rows[k] for k, code in reversed(list(enumerate(codes)))} if rows else {}
     where = f"{path.name}, " if path is not None else ""
-    return dimension, [f"{where}line {first[code]}: code '{code}' of {variable.name} is not in "
-                       f"{variable.option('HIERCODELIST')}; its cell was added directly under {total}"
-                       if code in first else
-                       f"{variable.name}: code '{code}' is not in {variable.option('HIERCODELIST')}; its cell was "
-                       f"added directly under {total}" for code in extra]
+    notes = []
+    for code in extra:
+        line = line_of(code)
+        at = f"{where}line {line}: code '{code}' of {variable.name}" if line is not None else \
+            f"{variable.name}: code '{code}'"
+        notes.append(f"{at} is not in {variable.option('HIERCODELIST')}; its cell was added directly under {total}")
+    return dimension, notes
 
 
 def variable_hierarchy(variable: RdaVariable, rda: Path, total: str) -> Dimension:

@@ -40,7 +40,14 @@ from ctadesk.io.csv_table import MAX_BYTES
 from ctadesk.io.errors import FileFormatError
 from ctadesk.io.hierarchy import digit_levels, flat_dimension
 from ctadesk.io.numbers import not_a_number, parse_number
-from ctadesk.io.tauargus import RdaMetadata, RdaVariable, read_rda, variable_hierarchy, variable_labels
+from ctadesk.io.tauargus import (
+    RdaMetadata,
+    RdaVariable,
+    read_rda,
+    variable_hierarchy,
+    variable_labels,
+    with_codes_under_total,
+)
 from ctadesk.io.text import csv_records, read_lines
 
 
@@ -215,17 +222,11 @@ class AscMicrodata:
         seen = np.unique(codes)
         try:
             if variable.has("HIERCODELIST") or (variable.has("HIERARCHICAL") and not variable.has("HIERLEVELS")):
-                hierarchy = variable_hierarchy(variable, self.metadata.path, total)
-                extra = [str(code) for code in seen if str(code) not in set(hierarchy.codes)]
-                if not extra:
-                    return hierarchy, []
-                root = int(np.flatnonzero(hierarchy.parents < 0)[0])
-                dimension = Dimension(variable.name, hierarchy.codes + tuple(extra),
-                                      np.r_[hierarchy.parents, np.full(len(extra), root)])
-                first = {code: int(self.lines[np.flatnonzero(self.codes(variable.name) == code)[0]]) for code in extra}
-                return dimension, [f"{self.path.name}, line {first[code]}: code '{code}' of {variable.name} is not in "
-                                   f"{variable.option('HIERCODELIST')}; its cell was added directly under {total}"
-                                   for code in extra]
+                def line_of(code: str) -> int:
+                    return int(self.lines[np.flatnonzero(self.codes(variable.name) == code)[0]])
+
+                return with_codes_under_total(variable_hierarchy(variable, self.metadata.path, total), variable,
+                                              [str(code) for code in seen], total, line_of, self.path)
             if variable.has("HIERLEVELS"):
                 widths = [int(w) for w in variable.options["HIERLEVELS"]]
                 return digit_levels(variable.name, [str(c) for c in seen], widths, total=total), []

@@ -144,3 +144,19 @@ def test_a_hierarchical_variable_without_its_hierarchy_is_refused_naming_the_met
     with pytest.raises(FileFormatError, match=r"metadata_ex2\.rda: region: <HIERARCHICAL> with neither "
                                               r"<HIERCODELIST> nor <HIERLEVELS>"):
         data.table(["region"], "num1")
+
+
+def test_a_code_outside_the_hierarchy_goes_under_the_total_with_a_note_naming_file_and_line(tmp_path: Path):
+    """Both tau-argus readers place such a code the same way (tauargus.with_codes_under_total)."""
+    for name in ("microdata_ex2.asc", "metadata_ex2.rda", "hier_gender_ex2.hrc"):
+        shutil.copy(EX2 / name, tmp_path / name)
+    (tmp_path / "hier_region_ex2.hrc").write_text("A\nB\nC\n")
+    first_d = next(k for k, line in enumerate((EX2 / "microdata_ex2.asc").read_text().splitlines(), 1)
+                   if line.startswith("D,"))
+    data = read_asc(tmp_path / "microdata_ex2.asc", tmp_path / "metadata_ex2.rda")
+    table = data.table(["region"], "num1")
+    region = table.structure.dimensions[0]
+    assert region.codes == ("Total", "A", "B", "C", "D")
+    assert region.parents[region.codes.index("D")] == region.codes.index("Total")
+    assert table.notes == (f"microdata_ex2.asc, line {first_d}: code 'D' of region is not in hier_region_ex2.hrc; "
+                           f"its cell was added directly under Total",)
