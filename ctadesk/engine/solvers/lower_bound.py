@@ -218,9 +218,8 @@ def _lp_packing(row: np.ndarray, col: np.ndarray, coef: np.ndarray, weights: np.
     over = used > cap
     if not over.any():
         return float(y @ deficit), complete
-    excess = np.where(over, used - cap, 0.0)
     with np.errstate(invalid="ignore"):
-        rooms = float(y @ deficit - room[columns][over] @ excess[over])
+        rooms = float(y @ deficit - room[columns][over] @ (used[over] - cap[over]))
     with np.errstate(divide="ignore", invalid="ignore"):
         scaled = float(y @ deficit) * float(np.min(np.where(used[over] > 0, cap[over] / used[over], 0.0)))
     return max(rooms, scaled) if math.isfinite(rooms) else scaled, complete

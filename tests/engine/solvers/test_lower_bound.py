@@ -4,7 +4,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ctadesk.engine.errors import ProblemError
@@ -16,6 +16,9 @@ from ctadesk.engine.solvers.lower_bound import lower_bound
 from ctadesk.engine.solvers.milp import milp_model, solve_milp
 from ctadesk.engine.table.generate import cox_table
 from ctadesk.engine.table.structure import Dimension, TableStructure
+from tests.crosscheck.checker import reference
+from tests.crosscheck.claims import tolerances
+from tests.crosscheck.instances import build, specs
 
 from .conftest import thesis_problem
 
@@ -84,6 +87,20 @@ def test_a_cell_shared_by_two_imbalances_absorbs_only_its_room():
     assert bound.protection == pytest.approx(10)
     assert bound.value == pytest.approx(29)
     assert solve_milp(problem).objective == pytest.approx(29)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(spec=specs(sizes=("tiny", "small"), max_sensitive=6))
+def test_the_bound_is_never_above_the_checkers_enumerated_optimum(spec):
+    """Generated tables of every kind the cross-check draws (bounds from tight to infinite, zero
+    weights, fixed cells, given senses): the rooms may lift the bound, never past the optimum the
+    independent checker finds by enumerating the senses."""
+    problem = build(spec).problem
+    assume(problem is not None)
+    found = reference(problem, max_free=6)
+    assume(found.status == "optimal")
+    assert lower_bound(problem).value <= found.objective + tolerances(problem, found.objective)[0]
 
 
 def test_the_bound_is_at_least_the_root_bound_with_cuts_on_a_3d_table_less_a_percent():
