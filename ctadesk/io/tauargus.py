@@ -508,7 +508,8 @@ def with_codes_under_total(hierarchy: Dimension, variable: RdaVariable, seen: It
     """``hierarchy`` with each code of ``seen`` it does not hold added directly under the total
     (tau-argus's own pp.tab has one), and a note for each naming the file ``path`` and the first
     line holding the code (``line_of``; where it gives none, the variable alone)."""
-    extra = [code for code in seen if code not in set(hierarchy.codes)]
+    held = set(hierarchy.codes)
+    extra = [code for code in seen if code not in held]
     if not extra:
         return hierarchy, []
     root = int(np.flatnonzero(hierarchy.parents < 0)[0])

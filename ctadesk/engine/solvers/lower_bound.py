@@ -218,8 +218,7 @@ def _lp_packing(row: np.ndarray, col: np.ndarray, coef: np.ndarray, weights: np.
     over = used > cap
     if not over.any():
         return float(y @ deficit), complete
-    with np.errstate(invalid="ignore"):
-        rooms = float(y @ deficit - room[columns][over] @ (used[over] - cap[over]))
+    rooms = float(y @ deficit - room[columns][over] @ (used[over] - cap[over]))     # -inf: an infinite room
     with np.errstate(divide="ignore", invalid="ignore"):
         scaled = float(y @ deficit) * float(np.min(np.where(used[over] > 0, cap[over] / used[over], 0.0)))
     return max(rooms, scaled) if math.isfinite(rooms) else scaled, complete
